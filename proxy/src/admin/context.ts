@@ -1,0 +1,41 @@
+/**
+ * What the admin interface sees of a running gatehouse. The admin server reads the compiled
+ * runtime through this interface only; it never reaches into the dataplane.
+ */
+import type { AuthPolicy } from '../auth/types.js'
+import type { GatehouseConfig } from '../config/schema.js'
+import type { FaultSet } from '../faults.js'
+import type { Logging } from '../telemetry/logging.js'
+import type { TaskRegistry } from '../telemetry/tasks.js'
+import type { TraceBus } from '../telemetry/trace-bus.js'
+
+/** A listening gateway. */
+export interface GatewayInfo {
+  name: string
+  /** Bind address as configured. */
+  address: string
+  /** The port actually bound (differs from config when it was 0 in tests). */
+  port: number
+  /** `http://address:port`. */
+  url: string
+  /** Names of the routes attached to it. */
+  routes: string[]
+}
+
+/** The running proxy, as the admin interface sees it. */
+export interface AdminContext {
+  /** The validated configuration in force (contains secrets: redact before showing). */
+  config(): Readonly<GatehouseConfig>
+  /** Compiled policies by name, with their live status. */
+  policies(): ReadonlyMap<string, AuthPolicy>
+  gateways(): readonly GatewayInfo[]
+  readonly traceBus: TraceBus
+  readonly logging: Logging
+  readonly tasks: TaskRegistry
+  readonly faults: FaultSet
+  readonly startedAt: Date
+  /** Product version (package.json of the proxy). */
+  readonly version: string
+  /** Graceful shutdown of the whole proxy: stop accepting, drain, then resolve. */
+  shutdown(reason: string): Promise<void>
+}

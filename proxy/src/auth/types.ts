@@ -1,0 +1,80 @@
+/**
+ * The contract between the dataplane and the auth layer. The dataplane compiles one
+ * {@link AuthPolicy} per configured policy at load time and calls it per request; it never
+ * reads raw policy configuration itself.
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+import type { GatehouseConfig, PolicyConfig } from '../config/schema.js'
+import type { LocalRequest, LocalResponse } from '../dataplane/local-response.js'
+import type { Upstream } from '../dataplane/upstream.js'
+import type { FaultSet } from '../faults.js'
+import type { Logging } from '../telemetry/logging.js'
+import type { TaskRegistry } from '../telemetry/tasks.js'
+import type { RequestTrace } from '../telemetry/trace-bus.js'
+
+/** Status of a policy as reported by `/config_dump` (seed: conditions Accepted, Attached). */
+export interface PolicyStatus {
+  /** The policy is valid and was translated. */
+  accepted: boolean
+  /** The policy targets at least one existing route. */
+  attached: boolean
+  /** The policy is enforced on the data plane (e.g. its key set is available). */
+  programmed: boolean
+  /** CamelCase reason, e.g. `Programmed`, `JwksUnavailable`. */
+  reason: string
+  /** Human-readable detail (issuer, URL and cause when keys are missing). */
+  message: string
+}
+
+/** What the auth layer needs from the rest of the proxy. */
+export interface AuthContext {
+  /** The whole validated configuration (for backends and routes the policy refers to). */
+  config: Readonly<GatehouseConfig>
+  /** Upstream pools by backend name (JWKS backends included). */
+  upstreams: ReadonlyMap<string, Upstream>
+  logging: Logging
+  tasks: TaskRegistry
+  faults: FaultSet
+}
+
+/** A request being authenticated. */
+export interface AuthRequest {
+  method: string
+  path: string
+  query: URLSearchParams
+  headers: IncomingHttpHeaders
+  /** The gateway origin as the client reached it (for faults that wrongly use it). */
+  requestOrigin: string
+  trace?: RequestTrace | undefined
+}
+
+/** The outcome of authentication + authorization. */
+export type AuthResult =
+  | { ok: true; claims?: Readonly<Record<string, unknown>> }
+  | { ok: false; response: LocalResponse }
+
+/** One compiled policy. */
+export interface AuthPolicy {
+  readonly name: string
+  /** Current status; changes when keys become (un)available. */
+  status(): PolicyStatus
+  /**
+   * Serves the unauthenticated MCP OAuth endpoints of this policy (protected-resource metadata,
+   * authorization-server metadata, client registration) when the path is one of them.
+   * @returns the response, or `undefined` when the path is not an OAuth endpoint.
+   */
+  serveOAuth(
+    req: LocalRequest & { trace?: RequestTrace | undefined },
+  ): Promise<LocalResponse | undefined>
+  /** Authenticates (401) and authorizes (403) a request. */
+  authenticate(req: AuthRequest): Promise<AuthResult>
+  /** First key-set and discovery fetches; resolves when they finished or gave up (bounded). */
+  start(): Promise<void>
+  /** Stops refresh timers. */
+  stop(): void
+  /** A view for `/config_dump`: no secret, no private key part. */
+  dump(): Record<string, unknown>
+}
+
+/** Signature of the auth layer's compile function (implemented in `./policy.ts`). */
+export type CompileAuthPolicy = (name: string, policy: PolicyConfig, ctx: AuthContext) => AuthPolicy

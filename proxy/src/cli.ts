@@ -1,0 +1,100 @@
+/**
+ * The `gatehouse` command: `gatehouse -f <config.yaml>` runs the proxy; `--validate` checks a
+ * file and exits. Exit codes: 0 ok, 1 invalid configuration or start-up failure, 2 bad usage.
+ */
+import { parseArgs } from 'node:util'
+import { checkCompilable } from './config/compile.js'
+import { loadConfigFile } from './config/load.js'
+import { GatehouseError } from './errors.js'
+import type { FaultSet } from './faults.js'
+import { startGatehouse, VERSION } from './index.js'
+
+const USAGE = `Usage: gatehouse -f <config.yaml> [--validate]
+
+Protects an MCP server with OAuth 2.0 bearer JWTs from an external identity provider.
+
+Options:
+  -f, --file <path>   configuration file (YAML); \${ENV} and \${ENV:-default} are substituted
+      --validate      check the configuration file and exit (0 valid, 1 invalid)
+  -v, --version       print the version
+  -h, --help          print this help
+
+Docs: docs/configuration.md (every field), docs/admin-api.md (admin interface).`
+
+/** Options of {@link run} that only tests set. */
+export interface RunOptions {
+  /** Seeded faults (the mutant entry only). */
+  faults?: FaultSet
+}
+
+/**
+ * Runs the command.
+ * @returns the exit code (the process exits with it once the proxy stopped).
+ */
+export async function run(argv: readonly string[], options: RunOptions = {}): Promise<number> {
+  let values: { file?: string; validate?: boolean; version?: boolean; help?: boolean }
+  try {
+    ;({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        file: { type: 'string', short: 'f' },
+        validate: { type: 'boolean' },
+        version: { type: 'boolean', short: 'v' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }))
+  } catch (err) {
+    process.stderr.write(`gatehouse: ${(err as Error).message}\n\n${USAGE}\n`)
+    return 2
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  if (values.version) {
+    process.stdout.write(`gatehouse ${VERSION}\n`)
+    return 0
+  }
+  if (!values.file) {
+    process.stderr.write(`gatehouse: missing -f <config.yaml>\n\n${USAGE}\n`)
+    return 2
+  }
+  try {
+    const config = await loadConfigFile(values.file)
+    if (values.validate) {
+      await checkCompilable(config, values.file)
+      const n = (o: object) => Object.keys(o).length
+      process.stdout.write(
+        `${values.file}: configuration is valid (${n(config.gateways)} gateway(s), ${n(config.routes)} route(s), ${n(config.backends)} backend(s), ${n(config.policies)} policy(ies))\n`,
+      )
+      return 0
+    }
+    const gatehouse = await startGatehouse({
+      config,
+      configFile: values.file,
+      ...(options.faults ? { faults: options.faults } : {}),
+    })
+    let signals = 0
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++
+      if (signals > 1) {
+        process.stderr.write(`gatehouse: ${signal} again, exiting without draining\n`)
+        process.exit(1)
+      }
+      void gatehouse.stop(signal)
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+    await gatehouse.stopped
+    return 0
+  } catch (err) {
+    if (err instanceof GatehouseError) {
+      process.stderr.write(`gatehouse: ${err.message}\n`)
+      return 1
+    }
+    process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Translation of the validated configuration into the runtime snapshot the dataplane reads:
+ * routers per gateway, upstream pools, compiled CORS filters and compiled auth policies.
+ * Configuration → snapshot → request pipeline; nothing flows back.
+ */
+import type { AuthContext, AuthPolicy, CompileAuthPolicy } from '../auth/types.js'
+import { compileCors } from '../dataplane/cors.js'
+import type { CompiledRule, GatewayRuntime } from '../dataplane/pipeline.js'
+import { createRouter, type RouteEntry } from '../dataplane/router.js'
+import { createUpstream, type Upstream } from '../dataplane/upstream.js'
+import { ConfigError, type ConfigIssue } from '../errors.js'
+import type { FaultSet } from '../faults.js'
+import type { Logging } from '../telemetry/logging.js'
+import type { TaskRegistry } from '../telemetry/tasks.js'
+import type { GatehouseConfig } from './schema.js'
+
+/** The compiled runtime. */
+export interface Snapshot {
+  config: Readonly<GatehouseConfig>
+  upstreams: Map<string, Upstream>
+  policies: Map<string, AuthPolicy>
+  gateways: Map<string, GatewayRuntime>
+  /** Route names per gateway. */
+  routesOf: Map<string, string[]>
+}
+
+/** Loads the auth layer's static checks and compiler (kept out of start-up when unused). */
+async function authLayer(): Promise<{
+  compileAuthPolicy: CompileAuthPolicy
+  checkAuthPolicy: (name: string, policy: GatehouseConfig['policies'][string]) => ConfigIssue[]
+}> {
+  return import('../auth/policy.js')
+}
+
+/**
+ * Checks that need the compilers (CEL expressions, inline key sets), beyond the schema.
+ * Used by start-up and by `gatehouse --validate`.
+ */
+export async function checkCompilable(
+  config: Readonly<GatehouseConfig>,
+  file?: string,
+): Promise<void> {
+  const issues: ConfigIssue[] = []
+  const policies = Object.entries(config.policies)
+  if (policies.length > 0) {
+    const { checkAuthPolicy } = await authLayer()
+    for (const [name, policy] of policies) issues.push(...checkAuthPolicy(name, policy))
+  }
+  for (const [name, backend] of Object.entries(config.backends)) {
+    try {
+      createUpstream(backend).close()
+    } catch (err) {
+      issues.push({ path: `backends.${name}.tls.caCertificates`, message: (err as Error).message })
+    }
+  }
+  if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', issues, file)
+}
+
+/** Routes attached to a gateway: those naming it, or every route when there is one gateway. */
+function routesFor(config: Readonly<GatehouseConfig>, gateway: string): string[] {
+  return Object.entries(config.routes)
+    .filter(([, r]) => (r.parentRefs ? r.parentRefs.some((p) => p.name === gateway) : true))
+    .map(([name]) => name)
+}
+
+/** Builds the snapshot. Policies are compiled but not started. */
+export async function compileSnapshot(
+  config: Readonly<GatehouseConfig>,
+  services: { logging: Logging; tasks: TaskRegistry; faults: FaultSet },
+): Promise<Snapshot> {
+  const upstreams = new Map<string, Upstream>()
+  for (const [name, backend] of Object.entries(config.backends))
+    upstreams.set(name, createUpstream(backend))
+
+  const policies = new Map<string, AuthPolicy>()
+  const policiesOfRoute = new Map<string, AuthPolicy[]>()
+  if (Object.keys(config.policies).length > 0) {
+    const { compileAuthPolicy } = await authLayer()
+    const ctx: AuthContext = { config, upstreams, ...services }
+    for (const [name, policy] of Object.entries(config.policies)) {
+      const compiled = compileAuthPolicy(name, policy, ctx)
+      policies.set(name, compiled)
+      for (const ref of policy.targetRefs) {
+        const list = policiesOfRoute.get(ref.name) ?? []
+        list.push(compiled)
+        policiesOfRoute.set(ref.name, list)
+      }
+    }
+  }
+
+  const gateways = new Map<string, GatewayRuntime>()
+  const routesOf = new Map<string, string[]>()
+  for (const gwName of Object.keys(config.gateways)) {
+    const entries: RouteEntry<CompiledRule>[] = []
+    const names = routesFor(config, gwName)
+    routesOf.set(gwName, names)
+    for (const routeName of names) {
+      const route = config.routes[routeName]
+      if (!route) continue
+      route.rules.forEach((rule, i) => {
+        const backendRef = rule.backendRefs[0]
+        const upstream = backendRef && upstreams.get(backendRef.name)
+        if (!backendRef || !upstream) return
+        const corsFilter = rule.filters.find((f) => f.type === 'CORS')
+        const target: CompiledRule = {
+          route: routeName,
+          rule: i,
+          backend: backendRef.name,
+          upstream,
+          cors: corsFilter ? compileCors(corsFilter.cors, services.faults) : undefined,
+          policies: policiesOfRoute.get(routeName) ?? [],
+        }
+        for (const m of rule.matches)
+          entries.push({ type: m.path.type, value: m.path.value, target })
+      })
+    }
+    gateways.set(gwName, { name: gwName, router: createRouter(entries) })
+  }
+  return { config, upstreams, policies, gateways, routesOf }
+}

@@ -1,0 +1,315 @@
+/**
+ * The standalone configuration file, as one zod schema: the source of truth for validation,
+ * for the published JSON Schema (`proxy/config.schema.json`) and for the docs.
+ *
+ * Our own document is strict: every object rejects unknown fields, naming the field and its path.
+ * The shape of `policies.<name>.traffic` is the seed's `GatewayPolicy.spec.traffic`, and routes
+ * follow the seed's `HTTPRoute.spec.rules[]`, so a Kubernetes manifest translates one to one.
+ */
+import { z } from 'zod'
+import { parseDuration } from './duration.js'
+
+const name = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, {
+  message: 'expected a DNS-label name: lowercase letters, digits and "-", at most 63 characters',
+})
+
+/** A duration such as `500ms`, `30s`, `5m` or `1h`. Stored as milliseconds after parsing. */
+const duration = z
+  .string()
+  .describe('A duration: a number followed by ms, s, m or h (for example "30s").')
+  .refine((v) => parseDuration(v) !== undefined, {
+    message: 'expected a duration such as "500ms", "30s", "5m" or "1h"',
+  })
+
+const port = z
+  .number({ error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
+  .int({ error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
+  .min(1, { error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
+  .max(65535, { error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
+
+const hostname = z.string().min(1).describe('A DNS name or an IP address, without scheme or port.')
+
+// ---------------------------------------------------------------------------------------------
+// config: process-wide settings, read at start-up only.
+
+/** `config.adminAddr`: `ip:port`, `localhost:port`, `unix:/path/to/socket` or `off`. */
+export const AdminAddr = z
+  .string()
+  .refine(
+    (v) => v === 'off' || v.startsWith('unix:/') || /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d+$/.test(v),
+    {
+      message: 'expected "ip:port", "localhost:port", "unix:/path/to/socket" or "off"',
+    },
+  )
+  .describe(
+    'Admin interface address. Default localhost:15000 (loopback only). Read at start-up only. ' +
+      'The admin interface has no authentication: binding it to a non-loopback address publishes ' +
+      'shutdown and config dump to the network.',
+  )
+
+export const ProcessConfig = z
+  .strictObject({
+    adminAddr: AdminAddr.default('localhost:15000'),
+    logLevel: z
+      .string()
+      .default('info')
+      .describe(
+        'Initial log filter: error, warn, info, debug, trace, or per-module "info,proxy::httpproxy=trace".',
+      ),
+    drainTimeout: duration
+      .default('10s')
+      .describe(
+        'How long graceful shutdown waits for in-flight requests (open SSE streams included).',
+      ),
+  })
+  .describe('Process-wide settings. Read at start-up only.')
+
+// ---------------------------------------------------------------------------------------------
+// gateways: listeners.
+
+export const GatewayConfig = z
+  .strictObject({
+    port: port.describe('Listen port.'),
+    address: z
+      .string()
+      .default('0.0.0.0')
+      .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
+  })
+  .describe('A listener. Routes attach to it with parentRefs.')
+
+// ---------------------------------------------------------------------------------------------
+// backends: GatewayBackend (static host:port) with the BackendTLSPolicy folded in.
+
+export const BackendTls = z
+  .strictObject({
+    hostname: hostname
+      .optional()
+      .describe(
+        'Name to validate the server certificate against, also sent as SNI. Default: static.host.',
+      ),
+    wellKnownCACertificates: z
+      .literal('System')
+      .optional()
+      .describe('Validate against the system CAs (the default when caCertificates is not given).'),
+    caCertificates: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Paths of PEM CA bundles to validate against instead of the system CAs.'),
+    insecureSkipVerify: z
+      .literal(false)
+      .optional()
+      .describe('Always false: certificate validation cannot be turned off.'),
+  })
+  .describe("TLS origination to the backend (the seed's BackendTLSPolicy).")
+
+export const BackendConfig = z
+  .strictObject({
+    static: z.strictObject({ host: hostname, port }).describe('Where the backend listens.'),
+    tls: BackendTls.optional(),
+    timeouts: z
+      .strictObject({
+        connect: duration.default('5s').describe('TCP (and TLS) connect timeout.'),
+        response: duration
+          .default('30s')
+          .describe(
+            'Time to the response headers; a streaming body may last longer. Exceeded → 504.',
+          ),
+      })
+      .prefault({})
+      .describe('Upstream timeouts.'),
+  })
+  .describe('A backend (GatewayBackend).')
+
+// ---------------------------------------------------------------------------------------------
+// routes: HTTPRoute.
+
+export const PathMatch = z.strictObject({
+  type: z.enum(['PathPrefix', 'Exact']).default('PathPrefix'),
+  value: z.string().startsWith('/', { message: 'expected a path starting with "/"' }),
+})
+
+export const CorsFilter = z
+  .strictObject({
+    allowCredentials: z.boolean().default(false),
+    allowHeaders: z.array(z.string().min(1)).default([]),
+    allowMethods: z.array(z.string().min(1)).default([]).describe('Methods, or ["*"].'),
+    allowOrigins: z.array(z.string().min(1)).default([]).describe('Origins, or ["*"].'),
+    exposeHeaders: z.array(z.string().min(1)).default([]),
+    maxAge: z
+      .number()
+      .int()
+      .min(0)
+      .max(86400 * 7)
+      .optional()
+      .describe('Seconds; the reference setup uses 86400.'),
+  })
+  .describe('CORS settings (HTTPRoute CORS filter).')
+
+export const RouteFilter = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('CORS'), cors: CorsFilter }),
+])
+
+export const BackendRef = z.strictObject({
+  name,
+  group: z.string().optional(),
+  kind: z.literal('GatewayBackend').optional(),
+  port: port.optional(),
+})
+
+export const RouteRule = z.strictObject({
+  matches: z.array(z.strictObject({ path: PathMatch })).min(1),
+  filters: z.array(RouteFilter).default([]),
+  backendRefs: z.array(BackendRef).min(1).max(1, {
+    message: 'exactly one backendRef per rule is supported in standalone mode',
+  }),
+})
+
+export const RouteConfig = z
+  .strictObject({
+    parentRefs: z
+      .array(z.strictObject({ name, kind: z.literal('Gateway').optional() }))
+      .optional()
+      .describe('Gateways carrying the route. Default: every gateway, when there is exactly one.'),
+    rules: z.array(RouteRule).min(1),
+  })
+  .describe('A route (HTTPRoute).')
+
+// ---------------------------------------------------------------------------------------------
+// policies: GatewayPolicy, shape of spec.traffic.
+
+export const TargetRef = z.strictObject({
+  group: z.string().optional(),
+  kind: z.literal('HTTPRoute').default('HTTPRoute'),
+  name,
+})
+
+export const JwksRemote = z.strictObject({
+  backendRef: BackendRef.describe('The JWKS backend (the org domain, port 443 in production).'),
+  jwksPath: z
+    .string()
+    .startsWith('/', { message: 'expected a path starting with "/"' })
+    .describe('Path of the key set; for the bridged IdP it is /oauth2/<auth_server_id>/v1/keys.'),
+  cacheDuration: duration
+    .default('5m')
+    .describe('Refresh interval; a Cache-Control max-age from the IdP is honoured within 1m-24h.'),
+})
+
+export const JwksSource = z
+  .strictObject({
+    remote: JwksRemote.optional(),
+    inline: z
+      .union([z.string(), z.strictObject({ keys: z.array(z.record(z.string(), z.unknown())) })])
+      .optional()
+      .describe('A JWKS document, as an object or a JSON string.'),
+    file: z.string().optional().describe('Path of a JWKS file.'),
+  })
+  .refine((v) => [v.remote, v.inline, v.file].filter((x) => x !== undefined).length === 1, {
+    message: 'expected exactly one of jwks.remote, jwks.inline or jwks.file',
+  })
+
+export const JwtProvider = z.strictObject({
+  issuer: z
+    .url({
+      message: 'expected the authorization server URL, e.g. https://<org_domain>/oauth2/default',
+    })
+    .refine((v) => !v.endsWith('/'), {
+      message: "the issuer has no trailing slash; it must equal the token's iss",
+    })
+    .describe("Must equal the token's iss claim exactly."),
+  audiences: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe(
+      "The token's aud must contain one of these. The first is sent as the audience parameter.",
+    ),
+  jwks: JwksSource,
+  clockSkew: duration.default('60s').describe('Tolerance for exp and nbf.'),
+})
+
+export const ResourceMetadata = z.strictObject({
+  resource: z
+    .url()
+    .describe('Resource identifier of the MCP endpoint, e.g. https://gateway.example.com/mcp.'),
+  scopesSupported: z.array(z.string().min(1)).optional(),
+  bearerMethodsSupported: z.array(z.enum(['header', 'body', 'query'])).optional(),
+  resourceName: z.string().optional(),
+  resourceDocumentation: z.url().optional(),
+})
+
+export const McpAuth = z.strictObject({
+  provider: z
+    .enum(['BridgedIdp'])
+    .optional()
+    .describe('BridgedIdp bridges the IdP gaps: AS metadata from OIDC discovery, audience, DCR.'),
+  clientId: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Pre-registered client id that answers Dynamic Client Registration.'),
+  resourceMetadata: ResourceMetadata,
+  issuerMode: z
+    .enum(['Provider', 'Gateway'])
+    .default('Provider')
+    .describe(
+      'issuer in the served AS metadata: Provider (the seed: the IdP issuer) or Gateway (<base>/mcp, for clients that enforce RFC 8414 §3.3).',
+    ),
+  requiredScopes: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      'Scopes named in the 403 insufficient_scope challenge. Default: none (no step-up loop).',
+    ),
+})
+
+export const JwtAuthentication = z.strictObject({
+  mode: z.enum(['Strict', 'Optional']).default('Strict'),
+  providers: z.array(JwtProvider).min(1),
+  mcp: McpAuth.optional(),
+})
+
+export const Authorization = z.strictObject({
+  action: z.literal('Allow').default('Allow'),
+  policy: z.strictObject({
+    matchExpressions: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe('CEL over the verified claims (variable jwt); every expression must be true.'),
+  }),
+})
+
+export const PolicyConfig = z
+  .strictObject({
+    targetRefs: z.array(TargetRef).min(1),
+    traffic: z.strictObject({
+      jwtAuthentication: JwtAuthentication.optional(),
+      authorization: Authorization.optional(),
+    }),
+  })
+  .describe('A policy (GatewayPolicy), attached to routes.')
+
+// ---------------------------------------------------------------------------------------------
+
+export const GatehouseConfig = z
+  .strictObject({
+    config: ProcessConfig.prefault({}),
+    gateways: z.record(name, GatewayConfig),
+    backends: z.record(name, BackendConfig).default({}),
+    routes: z.record(name, RouteConfig).default({}),
+    policies: z.record(name, PolicyConfig).default({}),
+    ui: z
+      .strictObject({ gateway: name.optional() })
+      .optional()
+      .describe('Web UI (served under the admin address).'),
+  })
+  .describe('Gatehouse standalone configuration file.')
+
+/** The validated configuration, defaults applied. */
+export type GatehouseConfig = z.output<typeof GatehouseConfig>
+/** The configuration as written by a user. */
+export type GatehouseConfigInput = z.input<typeof GatehouseConfig>
+export type PolicyConfig = z.output<typeof PolicyConfig>
+export type JwtProviderConfig = z.output<typeof JwtProvider>
+export type McpAuthConfig = z.output<typeof McpAuth>
+export type CorsConfig = z.output<typeof CorsFilter>
+export type BackendConfig = z.output<typeof BackendConfig>

@@ -1,0 +1,226 @@
+/**
+ * Forwarding one request to its backend with undici, streaming both ways with no buffering:
+ * the request body is piped up as it arrives and the response (an SSE stream included) is piped
+ * down event by event. Upstream failures map to gateway errors in one place ({@link mapUpstreamError}).
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { pipeline } from 'node:stream/promises'
+import type { Logger } from 'pino'
+import type { Dispatcher } from 'undici'
+import type { FaultSet } from '../faults.js'
+import type { RequestTask } from '../telemetry/tasks.js'
+import type { RequestTrace } from '../telemetry/trace-bus.js'
+import { errorResponse, type LocalResponse } from './local-response.js'
+import type { Upstream } from './upstream.js'
+
+/** RFC 9110 §7.6.1 hop-by-hop fields, plus the legacy ones proxies drop. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+function connectionTokens(value: string | string[] | undefined): string[] {
+  if (!value) return []
+  return (Array.isArray(value) ? value.join(',') : value)
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean)
+}
+
+/**
+ * The headers sent upstream: hop-by-hop removed, `Host` left to undici (the backend's own),
+ * `X-Forwarded-For/-Proto/-Host` set (RFC 7239 predecessors, as most backends read them).
+ */
+export function upstreamHeaders(
+  headers: IncomingHttpHeaders,
+  clientIp: string | undefined,
+  proto: 'http' | 'https',
+  stripAuthorization: boolean,
+): Record<string, string | string[]> {
+  const drop = connectionTokens(headers.connection)
+  const out: Record<string, string | string[]> = {}
+  for (const name in headers) {
+    if (HOP_BY_HOP.has(name) || name === 'host') continue
+    if (drop.length > 0 && drop.includes(name)) continue
+    if (stripAuthorization && name === 'authorization') continue
+    const v = headers[name]
+    if (v !== undefined) out[name] = v
+  }
+  const prior = headers['x-forwarded-for']
+  out['x-forwarded-for'] = prior ? `${prior}, ${clientIp ?? 'unknown'}` : (clientIp ?? 'unknown')
+  out['x-forwarded-proto'] = proto
+  if (headers.host) out['x-forwarded-host'] = headers.host
+  return out
+}
+
+function downstreamHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  extra: Record<string, string>,
+  faults: FaultSet,
+): Record<string, string | string[]> {
+  const drop = connectionTokens(headers.connection)
+  const out: Record<string, string | string[]> = {}
+  for (const name in headers) {
+    if (HOP_BY_HOP.has(name)) continue
+    if (drop.length > 0 && drop.includes(name)) continue
+    const v = headers[name]
+    if (v !== undefined) out[name] = v
+  }
+  if (faults.has('drop-session-id')) delete out['mcp-session-id']
+  for (const name in extra) {
+    // Vary is merged rather than replaced so caches keep the backend's own variance.
+    if (name === 'vary' && out.vary) out.vary = `${out.vary}, ${extra[name]}`
+    else out[name] = extra[name] as string
+  }
+  return out
+}
+
+/** Maps an upstream failure to the gateway's answer: refused → 502, timeout → 504. */
+export function mapUpstreamError(err: unknown, backend: string): LocalResponse {
+  const code = (err as { code?: string }).code ?? ''
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'ETIMEDOUT'
+  ) {
+    return errorResponse(
+      504,
+      'upstream_timeout',
+      `backend "${backend}" did not answer in time (${code})`,
+    )
+  }
+  if (code === 'ECONNREFUSED') {
+    return errorResponse(502, 'upstream_unavailable', `backend "${backend}" refused the connection`)
+  }
+  return errorResponse(
+    502,
+    'upstream_error',
+    `backend "${backend}" failed: ${code || (err as Error).message || 'unknown error'}`,
+  )
+}
+
+/** What {@link forward} did: streamed the backend's answer, or produced a gateway error to send. */
+export type ForwardResult =
+  | { kind: 'streamed'; status: number }
+  | { kind: 'local'; response: LocalResponse }
+
+/** Inputs of {@link forward}. */
+export interface ForwardInput {
+  req: IncomingMessage
+  res: ServerResponse
+  backendName: string
+  upstream: Upstream
+  /** Path and query to request upstream. */
+  pathAndQuery: string
+  /** Extra response headers (CORS). */
+  responseHeaders: Record<string, string>
+  /** Remove the bearer token: the backend is behind the gateway and must not replay it. */
+  stripAuthorization: boolean
+  faults: FaultSet
+  log: Logger
+  trace?: RequestTrace | undefined
+  task?: RequestTask | undefined
+}
+
+/**
+ * Forwards the request and streams the answer.
+ * @returns the status streamed, or a gateway error to send when nothing was sent yet.
+ */
+export async function forward(input: ForwardInput): Promise<ForwardResult> {
+  const { req, res, upstream, trace, task } = input
+  const abort = new AbortController()
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort(new Error('client disconnected'))
+  }
+  res.once('close', onClose)
+  const method = req.method ?? 'GET'
+  const hasBody =
+    method !== 'GET' && method !== 'HEAD' && method !== 'DELETE' ? true : hasRequestBody(req)
+  const started = performance.now()
+  trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })
+  task?.stage('upstream_wait')
+  let response: Dispatcher.ResponseData
+  try {
+    response = await upstream.dispatcher.request({
+      origin: upstream.origin,
+      method: method as Dispatcher.HttpMethod,
+      path: input.pathAndQuery,
+      headers: upstreamHeaders(
+        req.headers,
+        req.socket.remoteAddress,
+        'http',
+        input.stripAuthorization,
+      ),
+      body: hasBody ? req : null,
+      signal: abort.signal,
+      headersTimeout: upstream.responseTimeoutMs,
+    })
+  } catch (err) {
+    res.off('close', onClose)
+    const durationMs = performance.now() - started
+    if (abort.signal.aborted) {
+      trace?.event('backend_response', { error: 'client disconnected', durationMs })
+      return { kind: 'streamed', status: 499 }
+    }
+    const mapped = mapUpstreamError(err, input.backendName)
+    input.log.warn(
+      {
+        backend: input.backendName,
+        err: (err as Error).message,
+        code: (err as { code?: string }).code,
+      },
+      'upstream request failed',
+    )
+    trace?.event('backend_response', {
+      error: (err as Error).message,
+      status: mapped.status,
+      durationMs,
+    })
+    return { kind: 'local', response: mapped }
+  }
+  const contentType = String(response.headers['content-type'] ?? '')
+  trace?.event('backend_response', {
+    status: response.statusCode,
+    contentType,
+    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+  })
+  task?.stage('streaming')
+  const headers = downstreamHeaders(response.headers, input.responseHeaders, input.faults)
+  try {
+    if (input.faults.has('buffer-sse') && contentType.startsWith('text/event-stream')) {
+      const chunks: Buffer[] = []
+      for await (const c of response.body) chunks.push(c as Buffer)
+      res.writeHead(response.statusCode, headers)
+      res.end(Buffer.concat(chunks))
+    } else {
+      res.writeHead(response.statusCode, headers)
+      // Event-stream chunks go out as they arrive: flush the head at once.
+      if (contentType.startsWith('text/event-stream')) res.flushHeaders()
+      await pipeline(response.body, res)
+    }
+  } catch (err) {
+    // The client went away or the backend broke mid-stream: nothing more can be sent.
+    input.log.debug(
+      { backend: input.backendName, err: (err as Error).message },
+      'stream ended early',
+    )
+    response.body.destroy()
+    if (!res.destroyed) res.destroy()
+  } finally {
+    res.off('close', onClose)
+  }
+  return { kind: 'streamed', status: response.statusCode }
+}
+
+function hasRequestBody(req: IncomingMessage): boolean {
+  return req.headers['content-length'] !== undefined
+    ? req.headers['content-length'] !== '0'
+    : req.headers['transfer-encoding'] !== undefined
+}

@@ -1,0 +1,291 @@
+/**
+ * The request pipeline of one gateway: route → CORS preflight → MCP OAuth endpoints →
+ * authentication and authorization → forward. It reads only the compiled snapshot
+ * ({@link GatewayRuntime}), never raw configuration.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import type { Logger } from 'pino'
+import type { AuthPolicy } from '../auth/types.js'
+import type { FaultSet } from '../faults.js'
+import type { Logging } from '../telemetry/logging.js'
+import type { RequestTask, TaskRegistry } from '../telemetry/tasks.js'
+import type { RequestTrace, TraceBus } from '../telemetry/trace-bus.js'
+import type { Cors } from './cors.js'
+import { forward } from './forward.js'
+import { errorResponse, type LocalRequest, type LocalResponse } from './local-response.js'
+import type { Router } from './router.js'
+import type { Upstream } from './upstream.js'
+
+/** One compiled route rule: what a match selects. */
+export interface CompiledRule {
+  route: string
+  rule: number
+  backend: string
+  upstream: Upstream
+  cors: Cors | undefined
+  policies: readonly AuthPolicy[]
+}
+
+/** The compiled snapshot of one gateway. */
+export interface GatewayRuntime {
+  name: string
+  router: Router<CompiledRule>
+}
+
+/** Process-wide services the pipeline reports to. */
+export interface PipelineDeps {
+  traceBus: TraceBus
+  tasks: TaskRegistry
+  logging: Logging
+  faults: FaultSet
+}
+
+const BODY_LIMIT = 64 * 1024
+
+/** Headers as shown in a trace: credentials replaced. */
+export function redactHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(headers)) {
+    if (k === 'authorization' || k === 'proxy-authorization') {
+      const scheme = String(v).split(' ')[0]
+      out[k] = `${scheme} [redacted]`
+    } else if (k === 'cookie' || k === 'set-cookie') {
+      out[k] = '[redacted]'
+    } else {
+      out[k] = v
+    }
+  }
+  return out
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0)
+    if (declared > limit) {
+      reject(Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 }))
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (c: Buffer) => {
+      size += c.length
+      if (size > limit) {
+        req.removeAllListeners('data')
+        req.resume()
+        reject(Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 }))
+      } else {
+        chunks.push(c)
+      }
+    })
+    req.once('end', () => resolve(Buffer.concat(chunks)))
+    req.once('error', reject)
+  })
+}
+
+/** Writes a response the proxy produced itself. */
+export function sendLocal(
+  res: ServerResponse,
+  local: LocalResponse,
+  extraHeaders: Record<string, string>,
+): void {
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const headers: Record<string, string> = { ...local.headers, ...extraHeaders }
+  let body: string | Buffer | undefined
+  if (local.body === undefined || local.body === null) {
+    body = undefined
+  } else if (typeof local.body === 'string' || Buffer.isBuffer(local.body)) {
+    body = local.body
+  } else {
+    body = JSON.stringify(local.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body))
+  res.writeHead(local.status, headers)
+  res.end(body)
+}
+
+/**
+ * Creates the request handler of one gateway.
+ * @param runtime - returns the current snapshot (swapped atomically on reload)
+ */
+export function createPipeline(
+  runtime: () => GatewayRuntime,
+  deps: PipelineDeps,
+): (req: IncomingMessage, res: ServerResponse, connectionId: number) => Promise<void> {
+  const log = deps.logging.logger('proxy::dataplane')
+  const httpLog = deps.logging.logger('proxy::httpproxy')
+  const corsLog = deps.logging.logger('proxy::cors')
+  const { faults, traceBus, tasks } = deps
+
+  return async function handle(req, res, connectionId) {
+    const gw = runtime()
+    const url = req.url ?? '/'
+    const q = url.indexOf('?')
+    const path = q === -1 ? url : url.slice(0, q)
+    const method = req.method ?? 'GET'
+    const trace = traceBus.start(path)
+    const task = tasks.beginRequest(gw.name, connectionId, method, path)
+    const started = performance.now()
+    let status = 0
+    trace?.event('request_started', {
+      method,
+      path,
+      gateway: gw.name,
+      headers: redactHeaders(req.headers),
+    })
+    try {
+      status = await route(gw, req, res, method, path, url, q, trace, task)
+    } catch (err) {
+      log.error({ err: (err as Error).message, path }, 'request failed')
+      const local = errorResponse(500, 'internal_error', 'the gateway failed to handle the request')
+      sendLocal(res, local, {})
+      status = 500
+    } finally {
+      task.end()
+      trace?.event('response', { status })
+      trace?.finish({ status, durationMs: Math.round((performance.now() - started) * 1000) / 1000 })
+      if (httpLog.isLevelEnabled('debug')) {
+        httpLog.debug({ method, path, status, ms: performance.now() - started }, 'request')
+      }
+    }
+  }
+
+  async function route(
+    gw: GatewayRuntime,
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    path: string,
+    url: string,
+    q: number,
+    trace: RequestTrace | undefined,
+    task: RequestTask,
+  ): Promise<number> {
+    const match = gw.router.match(path)
+    if (!match) {
+      trace?.event('route_selected', { matched: false })
+      sendLocal(
+        res,
+        errorResponse(
+          404,
+          'not_found',
+          `no route matches ${method} ${path} on gateway "${gw.name}"`,
+        ),
+        {},
+      )
+      return 404
+    }
+    const rule = match.entry.target
+    trace?.event('route_selected', {
+      route: rule.route,
+      rule: rule.rule,
+      match: { type: match.entry.type, value: match.entry.value },
+    })
+    trace?.event('policies_applied', {
+      policies: rule.policies.map((p) => p.name),
+      cors: rule.cors !== undefined,
+    })
+
+    // Fetch standard: a preflight carries no credentials, so it is answered before auth runs.
+    const preflight = rule.cors?.isPreflight(method, req.headers) ?? false
+    if (preflight && rule.cors && !faults.has('preflight-after-auth')) {
+      task.stage('cors')
+      return answerPreflight(rule.cors, req, res, trace)
+    }
+    const cors = rule.cors?.response(req.headers) ?? {}
+
+    if (rule.policies.length > 0) {
+      const requestOrigin = `http://${req.headers.host ?? 'localhost'}`
+      const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
+      const local: LocalRequest & { trace?: RequestTrace | undefined } = {
+        method,
+        path,
+        query,
+        headers: req.headers,
+        requestOrigin,
+        body: (limit = BODY_LIMIT) => readBody(req, limit),
+        trace,
+      }
+      task.stage('mcp_oauth')
+      for (const policy of rule.policies) {
+        const answer = await policy.serveOAuth(local)
+        if (answer) {
+          trace?.event('mcp_oauth', { policy: policy.name, status: answer.status })
+          sendLocal(res, answer, cors)
+          return answer.status
+        }
+      }
+      task.stage('auth')
+      let authenticated = false
+      for (const policy of rule.policies) {
+        const result = await policy.authenticate({
+          method,
+          path,
+          query,
+          headers: req.headers,
+          requestOrigin,
+          trace,
+        })
+        if (!result.ok) {
+          const denyCors = faults.has('no-cors-on-deny')
+            ? {}
+            : (rule.cors?.response(req.headers, ['WWW-Authenticate']) ?? {})
+          sendLocal(res, result.response, denyCors)
+          return result.response.status
+        }
+        if (result.claims) authenticated = true
+      }
+      if (preflight && rule.cors) return answerPreflight(rule.cors, req, res, trace)
+      return forwardTo(rule, req, res, url, cors, authenticated, trace, task)
+    }
+    return forwardTo(rule, req, res, url, cors, false, trace, task)
+  }
+
+  function answerPreflight(
+    cors: Cors,
+    req: IncomingMessage,
+    res: ServerResponse,
+    trace: RequestTrace | undefined,
+  ): number {
+    const headers = cors.preflight(req.headers)
+    const allowed = 'access-control-allow-origin' in headers
+    trace?.event('cors', { preflight: true, origin: req.headers.origin, allowed })
+    if (!allowed)
+      corsLog.debug({ origin: req.headers.origin }, 'preflight from an origin that is not allowed')
+    sendLocal(res, { status: 204 }, headers)
+    return 204
+  }
+
+  async function forwardTo(
+    rule: CompiledRule,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    cors: Record<string, string>,
+    authenticated: boolean,
+    trace: RequestTrace | undefined,
+    task: RequestTask,
+  ): Promise<number> {
+    const result = await forward({
+      req,
+      res,
+      backendName: rule.backend,
+      upstream: rule.upstream,
+      pathAndQuery: url,
+      responseHeaders: cors,
+      stripAuthorization: authenticated,
+      faults,
+      log: httpLog as Logger,
+      trace,
+      task,
+    })
+    if (result.kind === 'local') {
+      sendLocal(res, result.response, cors)
+      return result.response.status
+    }
+    return result.status
+  }
+}

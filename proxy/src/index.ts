@@ -1,0 +1,175 @@
+/**
+ * Gatehouse, the reference proxy: protects an MCP server with OAuth 2.0 bearer JWTs from an
+ * external identity provider. {@link startGatehouse} runs one from a validated configuration.
+ */
+import { readFileSync } from 'node:fs'
+import type { AdminContext, GatewayInfo } from './admin/context.js'
+import { checkCompilable, compileSnapshot } from './config/compile.js'
+import { durationMs } from './config/duration.js'
+import type { GatehouseConfig } from './config/schema.js'
+import { type Listener, startListener } from './dataplane/listener.js'
+import { createPipeline } from './dataplane/pipeline.js'
+import { ConfigError } from './errors.js'
+import { type FaultSet, NO_FAULTS } from './faults.js'
+import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
+import { TaskRegistry } from './telemetry/tasks.js'
+import { TraceBus } from './telemetry/trace-bus.js'
+
+export { loadConfigFile, parseConfig } from './config/load.js'
+export type { GatehouseConfig, GatehouseConfigInput } from './config/schema.js'
+export { ConfigError, GatehouseError } from './errors.js'
+
+/** The proxy's version, from its package.json. */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+).version
+
+/** Options of {@link startGatehouse}. */
+export interface StartOptions {
+  /** The validated configuration (see `loadConfigFile`). */
+  config: Readonly<GatehouseConfig>
+  /** The file it came from, for messages. */
+  configFile?: string
+  /** Logging to use. Default: stdout with `config.logLevel`. */
+  logging?: Logging
+  /** Seeded faults; only the test-only mutant entry passes any. Default: none. */
+  faults?: FaultSet
+  /** Bind every gateway to a free port instead of the configured one (tests). Default false. */
+  ephemeralPorts?: boolean
+}
+
+/** A running proxy. */
+export interface Gatehouse {
+  readonly gateways: readonly GatewayInfo[]
+  /** Admin address (`http://127.0.0.1:15000`, `unix:/path`) or undefined when `off`. */
+  readonly adminUrl: string | undefined
+  readonly logging: Logging
+  /** Graceful stop: stop accepting, drain in-flight requests (bounded), close everything. */
+  stop(reason?: string): Promise<void>
+  /** Resolves with the reason once stopped (by {@link Gatehouse.stop} or `/quitquitquit`). */
+  readonly stopped: Promise<string>
+}
+
+/**
+ * Starts the proxy: compiles the configuration, fetches key sets (bounded), opens the
+ * gateways, then the admin interface.
+ * @throws ConfigError when the configuration does not compile; GatehouseError GW_ERR_LISTEN when
+ * a port cannot be bound (nothing is left running).
+ */
+export async function startGatehouse(options: StartOptions): Promise<Gatehouse> {
+  const { config } = options
+  let logging: Logging
+  try {
+    logging = options.logging ?? createLogging({ filter: config.config.logLevel })
+  } catch (err) {
+    if (err instanceof LogFilterError) {
+      throw new ConfigError(
+        'GW_ERR_CONFIG_INVALID',
+        [{ path: 'config.logLevel', message: err.message }],
+        options.configFile,
+      )
+    }
+    throw err
+  }
+  await checkCompilable(config, options.configFile)
+  const log = logging.logger('proxy::dataplane')
+  const faults = options.faults ?? NO_FAULTS
+  const tasks = new TaskRegistry()
+  const traceBus = new TraceBus()
+  const snapshot = await compileSnapshot(config, { logging, tasks, faults })
+  const startedAt = new Date()
+
+  const listeners: Listener[] = []
+  let admin: { url: string; close(): Promise<void> } | undefined
+  const closeAll = async (drainMs: number) => {
+    await Promise.allSettled(listeners.map((l) => l.close(drainMs)))
+    for (const p of snapshot.policies.values()) p.stop()
+    await Promise.allSettled([...snapshot.upstreams.values()].map((u) => u.close()))
+  }
+
+  let resolveStopped!: (reason: string) => void
+  const stopped = new Promise<string>((r) => (resolveStopped = r))
+  let stopping: Promise<void> | undefined
+  const drainMs = durationMs(config.config.drainTimeout)
+
+  try {
+    await Promise.all([...snapshot.policies.values()].map((p) => p.start()))
+    for (const [name, gw] of Object.entries(config.gateways)) {
+      const runtime = snapshot.gateways.get(name)
+      if (!runtime) continue
+      const handler = createPipeline(() => runtime, { traceBus, tasks, logging, faults })
+      listeners.push(
+        await startListener(name, gw.address, options.ephemeralPorts ? 0 : gw.port, handler, tasks),
+      )
+    }
+  } catch (err) {
+    await closeAll(0)
+    throw err
+  }
+
+  const gateways: GatewayInfo[] = listeners.map((l) => ({
+    name: l.name,
+    address: l.address,
+    port: l.port,
+    url: l.url,
+    routes: snapshot.routesOf.get(l.name) ?? [],
+  }))
+
+  const stop = (reason = 'stop requested'): Promise<void> => {
+    stopping ??= (async () => {
+      log.info(
+        { reason, drainMs },
+        'shutting down: no new connections, draining in-flight requests',
+      )
+      await closeAll(drainMs)
+      await admin?.close()
+      log.info({ reason }, 'stopped')
+      resolveStopped(reason)
+    })()
+    return stopping
+  }
+
+  if (config.config.adminAddr !== 'off') {
+    const { startAdmin } = await import('./admin/server.js')
+    const ctx: AdminContext = {
+      config: () => config,
+      policies: () => snapshot.policies,
+      gateways: () => gateways,
+      traceBus,
+      logging,
+      tasks,
+      faults,
+      startedAt,
+      version: VERSION,
+      shutdown: (reason) => stop(reason),
+    }
+    try {
+      admin = await startAdmin(config.config.adminAddr, ctx)
+    } catch (err) {
+      await closeAll(0)
+      throw err
+    }
+  }
+
+  log.info(
+    {
+      gateways: gateways.map((g) => ({ name: g.name, url: g.url, routes: g.routes })),
+      admin: admin?.url ?? 'off',
+      version: VERSION,
+    },
+    `gatehouse listening: ${gateways.map((g) => `${g.name} ${g.url}`).join(', ')}; admin ${admin?.url ?? 'off'}`,
+  )
+  if (admin) log.info({ ui: `${admin.url}/ui` }, `UI served at ${admin.url}/ui`)
+
+  return {
+    gateways,
+    get adminUrl() {
+      return admin?.url
+    },
+    logging,
+    stop,
+    stopped,
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Structured logging (pino) with a runtime-changeable, per-module filter in the RUST_LOG syntax
+ * the seed's `/logging` endpoint takes: `info`, or `info,proxy::httpproxy=trace`.
+ */
+import { pino } from 'pino'
+
+/** The proxy's named log modules. A filter directive names one of these or a `::` prefix of one. */
+export const LOG_MODULES = [
+  'proxy::config',
+  'proxy::dataplane',
+  'proxy::httpproxy',
+  'proxy::cors',
+  'proxy::auth::jwt',
+  'proxy::auth::jwks',
+  'proxy::auth::authz',
+  'proxy::auth::mcp',
+  'proxy::admin',
+  'proxy::telemetry',
+] as const
+
+/** One of {@link LOG_MODULES}. */
+export type LogModule = (typeof LOG_MODULES)[number]
+
+/** Levels, most severe first; `off` silences. */
+export const LOG_LEVELS = ['off', 'error', 'warn', 'info', 'debug', 'trace'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** A parsed filter: a default level and per-module overrides (longest prefix wins). */
+export interface LogFilter {
+  defaultLevel: LogLevel
+  directives: ReadonlyArray<{ module: string; level: LogLevel }>
+}
+
+/** A filter that could not be parsed; the message names the bad part. */
+export class LogFilterError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'LogFilterError'
+  }
+}
+
+function isLevel(s: string): s is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(s)
+}
+
+function knownModule(mod: string): boolean {
+  return LOG_MODULES.some((m) => m === mod || m.startsWith(`${mod}::`))
+}
+
+/**
+ * Parses a filter such as `warn,proxy::auth=debug,proxy::httpproxy=trace`.
+ * A bare module name (`proxy::httpproxy`) means `trace` for it, as in RUST_LOG.
+ * @throws {@link LogFilterError} naming the unknown level or module.
+ */
+export function parseLogFilter(text: string): LogFilter {
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)
+  if (parts.length === 0) throw new LogFilterError('empty log filter; expected e.g. "info"')
+  let defaultLevel: LogLevel = 'info'
+  const directives: Array<{ module: string; level: LogLevel }> = []
+  for (const part of parts) {
+    const eq = part.indexOf('=')
+    if (eq === -1 && isLevel(part.toLowerCase())) {
+      defaultLevel = part.toLowerCase() as LogLevel
+      continue
+    }
+    const mod = eq === -1 ? part : part.slice(0, eq).trim()
+    const level =
+      eq === -1
+        ? 'trace'
+        : part
+            .slice(eq + 1)
+            .trim()
+            .toLowerCase()
+    if (!isLevel(level)) {
+      throw new LogFilterError(
+        `unknown level "${level}" in "${part}"; expected one of ${LOG_LEVELS.join(', ')}`,
+      )
+    }
+    if (!knownModule(mod)) {
+      throw new LogFilterError(
+        eq === -1
+          ? `"${part}" is neither a level (${LOG_LEVELS.join(', ')}) nor a module (${LOG_MODULES.join(', ')})`
+          : `unknown module "${mod}"; modules are ${LOG_MODULES.join(', ')} (or a "::" prefix of one)`,
+      )
+    }
+    directives.push({ module: mod, level })
+  }
+  return { defaultLevel, directives }
+}
+
+/** Renders a filter back to its canonical text. */
+export function formatLogFilter(filter: LogFilter): string {
+  return [filter.defaultLevel, ...filter.directives.map((d) => `${d.module}=${d.level}`)].join(',')
+}
+
+/** The effective level of one module under a filter. */
+export function levelFor(filter: LogFilter, module: string): LogLevel {
+  let best: { module: string; level: LogLevel } | undefined
+  for (const d of filter.directives) {
+    if (
+      (module === d.module || module.startsWith(`${d.module}::`)) &&
+      (!best || d.module.length >= best.module.length)
+    ) {
+      best = d
+    }
+  }
+  return best?.level ?? filter.defaultLevel
+}
+
+const PINO_LEVEL: Record<LogLevel, pino.LevelWithSilent> = {
+  off: 'silent',
+  error: 'error',
+  warn: 'warn',
+  info: 'info',
+  debug: 'debug',
+  trace: 'trace',
+}
+
+/** Paths pino redacts wherever they appear in a log object: tokens and secrets never reach a log. */
+export const REDACT_PATHS = [
+  'headers.authorization',
+  'headers.cookie',
+  'headers["proxy-authorization"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.authorization',
+  '*.client_secret',
+  '*.clientSecret',
+  '*.access_token',
+  '*.refresh_token',
+  '*.token',
+]
+
+/** Module loggers with one shared, changeable filter. */
+export interface Logging {
+  /** The logger of one module; its level follows the filter. */
+  logger(module: LogModule): pino.Logger
+  /** Parses and applies a filter at once; returns its canonical text. @throws LogFilterError */
+  setFilter(text: string): string
+  /** The current filter, canonical text. */
+  filter(): string
+}
+
+/** Options of {@link createLogging}. */
+export interface LoggingOptions {
+  /** Initial filter. Default `info`. */
+  filter?: string
+  /** Where lines go. Default stdout. Tests pass a stream to read what was logged. */
+  destination?: pino.DestinationStream
+}
+
+/** Creates the process's logging. @throws LogFilterError when the initial filter is invalid. */
+export function createLogging(options: LoggingOptions = {}): Logging {
+  let current = parseLogFilter(options.filter ?? 'info')
+  const root = pino(
+    {
+      name: 'gatehouse',
+      level: 'trace',
+      base: { pid: process.pid },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
+  )
+  const modules = new Map<string, pino.Logger>()
+  const apply = (mod: string, log: pino.Logger) => {
+    log.level = PINO_LEVEL[levelFor(current, mod)]
+  }
+  return {
+    logger(module) {
+      let log = modules.get(module)
+      if (!log) {
+        log = root.child({ module })
+        apply(module, log)
+        modules.set(module, log)
+      }
+      return log
+    },
+    setFilter(text) {
+      current = parseLogFilter(text)
+      for (const [mod, log] of modules) apply(mod, log)
+      return formatLogFilter(current)
+    },
+    filter() {
+      return formatLogFilter(current)
+    },
+  }
+}

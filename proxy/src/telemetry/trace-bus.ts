@@ -1,0 +1,148 @@
+/**
+ * The request trace bus behind the admin `/debug/trace` stream: a watcher waits for the **next**
+ * request the proxy handles and receives that request's events, then its stream ends.
+ * When nobody watches, {@link TraceBus.start} returns `undefined` and the hot path pays nothing.
+ */
+
+/** The kinds of trace event, in the order a request produces them. */
+export const TRACE_EVENT_TYPES = [
+  'request_started',
+  'route_selected',
+  'policies_applied',
+  'cors',
+  'mcp_oauth',
+  'authentication',
+  'authorization',
+  'backend_selected',
+  'backend_response',
+  'response',
+  'request_finished',
+] as const
+
+export type TraceEventType = (typeof TRACE_EVENT_TYPES)[number]
+
+/** One event of a traced request. Carries no token or secret (headers are redacted upstream). */
+export interface TraceEvent {
+  /** Id of the traced request. */
+  requestId: string
+  /** 0-based order within the request. */
+  seq: number
+  type: TraceEventType
+  /** ISO time. */
+  at: string
+  /** Milliseconds since the request started. */
+  elapsedMs: number
+  data: Record<string, unknown>
+}
+
+/** Handle of one traced request. */
+export interface RequestTrace {
+  readonly requestId: string
+  /** Records an event. */
+  event(type: TraceEventType, data?: Record<string, unknown>): void
+  /** Records `request_finished` and ends every watcher's stream. Idempotent. */
+  finish(data?: Record<string, unknown>): void
+}
+
+interface Watcher {
+  pathPrefix: string | undefined
+  push(event: TraceEvent | null): void
+}
+
+/** Options of {@link TraceBus.watch}. */
+export interface WatchOptions {
+  /** Only a request whose path starts with this is traced. */
+  pathPrefix?: string
+  /** Stops waiting (the iterator ends). */
+  signal?: AbortSignal
+}
+
+/** Fan-out of request traces to waiting watchers. */
+export class TraceBus {
+  readonly #waiting = new Set<Watcher>()
+  #nextId = 1
+
+  /** Number of watchers waiting for a request. */
+  get waiting(): number {
+    return this.#waiting.size
+  }
+
+  /**
+   * Waits for the next matching request and yields its events; ends after `request_finished`
+   * or when the signal aborts. Several watchers each get the same next request.
+   */
+  watch(options: WatchOptions = {}): AsyncIterable<TraceEvent> {
+    const queue: Array<TraceEvent | null> = []
+    let wake: (() => void) | undefined
+    const watcher: Watcher = {
+      pathPrefix: options.pathPrefix,
+      push: (e) => {
+        queue.push(e)
+        wake?.()
+      },
+    }
+    this.#waiting.add(watcher)
+    const onAbort = () => {
+      this.#waiting.delete(watcher)
+      watcher.push(null)
+    }
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    if (options.signal?.aborted) onAbort()
+    const waiting = this.#waiting
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          for (;;) {
+            while (queue.length === 0) await new Promise<void>((r) => (wake = r))
+            const e = queue.shift()
+            if (e === null || e === undefined) return
+            yield e
+          }
+        } finally {
+          waiting.delete(watcher)
+          options.signal?.removeEventListener('abort', onAbort)
+        }
+      },
+    }
+  }
+
+  /**
+   * Starts tracing a request when somebody waits for one whose path matches.
+   * @returns a handle, or `undefined` when nobody is watching.
+   */
+  start(path: string): RequestTrace | undefined {
+    if (this.#waiting.size === 0) return undefined
+    const watchers: Watcher[] = []
+    for (const w of this.#waiting) {
+      if (!w.pathPrefix || path.startsWith(w.pathPrefix)) watchers.push(w)
+    }
+    if (watchers.length === 0) return undefined
+    for (const w of watchers) this.#waiting.delete(w)
+    const requestId = `req-${this.#nextId++}`
+    const t0 = performance.now()
+    let seq = 0
+    let done = false
+    const event = (type: TraceEventType, data: Record<string, unknown> = {}) => {
+      if (done) return
+      const e: TraceEvent = {
+        requestId,
+        seq: seq++,
+        type,
+        at: new Date().toISOString(),
+        elapsedMs: Math.round((performance.now() - t0) * 1000) / 1000,
+        data,
+      }
+      for (const w of watchers) w.push(e)
+    }
+    return {
+      requestId,
+      event,
+      finish(data) {
+        if (done) return
+        event('request_finished', data)
+        done = true
+        for (const w of watchers) w.push(null)
+      },
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Test helpers: a gatehouse from an inline config object on free ports, with captured logs.
+ */
+import { Writable } from 'node:stream'
+import { stringify } from 'yaml'
+import type { GatehouseConfigInput } from '../src/config/schema.js'
+import { type FaultSet, NO_FAULTS } from '../src/faults.js'
+import { type Gatehouse, parseConfig, startGatehouse } from '../src/index.js'
+import { createLogging } from '../src/telemetry/logging.js'
+
+/** A running gatehouse plus what it logged. */
+export interface TestGatehouse extends Gatehouse {
+  /** Base URL of the first gateway. */
+  url: string
+  /** Parsed JSON log lines so far. */
+  logs: Array<Record<string, unknown>>
+}
+
+/** Starts a gatehouse on ephemeral ports with admin off unless the config says otherwise. */
+export async function startTestGatehouse(
+  config: GatehouseConfigInput,
+  options: { faults?: FaultSet; logFilter?: string } = {},
+): Promise<TestGatehouse> {
+  const logs: Array<Record<string, unknown>> = []
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
+      cb()
+    },
+  })
+  const withDefaults = { ...config, config: { adminAddr: 'off', ...config.config } }
+  const parsed = parseConfig(stringify(withDefaults), 'test.yaml')
+  const gh = await startGatehouse({
+    config: parsed,
+    ephemeralPorts: true,
+    faults: options.faults ?? NO_FAULTS,
+    logging: createLogging({ filter: options.logFilter ?? 'info', destination }),
+  })
+  return Object.assign(gh, { url: gh.gateways[0]?.url ?? '', logs })
+}
+
+/** A minimal config: one gateway, one route to `backend` at host:port. */
+export function simpleConfig(
+  backendPort: number,
+  extra: {
+    cors?: Record<string, unknown>
+    timeouts?: Record<string, string>
+    matches?: string[]
+  } = {},
+): GatehouseConfigInput {
+  return {
+    gateways: { default: { port: 3000, address: '127.0.0.1' } },
+    backends: {
+      backend: {
+        static: { host: '127.0.0.1', port: backendPort },
+        ...(extra.timeouts ? { timeouts: extra.timeouts } : {}),
+      },
+    },
+    routes: {
+      main: {
+        rules: [
+          {
+            matches: (extra.matches ?? ['/mcp']).map((value) => ({
+              path: { type: 'PathPrefix' as const, value },
+            })),
+            filters: extra.cors ? [{ type: 'CORS' as const, cors: extra.cors }] : [],
+            backendRefs: [{ name: 'backend' }],
+          },
+        ],
+      },
+    },
+  }
+}
