@@ -4,7 +4,7 @@
  * once, each with the path of the offending field and what to do.
  */
 import { readFile } from 'node:fs/promises'
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml'
+import { isMap, isSeq, LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { GatehouseConfig } from './schema.js'

@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const BIN = new URL('../bin/gatehouse.js', import.meta.url).pathname
+
+function gatehouse(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c) => (stdout += c))
+    child.stderr.on('data', (c) => (stderr += c))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+function file(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'))
+  const path = join(dir, 'config.yaml')
+  writeFileSync(path, text)
+  return path
+}
+
+describe('gatehouse CLI', () => {
+  it('validates the demo configuration and exits 0', async () => {
+    const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
+    const r = await gatehouse(['--validate', '-f', example])
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toContain(
+      'configuration is valid (1 gateway(s), 1 route(s), 2 backend(s), 1 policy(ies))',
+    )
+    expect(r.code).toBe(0)
+  })
+
+  it('exits 1 naming the path and value of a bad field', async () => {
+    const r = await gatehouse(['--validate', '-f', file('gateways: { default: { port: "abc" } }')])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('gateways.default.port: expected integer 1-65535, got "abc"')
+  })
+
+  it('exits 1 when the file does not exist', async () => {
+    const r = await gatehouse(['-f', '/nonexistent/gatehouse.yaml'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('/nonexistent/gatehouse.yaml: invalid configuration')
+    expect(r.stderr).toContain('file not found')
+  })
+
+  it('exits 2 with usage when -f is missing or an option is unknown', async () => {
+    const missing = await gatehouse([])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('missing -f <config.yaml>')
+    const unknown = await gatehouse(['--bogus'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("Unknown option '--bogus'")
+  })
+
+  it('exits 1 with a clear message when the gateway port is taken, leaving nothing running', async () => {
+    const { createServer } = await import('node:net')
+    const blocker = createServer()
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r))
+    const port = (blocker.address() as { port: number }).port
+    const r = await gatehouse([
+      '-f',
+      file(
+        `config: { adminAddr: "off" }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
+      ),
+    ])
+    blocker.close()
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(
+      `gateways.default: cannot listen on 127.0.0.1:${port}: the address is already in use`,
+    )
+  })
+
+  it('starts, logs every listening address, and exits 0 on SIGTERM', async () => {
+    const { createServer } = await import('node:net')
+    const probe = createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+    const port = (probe.address() as { port: number }).port
+    await new Promise((r) => probe.close(r))
+    const path = file(
+      `config: { adminAddr: "off" }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
+    )
+    const child = spawn(process.execPath, [BIN, '-f', path])
+    let stdout = ''
+    await new Promise<void>((resolve) => {
+      child.stdout.on('data', (c) => {
+        stdout += c
+        if (stdout.includes('gatehouse listening')) resolve()
+      })
+    })
+    expect(stdout).toContain(`default http://127.0.0.1:${port}`)
+    child.kill('SIGTERM')
+    const code = await new Promise((r) => child.on('close', r))
+    expect(code).toBe(0)
+  })
+})

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest'
+import { parseConfig, substituteEnv } from '../../src/config/load.js'
+import { ConfigError } from '../../src/errors.js'
+
+function errorOf(yaml: string, env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    parseConfig(yaml, 'test.yaml', env)
+  } catch (err) {
+    if (err instanceof ConfigError) return err
+    throw err
+  }
+  throw new Error('expected a ConfigError')
+}
+
+const GW = 'gateways: { default: { port: 3000 } }\n'
+const ROUTE = `backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
+routes:
+  r:
+    rules:
+      - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
+        backendRefs: [ { name: b } ]
+`
+
+describe('parseConfig', () => {
+  it('applies defaults: admin on localhost:15000, all interfaces for gateways, 30s response timeout', () => {
+    const c = parseConfig(GW + ROUTE, 'test.yaml', {})
+    expect(c.config.adminAddr).toBe('localhost:15000')
+    expect(c.gateways.default?.address).toBe('0.0.0.0')
+    expect(c.backends.b?.timeouts.response).toBe('30s')
+    expect(Object.isFrozen(c.gateways)).toBe(true)
+  })
+
+  it('rejects a non-integer port naming the path and the value', () => {
+    const e = errorOf('gateways: { default: { port: "abc" } }')
+    expect(e.code).toBe('GW_ERR_CONFIG_INVALID')
+    expect(e.message).toContain('gateways.default.port: expected integer 1-65535, got "abc"')
+  })
+
+  it('rejects an unknown field naming its full path', () => {
+    const e = errorOf(`${GW}backends: { b: { static: { host: x, port: 1 }, timeout: {} } }`)
+    expect(e.issues.map((i) => i.path)).toContain('backends.b.timeout')
+    expect(e.message).toContain('unknown field')
+  })
+
+  it('rejects a bad admin address, saying which forms are accepted', () => {
+    const e = errorOf(`${GW}config: { adminAddr: "15000" }`)
+    expect(e.message).toContain(
+      'config.adminAddr: expected "ip:port", "localhost:port", "unix:/path/to/socket" or "off"',
+    )
+  })
+
+  it('accepts off, unix sockets and ip:port admin addresses', () => {
+    for (const addr of [
+      'off',
+      'unix:/tmp/gh.sock',
+      '127.0.0.1:15000',
+      '[::1]:15000',
+      'localhost:0',
+    ]) {
+      expect(parseConfig(`${GW}config: { adminAddr: "${addr}" }`, 't', {}).config.adminAddr).toBe(
+        addr,
+      )
+    }
+  })
+
+  it('rejects a reference to a backend that does not exist, listing the ones that do', () => {
+    const e = errorOf(
+      GW + ROUTE.replace('backendRefs: [ { name: b } ]', 'backendRefs: [ { name: nope } ]'),
+    )
+    expect(e.message).toContain(
+      'routes.r.rules[0].backendRefs[0].name: no backend named "nope" (have: b)',
+    )
+  })
+
+  it('rejects a YAML syntax error as a parse error', () => {
+    const e = errorOf('gateways: [')
+    expect(e.code).toBe('GW_ERR_CONFIG_PARSE')
+    expect(e.message).toContain('YAML')
+  })
+
+  it('rejects a bad duration', () => {
+    const e = errorOf(
+      `${GW}backends: { b: { static: { host: x, port: 1 }, timeouts: { response: "10 seconds" } } }`,
+    )
+    expect(e.message).toContain('backends.b.timeouts.response: expected a duration')
+  })
+
+  it('reports every problem at once', () => {
+    const e = errorOf('gateways: { default: { port: 0, bogus: 1 } }\nconfig: { adminAddr: x }')
+    expect(e.issues.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('requires the three MCP path prefixes on a route carrying an mcp policy, listing the missing ones', () => {
+    const e = errorOf(`${GW + ROUTE}policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic:
+      jwtAuthentication:
+        providers:
+          - issuer: https://idp.example.com/oauth2/default
+            audiences: [api://default]
+            jwks: { remote: { backendRef: { name: b }, jwksPath: /oauth2/default/v1/keys } }
+        mcp:
+          resourceMetadata: { resource: https://gw.example.com/mcp }
+`)
+    expect(e.message).toContain(
+      'missing: /.well-known/oauth-protected-resource/mcp, /.well-known/oauth-authorization-server/mcp',
+    )
+  })
+
+  it('rejects the /.well-known/jwks.json key path with the path the IdP really uses', () => {
+    const e = errorOf(`${GW + ROUTE}policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic:
+      jwtAuthentication:
+        providers:
+          - issuer: https://idp.example.com/oauth2/default
+            audiences: [api://default]
+            jwks: { remote: { backendRef: { name: b }, jwksPath: /.well-known/jwks.json } }
+`)
+    expect(e.message).toContain('/oauth2/<auth_server_id>/v1/keys')
+  })
+
+  it('rejects an issuer with a trailing slash', () => {
+    const e = errorOf(`${GW + ROUTE}policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic:
+      jwtAuthentication:
+        providers:
+          - issuer: https://idp.example.com/oauth2/default/
+            audiences: [api://default]
+            jwks: { inline: { keys: [] } }
+`)
+    expect(e.message).toContain('no trailing slash')
+  })
+})
+
+describe('substituteEnv', () => {
+  it('replaces variables, applies defaults and keeps $${ literal', () => {
+    const r = substituteEnv('a: ${A}\nb: ${B:-two}\nc: $${C}', { A: 'one' })
+    expect(r.text).toBe('a: one\nb: two\nc: ${C}')
+    expect(r.issues).toEqual([])
+  })
+
+  it('names an unset variable without default', () => {
+    const e = errorOf('gateways: { default: { port: ${PORT} } }')
+    expect(e.message).toContain('environment variable PORT is not set')
+  })
+})
