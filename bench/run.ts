@@ -1,0 +1,187 @@
+/**
+ * `npm run bench`: RPS and latency of `POST /mcp` (a small JSON-RPC tools/call) measured in one
+ * run against (1) the upstream directly, (2) a bare @fastify/http-proxy, (3) gatehouse without
+ * auth, (4) gatehouse with RS256 JWT validation + one CEL rule. Each server is its own process;
+ * autocannon drives the load from this one. Prints a table and ratios and, with `--write`,
+ * appends them to bench/RESULTS.md. Loopback only, bounded in time.
+ *
+ * Options: --duration <s> (default 10), --connections <n> (default 50), --write
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { stringify } from 'yaml'
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    write: { type: 'boolean', default: false },
+  },
+})
+const duration = Number(values.duration)
+const connections = Number(values.connections)
+const here = new URL('.', import.meta.url).pathname
+const root = new URL('..', import.meta.url).pathname
+const tsx = join(root, 'node_modules/.bin/tsx')
+const children: ChildProcess[] = []
+
+async function freePort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
+  const port = (s.address() as { port: number }).port
+  await new Promise((r) => s.close(r))
+  return port
+}
+
+function startProcess(cmd: string, args: string[], ready: RegExp): Promise<void> {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+  children.push(child)
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (c) => {
+      out += c
+      if (ready.test(out)) resolve()
+    })
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
+    )
+  })
+}
+
+interface Result {
+  name: string
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+}
+
+async function measure(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<Result> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hi' } },
+  })
+  const opts = {
+    url,
+    method: 'POST' as const,
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+    connections,
+  }
+  await autocannon({ ...opts, duration: 2 }) // warm-up: JIT, pools, verification cache
+  const r = await autocannon({ ...opts, duration })
+  const bad = r.non2xx + r.errors + r.timeouts
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: bad }
+}
+
+async function main(): Promise<void> {
+  const upstreamPort = await freePort()
+  await startProcess(tsx, [join(here, 'upstream.ts'), String(upstreamPort)], /listening/)
+  const bareProxyPort = await freePort()
+  await startProcess(
+    tsx,
+    [join(here, 'fastify-proxy.ts'), String(upstreamPort), String(bareProxyPort)],
+    /listening/,
+  )
+
+  const { publicKey, privateKey } = await generateKeyPair('RS256')
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' }
+  const issuer = 'https://idp.bench.example/oauth2/default'
+  const token = await new SignJWT({ groups: ['AI-Users'], scp: ['openid'] })
+    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+    .setIssuer(issuer)
+    .setAudience('api://default')
+    .setSubject('alice')
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(privateKey)
+
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
+  const ghPort = await freePort()
+  const route = (path: string) => ({
+    rules: [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: path } }],
+        backendRefs: [{ name: 'upstream' }],
+      },
+    ],
+  })
+  const config = {
+    config: { adminAddr: 'off', logLevel: 'warn' },
+    gateways: { default: { port: ghPort, address: '127.0.0.1' } },
+    backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
+    routes: { open: route('/mcp'), authed: route('/auth') },
+    policies: {
+      jwt: {
+        targetRefs: [{ name: 'authed' }],
+        traffic: {
+          jwtAuthentication: {
+            mode: 'Strict',
+            providers: [
+              { issuer, audiences: ['api://default'], jwks: { inline: { keys: [jwk] } } },
+            ],
+          },
+          authorization: {
+            action: 'Allow',
+            policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
+          },
+        },
+      },
+    },
+  }
+  writeFileSync(join(dir, 'gatehouse.yaml'), stringify(config))
+  await startProcess(
+    process.execPath,
+    [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'gatehouse.yaml')],
+    /gatehouse listening/,
+  )
+
+  const results: Result[] = []
+  results.push(await measure('direct to upstream', `http://127.0.0.1:${upstreamPort}/mcp`, {}))
+  results.push(
+    await measure('bare @fastify/http-proxy', `http://127.0.0.1:${bareProxyPort}/mcp`, {}),
+  )
+  results.push(await measure('gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}))
+  results.push(
+    await measure('gatehouse (RS256 JWT + 1 CEL rule)', `http://127.0.0.1:${ghPort}/auth`, {
+      authorization: `Bearer ${token}`,
+    }),
+  )
+
+  const [direct, bare, gh, ghAuth] = results as [Result, Result, Result, Result]
+  const lines = [
+    `| target | req/s | p50 ms | p99 ms | non-2xx/errors |`,
+    `|---|---:|---:|---:|---:|`,
+    ...results.map(
+      (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} |`,
+    ),
+    '',
+    `- gatehouse / bare @fastify/http-proxy: **${(gh.rps / bare.rps).toFixed(2)}×** (target ≥ 1.0×)`,
+    `- gatehouse with JWT + CEL / gatehouse without auth: **${(ghAuth.rps / gh.rps).toFixed(2)}×** (target ≥ 0.95×)`,
+    `- gatehouse / direct: ${(gh.rps / direct.rps).toFixed(2)}×`,
+  ]
+  const report = lines.join('\n')
+  console.log(report)
+  if (values.write) {
+    const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${duration}s per target, ${connections} connections, Node ${process.version}, ${cpus().length} cores\n\nShared 2-core machine: absolute figures move with other load; compare the ratios, which are measured in one run.\n\n`
+    appendFileSync(join(here, 'RESULTS.md'), `${header}${report}\n`)
+  }
+}
+
+try {
+  await main()
+} finally {
+  for (const c of children) c.kill('SIGTERM')
+}

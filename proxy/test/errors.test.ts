@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { ERROR_CODES } from '../src/errors.js'
+
+describe('error codes', () => {
+  it('documents every exported code in docs/errors.md', () => {
+    const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
+    const missing = ERROR_CODES.filter((code) => !doc.includes(`\`${code}\``))
+    expect(missing).toEqual([])
+  })
+
+  it('documents no code that does not exist', () => {
+    const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
+    const documented = [...doc.matchAll(/`(GW_ERR_[A-Z_]+)`/g)].map((m) => m[1])
+    expect(
+      documented.filter((c) => !(ERROR_CODES as readonly string[]).includes(c as string)),
+    ).toEqual([])
+  })
+})

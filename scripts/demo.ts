@@ -1,0 +1,124 @@
+/**
+ * `npm start`: the demo stack on loopback — mock-idp (the bridged IdP) on :9000, the MCP backend
+ * `mcp-backend` on :8090, and gatehouse on :3000 with examples/standalone/gatehouse.yaml —
+ * then prints what runs and copy-paste commands for each outcome. Ctrl-C stops all of it.
+ */
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { startMockIdp } from '@gatehouse/mock-idp'
+import { startMcpBackend } from '@gatehouse/mock-mcp'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const PORTS = { idp: 9000, backend: 8090, gateway: 3000, admin: 15000 }
+
+async function ensureFree(name: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const s = createServer()
+    s.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `port ${port} (${name}) is already in use${err.code === 'EADDRINUSE' ? '' : `: ${err.message}`}. ` +
+            'Stop whatever listens there (an earlier `npm start`?) and try again.',
+        ),
+      ),
+    )
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve()))
+  })
+}
+
+async function main(): Promise<void> {
+  for (const [name, port] of Object.entries(PORTS)) await ensureFree(name, port)
+  const idp = await startMockIdp({ port: PORTS.idp, testMode: true })
+  const backend = await startMcpBackend({ port: PORTS.backend })
+  const gatehouse = spawn(
+    process.execPath,
+    [`${root}proxy/bin/gatehouse.js`, '-f', `${root}examples/standalone/gatehouse.yaml`],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, IDP_ISSUER: idp.issuer } },
+  )
+  let stopping = false
+  const stop = async (code: number) => {
+    if (stopping) return
+    stopping = true
+    gatehouse.kill('SIGTERM')
+    await new Promise((r) => (gatehouse.exitCode === null ? gatehouse.once('close', r) : r(null)))
+    await Promise.allSettled([backend.stop(), idp.stop()])
+    process.exit(code)
+  }
+  process.on('SIGINT', () => void stop(0))
+  process.on('SIGTERM', () => void stop(0))
+  gatehouse.once('close', (code) => {
+    if (!stopping) {
+      console.error(`gatehouse exited (code ${code}); stopping the demo stack`)
+      void stop(code ?? 1)
+    }
+  })
+  let ready = false
+  let buffered = ''
+  gatehouse.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString()
+    let nl = buffered.indexOf('\n')
+    while (nl !== -1) {
+      const line = buffered.slice(0, nl)
+      buffered = buffered.slice(nl + 1)
+      nl = buffered.indexOf('\n')
+      try {
+        const entry = JSON.parse(line) as { level?: string; msg?: string; module?: string }
+        console.log(`[gatehouse] ${entry.level ?? ''} ${entry.module ?? ''} ${entry.msg ?? line}`)
+      } catch {
+        console.log(`[gatehouse] ${line}`)
+      }
+      if (!ready && line.includes('gatehouse listening')) {
+        ready = true
+        printBanner(idp.orgUrl, idp.issuer, backend.url)
+      }
+    }
+  })
+}
+
+function printBanner(orgUrl: string, issuer: string, backendUrl: string): void {
+  const gw = `http://127.0.0.1:${PORTS.gateway}`
+  const init = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2024-11-05',
+      capabilities: {},
+      clientInfo: { name: 'curl', version: '0' },
+    },
+  })
+  const mcpCurl = (token: string) =>
+    `curl -i -X POST ${gw}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream'${token} -d '${init}'`
+  const tokenCmd = (who: string) =>
+    `$(curl -s -X POST ${orgUrl}/__control/token -H 'content-type: application/json' -d '{"sub":"${who}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`
+  console.log(`
+Gatehouse demo stack is running (loopback only):
+  gateway      ${gw}/mcp            (config: examples/standalone/gatehouse.yaml)
+  admin        http://127.0.0.1:${PORTS.admin}/ui      (config dump, trace, log level, profiles)
+  mcp-backend  ${backendUrl}
+  mock-idp     ${issuer}   (users: alice in AI-Users, bob not; password = login)
+
+1) No token -> 401 with WWW-Authenticate: Bearer resource_metadata="${gw}/.well-known/oauth-protected-resource/mcp"
+   ${mcpCurl('')}
+
+2) alice (in AI-Users) -> 200, an MCP session through the gateway
+   ALICE=${tokenCmd('alice')}
+   ${mcpCurl(` -H "authorization: Bearer $ALICE"`)}
+
+3) bob (not in AI-Users) -> 403 insufficient_scope
+   BOB=${tokenCmd('bob')}
+   ${mcpCurl(` -H "authorization: Bearer $BOB"`)}
+
+Discovery:  curl -s ${gw}/.well-known/oauth-protected-resource/mcp
+            curl -s ${gw}/.well-known/oauth-authorization-server/mcp
+Debugging:  npx gwctl proxy trace --local     (then send a request)
+
+Ctrl-C stops everything.
+`)
+}
+
+main().catch((err: Error) => {
+  console.error(`npm start: ${err.message}`)
+  process.exit(1)
+})
