@@ -1,0 +1,144 @@
+/**
+ * `gwctl proxy trace`: waits for the next request the proxy handles and follows it through the
+ * admin `/debug/trace` stream (seed, "Command-line tool"): a terminal timeline by default,
+ * JSON Lines with `--raw`. Exits once the request finished, unless `--follow`.
+ */
+import { Command } from 'commander'
+import { render } from 'ink'
+import { createElement } from 'react'
+import { formatAdminAddress } from '../admin-client.js'
+import { type CliIo, write } from '../io.js'
+import type { TraceEvent } from '../trace/events.js'
+import { traceNextRequest } from '../trace/stream.js'
+import { TraceView, type TraceViewProps } from '../trace/trace-view.js'
+import { type Action, adminClientOf } from './context.js'
+
+interface TraceOptions {
+  local?: boolean
+  raw?: boolean
+  path?: string
+  follow?: boolean
+}
+
+/** Exit code of a trace stopped with Ctrl-C before its request finished (128 + SIGINT). */
+const INTERRUPTED = 130
+
+/** Builds `trace`; `setAction` receives the action to run. */
+export function traceCommand(setAction: (a: Action) => void): Command {
+  return new Command('trace')
+    .description(
+      'Wait for the next request and show its trace: route, policies, authentication, each authorization rule, backend and status',
+    )
+    .option('--local', 'trace the proxy of the local admin interface (the default)')
+    .option('--raw', 'print the events as JSON Lines instead of the terminal UI')
+    .option('--path <prefix>', 'only trace a request whose path starts with <prefix>')
+    .option('--follow', 'keep following requests after the first one (stop with Ctrl-C)')
+    .addHelpText(
+      'after',
+      `
+Tokens and cookies are shown as [redacted].
+
+Examples:
+  gwctl proxy trace --local
+  gwctl proxy trace --local --path /mcp --raw > trace.jsonl
+  gwctl proxy trace --local --follow`,
+    )
+    .action((opts: TraceOptions, cmd: Command) => {
+      const client = adminClientOf(cmd)
+      setAction(async (io) => {
+        const requests = (onEvent: (e: TraceEvent) => Promise<void>, onWaiting: () => void) =>
+          followRequests(io, opts, onEvent, onWaiting, (signal) =>
+            traceNextRequest(client, {
+              ...(opts.path ? { pathPrefix: opts.path } : {}),
+              signal,
+            }),
+          )
+        if (opts.raw) {
+          return requests(
+            (e) => write(io.stdout, `${JSON.stringify(e)}\n`),
+            () => {},
+          )
+        }
+        return runView(io, formatAdminAddress(client.address), opts, requests)
+      })
+    })
+}
+
+/**
+ * Traces one request, or requests until Ctrl-C with `--follow`.
+ * @returns 0 once a request finished (with `--follow`: at least one), 130 when interrupted before.
+ */
+async function followRequests(
+  io: CliIo,
+  opts: TraceOptions,
+  onEvent: (e: TraceEvent) => Promise<void>,
+  onWaiting: () => void,
+  next: (signal: AbortSignal) => AsyncIterable<TraceEvent>,
+): Promise<number> {
+  const abort = new AbortController()
+  const stop = () => abort.abort()
+  io.signal?.addEventListener('abort', stop, { once: true })
+  if (io.signal?.aborted) stop()
+  let finished = 0
+  try {
+    do {
+      onWaiting()
+      let ended = false
+      for await (const e of next(abort.signal)) {
+        await onEvent(e)
+        if (e.type === 'request_finished') ended = true
+      }
+      if (!ended) break
+      finished++
+    } while (opts.follow && !abort.signal.aborted)
+  } finally {
+    io.signal?.removeEventListener('abort', stop)
+  }
+  return finished > 0 ? 0 : INTERRUPTED
+}
+
+async function runView(
+  io: CliIo,
+  admin: string,
+  opts: TraceOptions,
+  requests: (onEvent: (e: TraceEvent) => Promise<void>, onWaiting: () => void) => Promise<number>,
+): Promise<number> {
+  const state: TraceViewProps = {
+    admin,
+    pathPrefix: opts.path,
+    follow: opts.follow === true,
+    requests: [],
+    waiting: true,
+  }
+  const view = () => createElement(TraceView, { ...state })
+  const ink = render(view(), {
+    stdout: io.stdout as NodeJS.WriteStream,
+    stderr: io.stderr as NodeJS.WriteStream,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  })
+  try {
+    return await requests(
+      async (e) => {
+        const list = state.requests.slice()
+        const last = list.at(-1)
+        if (!state.waiting && last) list[list.length - 1] = [...last, e]
+        else list.push([e])
+        state.requests = list
+        state.waiting = false
+        ink.rerender(view())
+      },
+      () => {
+        if (state.requests.length > 0) {
+          state.waiting = true
+          ink.rerender(view())
+        }
+      },
+    )
+  } finally {
+    if (!opts.follow) state.waiting = false
+    ink.rerender(view())
+    ink.unmount()
+    await ink.waitUntilExit()
+  }
+}
