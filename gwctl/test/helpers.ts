@@ -1,0 +1,190 @@
+/**
+ * Test helpers: the real gwctl binary as a child process, a real gatehouse with its admin
+ * interface on a free port in front of a tiny HTTP backend, and a scripted admin server for the
+ * faults a real gatehouse cannot produce on demand (a 404 profile endpoint on Linux, a broken
+ * stream, a non-dump answer).
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { type Gatehouse, parseConfig, startGatehouse } from '@gatehouse/proxy'
+import { stringify } from 'yaml'
+
+/** Absolute path of the binary under test. */
+export const GWCTL_BIN = fileURLToPath(new URL('../bin/gwctl.js', import.meta.url))
+/** The saved config dump fixture. */
+export const DUMP_FIXTURE = fileURLToPath(new URL('./fixtures/config-dump.json', import.meta.url))
+/** A fixture directory path. */
+export const fixture = (name: string) =>
+  fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
+
+/** What a finished gwctl run left behind. */
+export interface GwctlResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** A running gwctl process whose output is collected as it comes. */
+export interface GwctlProcess {
+  child: ChildProcess
+  /** Output so far. */
+  stdout(): string
+  stderr(): string
+  /** Resolves once stdout contains `text`. */
+  waitForStdout(text: string): Promise<void>
+  /** Resolves when the process exits. */
+  done: Promise<GwctlResult>
+}
+
+/** Starts `node bin/gwctl.js ...args` (async: the servers of the test live in this process). */
+export function spawnGwctl(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): GwctlProcess {
+  const child = spawn(process.execPath, [GWCTL_BIN, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  const waiters: Array<{ text: string; resolve: () => void }> = []
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
+    out += s
+    for (const w of waiters.splice(0)) {
+      if (out.includes(w.text)) w.resolve()
+      else waiters.push(w)
+    }
+  })
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
+    err += s
+  })
+  const done = new Promise<GwctlResult>((resolve) => {
+    child.on('close', (code) => resolve({ code, stdout: out, stderr: err }))
+  })
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitForStdout: (text) =>
+      out.includes(text)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ text, resolve })),
+    done,
+  }
+}
+
+/** Runs gwctl to completion. */
+export function runGwctl(
+  args: readonly string[],
+  options: { cwd?: string } = {},
+): Promise<GwctlResult> {
+  return spawnGwctl(args, options).done
+}
+
+/** A plain HTTP backend that answers every request with 200 and a small JSON body. */
+export async function startBackend(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ ok: true, path: req.url }))
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => closeServer(server),
+  }
+}
+
+/** A real gatehouse with its admin interface, plus its backend. */
+export interface LiveGatehouse {
+  gatehouse: Gatehouse
+  /** Data-plane base URL. */
+  url: string
+  /** `host:port` of the admin interface, as `--admin` takes it. */
+  admin: string
+  /** The admin port, as `-p` takes it. */
+  adminPort: string
+  close(): Promise<void>
+}
+
+/**
+ * Starts gatehouse with one gateway, one route `mcp` on `/mcp` to the backend, and the admin
+ * interface on `adminAddr` (default a free loopback port).
+ */
+export async function startLiveGatehouse(adminAddr = '127.0.0.1:0'): Promise<LiveGatehouse> {
+  const backend = await startBackend()
+  const config = parseConfig(
+    stringify({
+      config: { adminAddr, logLevel: 'error' },
+      gateways: { default: { port: 3000, address: '127.0.0.1' } },
+      backends: { 'mcp-backend': { static: { host: '127.0.0.1', port: backend.port } } },
+      routes: {
+        mcp: {
+          rules: [
+            {
+              matches: [{ path: { type: 'PathPrefix', value: '/mcp' } }],
+              backendRefs: [{ name: 'mcp-backend' }],
+            },
+          ],
+        },
+      },
+    }),
+    'gwctl-test.yaml',
+  )
+  const gatehouse = await startGatehouse({ config, ephemeralPorts: true })
+  const adminUrl = gatehouse.adminUrl ?? ''
+  const admin = adminUrl.replace(/^http:\/\//, '')
+  return {
+    gatehouse,
+    url: gatehouse.gateways[0]?.url ?? '',
+    admin,
+    adminPort: admin.split(':').at(-1) ?? '',
+    close: async () => {
+      await gatehouse.stop('test finished')
+      await backend.close()
+    },
+  }
+}
+
+/** A scripted admin server: each path answers with the given handler. */
+export async function startScriptedAdmin(
+  routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void>,
+): Promise<{ admin: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
+    const handler = routes[path]
+    if (handler) handler(req, res)
+    else {
+      res.writeHead(404, { 'content-type': 'text/plain' })
+      res.end('not found\n')
+    }
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    admin: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => closeServer(server),
+  }
+}
+
+/** A port nothing listens on: bound once, then released. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  await closeServer(server)
+  return port
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections()
+  return new Promise((resolve) => server.close(() => resolve()))
+}
