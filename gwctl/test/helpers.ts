@@ -35,6 +35,10 @@ export interface GwctlProcess {
   stderr(): string
   /** Resolves once stdout contains `text`. */
   waitForStdout(text: string): Promise<void>
+  /** Resolves once stderr contains `text`. */
+  waitForStderr(text: string): Promise<void>
+  /** Resolves once stderr contains `text`. */
+  waitForStderr(text: string): Promise<void>
   /** Resolves when the process exits. */
   done: Promise<GwctlResult>
 }
@@ -51,16 +55,20 @@ export function spawnGwctl(
   })
   let out = ''
   let err = ''
-  const waiters: Array<{ text: string; resolve: () => void }> = []
-  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
-    out += s
+  const waiters: Array<{ stream: 'out' | 'err'; text: string; resolve: () => void }> = []
+  const check = () => {
     for (const w of waiters.splice(0)) {
-      if (out.includes(w.text)) w.resolve()
+      if ((w.stream === 'out' ? out : err).includes(w.text)) w.resolve()
       else waiters.push(w)
     }
+  }
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
+    out += s
+    check()
   })
   child.stderr?.setEncoding('utf8').on('data', (s: string) => {
     err += s
+    check()
   })
   const done = new Promise<GwctlResult>((resolve) => {
     child.on('close', (code) => resolve({ code, stdout: out, stderr: err }))
@@ -72,7 +80,11 @@ export function spawnGwctl(
     waitForStdout: (text) =>
       out.includes(text)
         ? Promise.resolve()
-        : new Promise((resolve) => waiters.push({ text, resolve })),
+        : new Promise((resolve) => waiters.push({ stream: 'out', text, resolve })),
+    waitForStderr: (text) =>
+      err.includes(text)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ stream: 'err', text, resolve })),
     done,
   }
 }

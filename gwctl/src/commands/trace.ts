@@ -47,16 +47,19 @@ Examples:
       const client = adminClientOf(cmd)
       setAction(async (io) => {
         const requests = (onEvent: (e: TraceEvent) => Promise<void>, onWaiting: () => void) =>
-          followRequests(io, opts, onEvent, onWaiting, (signal) =>
+          followRequests(io, opts, onEvent, (signal) =>
             traceNextRequest(client, {
               ...(opts.path ? { pathPrefix: opts.path } : {}),
               signal,
+              onOpen: onWaiting,
             }),
           )
         if (opts.raw) {
+          // The status line goes to stderr so stdout stays pure JSON Lines.
+          const where = `${formatAdminAddress(client.address)}${opts.path ? ` under ${opts.path}` : ''}`
           return requests(
             (e) => write(io.stdout, `${JSON.stringify(e)}\n`),
-            () => {},
+            () => io.stderr.write(`waiting for the next request on ${where} (Ctrl-C to stop)\n`),
           )
         }
         return runView(io, formatAdminAddress(client.address), opts, requests)
@@ -72,7 +75,6 @@ async function followRequests(
   io: CliIo,
   opts: TraceOptions,
   onEvent: (e: TraceEvent) => Promise<void>,
-  onWaiting: () => void,
   next: (signal: AbortSignal) => AsyncIterable<TraceEvent>,
 ): Promise<number> {
   const abort = new AbortController()
@@ -82,7 +84,6 @@ async function followRequests(
   let finished = 0
   try {
     do {
-      onWaiting()
       let ended = false
       for await (const e of next(abort.signal)) {
         await onEvent(e)
@@ -109,6 +110,7 @@ async function runView(
     follow: opts.follow === true,
     requests: [],
     waiting: true,
+    connected: false,
   }
   const view = () => createElement(TraceView, { ...state })
   const ink = render(view(), {
@@ -129,10 +131,9 @@ async function runView(
         ink.rerender(view())
       },
       () => {
-        if (state.requests.length > 0) {
-          state.waiting = true
-          ink.rerender(view())
-        }
+        state.connected = true
+        state.waiting = true
+        ink.rerender(view())
       },
     )
   } finally {

@@ -14,6 +14,11 @@ export interface TraceOptions {
   pathPrefix?: string
   /** Stops waiting; the iterator then ends without an error. */
   signal?: AbortSignal
+  /**
+   * Called once the stream is open: from then on the proxy traces the next matching request,
+   * so a caller may send one.
+   */
+  onOpen?: () => void
 }
 
 /**
@@ -37,6 +42,7 @@ export async function* traceNextRequest(
     throw err
   }
   if (res.status !== 200) throw await unexpectedStatus(client.address, path, res)
+  options.onOpen?.()
   let finished = false
   try {
     for await (const msg of readSse(res.body)) {

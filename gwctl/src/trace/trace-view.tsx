@@ -19,6 +19,8 @@ export interface TraceViewProps {
   requests: readonly TraceEvent[][]
   /** True while waiting for the next request to start. */
   waiting: boolean
+  /** False until the admin interface accepted the trace stream. */
+  connected: boolean
 }
 
 /** The whole screen: header, earlier requests as one line each, the current one in full. */
@@ -42,7 +44,10 @@ export function TraceView(props: TraceViewProps) {
       ))}
       {current && !props.waiting ? <Timeline events={current} /> : null}
       {current && props.waiting ? <Summary events={current} /> : null}
-      {props.waiting ? (
+      {props.waiting && !props.connected ? (
+        <Text color="yellow">Connecting to the admin interface…</Text>
+      ) : null}
+      {props.waiting && props.connected ? (
         <Text color="yellow">
           Waiting for the next request{props.pathPrefix ? ` under ${props.pathPrefix}` : ''}…
           (Ctrl-C to stop)

@@ -1,0 +1,199 @@
+import { execFileSync } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  GWCTL_BIN,
+  type LiveGatehouse,
+  spawnGwctl,
+  startLiveGatehouse,
+  startScriptedAdmin,
+} from '../helpers.js'
+
+// A syntactically real JWT (header {"alg":"none"}), so redaction has something to find.
+const TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'
+
+interface Event {
+  type: string
+  requestId: string
+  elapsedMs: number
+  data: Record<string, unknown>
+}
+
+describe('gwctl proxy trace --raw against a running gatehouse', () => {
+  let live: LiveGatehouse
+  beforeAll(async () => {
+    live = await startLiveGatehouse()
+  })
+  afterAll(async () => {
+    await live.close()
+  })
+
+  it('prints the events of a request sent while it waits as JSON Lines, then exits 0', async () => {
+    const gw = spawnGwctl(['-p', live.adminPort, 'proxy', 'trace', '--local', '--raw'])
+    await gw.waitForStderr('waiting for the next request')
+    const res = await fetch(`${live.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    })
+    expect(res.status).toBe(200)
+    const r = await gw.done
+    expect(r.code).toBe(0)
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event)
+    expect(events.map((e) => e.type)).toEqual([
+      'request_started',
+      'route_selected',
+      'policies_applied',
+      'backend_selected',
+      'backend_response',
+      'response',
+      'request_finished',
+    ])
+    expect(new Set(events.map((e) => e.requestId)).size).toBe(1)
+    expect(events[0]?.data).toMatchObject({ method: 'POST', path: '/mcp', gateway: 'default' })
+    expect(events[1]?.data).toMatchObject({ route: 'mcp' })
+    expect(events[3]?.data).toMatchObject({ backend: 'mcp-backend' })
+    expect(events.at(-1)?.data).toMatchObject({ status: 200 })
+    expect(r.stdout).not.toContain(TOKEN)
+    expect(r.stdout).toContain('Bearer [redacted]')
+  })
+
+  it('traces only a request under --path', async () => {
+    const gw = spawnGwctl(['--admin', live.admin, 'proxy', 'trace', '--raw', '--path', '/mcp'])
+    await gw.waitForStderr('under /mcp')
+    expect((await fetch(`${live.url}/elsewhere`)).status).toBe(404)
+    expect((await fetch(`${live.url}/mcp/tools`)).status).toBe(200)
+    const r = await gw.done
+    expect(r.code).toBe(0)
+    const first = JSON.parse(r.stdout.split('\n')[0] ?? '') as Event
+    expect(first.data.path).toBe('/mcp/tools')
+  })
+
+  it('keeps following with --follow until interrupted, then exits 0', async () => {
+    const gw = spawnGwctl(['-p', live.adminPort, 'proxy', 'trace', '--raw', '--follow'])
+    await gw.waitForStderr('waiting for the next request')
+    await fetch(`${live.url}/mcp/one`)
+    await gw.waitForStdout('"type":"request_finished"')
+    // The second watch is open once its status line is printed again.
+    await new Promise<void>((resolve) => {
+      const poll = () =>
+        gw.stderr().split('waiting for the next request').length > 2
+          ? resolve()
+          : setTimeout(poll, 20)
+      poll()
+    })
+    await fetch(`${live.url}/mcp/two`)
+    await gw.waitForStdout('"path":"/mcp/two"')
+    await gw.waitForStdout('"type":"request_finished"')
+    gw.child.kill('SIGINT')
+    const r = await gw.done
+    expect(r.code).toBe(0)
+    const finished = r.stdout.split('\n').filter((l) => l.includes('"type":"request_finished"'))
+    expect(finished).toHaveLength(2)
+  })
+
+  it('exits 130 when interrupted before a request arrives', async () => {
+    const gw = spawnGwctl(['-p', live.adminPort, 'proxy', 'trace', '--raw'])
+    await gw.waitForStderr('waiting for the next request')
+    gw.child.kill('SIGINT')
+    const r = await gw.done
+    expect(r.code).toBe(130)
+    expect(r.stdout).toBe('')
+  })
+})
+
+describe('gwctl proxy trace stream errors', () => {
+  it('says so and exits 1 when the stream ends before the request finished', async () => {
+    const admin = await startScriptedAdmin({
+      '/debug/trace': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        res.end(
+          'event: request_started\ndata: {"requestId":"req-1","seq":0,"type":"request_started","at":"2026-11-22T14:00:00.000Z","elapsedMs":0,"data":{"method":"GET","path":"/mcp"}}\n\n',
+        )
+      },
+    })
+    try {
+      const gw = spawnGwctl(['--admin', admin.admin, 'proxy', 'trace', '--raw'])
+      const r = await gw.done
+      expect(r.code).toBe(1)
+      expect(r.stdout).toContain('"type":"request_started"')
+      expect(r.stderr).toContain(
+        'gwctl: the trace stream ended before the request finished (did gatehouse stop?)',
+      )
+    } finally {
+      await admin.close()
+    }
+  })
+
+  it('quotes the admin answer and exits 1 when the stream is refused', async () => {
+    const admin = await startScriptedAdmin({
+      '/debug/trace': (_req, res) => {
+        res.writeHead(400, { 'content-type': 'text/plain' })
+        res.end('path must start with "/", got "mcp"\n')
+      },
+    })
+    try {
+      const r = await spawnGwctl([
+        '--admin',
+        admin.admin,
+        'proxy',
+        'trace',
+        '--raw',
+        '--path',
+        'mcp',
+      ]).done
+      expect(r.code).toBe(1)
+      expect(r.stderr).toBe(
+        `gwctl: the admin interface at ${admin.admin} answered 400 to /debug/trace: path must start with "/", got "mcp"\n`,
+      )
+    } finally {
+      await admin.close()
+    }
+  })
+})
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', args, { encoding: 'utf8' })
+}
+
+async function paneUntil(session: string, text: string): Promise<string> {
+  for (;;) {
+    const pane = tmux('capture-pane', '-p', '-t', session)
+    if (pane.includes(text)) return pane
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('gwctl proxy trace terminal UI under tmux', () => {
+  let live: LiveGatehouse
+  const session = `gwctl-trace-${process.pid}`
+  beforeAll(async () => {
+    live = await startLiveGatehouse()
+  })
+  afterAll(async () => {
+    try {
+      tmux('kill-session', '-t', session)
+    } catch {
+      // already gone
+    }
+    await live.close()
+  })
+
+  it('shows the route, backend and status of the request sent while it waits, then exits 0', async () => {
+    const cmd = `${process.execPath} ${GWCTL_BIN} -p ${live.adminPort} proxy trace --local; echo "gwctl exited $?"; sleep 600`
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', cmd)
+    await paneUntil(session, 'Waiting for the next request')
+    expect(
+      (await fetch(`${live.url}/mcp`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(200)
+    const pane = await paneUntil(session, 'gwctl exited')
+    expect(pane).toContain('gwctl exited 0')
+    expect(pane).toMatch(/GET \/mcp status 200 in \d+\.\d{3} ms/)
+    expect(pane).toMatch(/route +mcp rule 0 \(PathPrefix \/mcp\)/)
+    expect(pane).toMatch(/backend +mcp-backend at http:\/\/127\.0\.0\.1:\d+/)
+    expect(pane).toMatch(/\+ *\d+\.\d{3} ms finished +status=200/)
+    expect(pane).not.toContain(TOKEN)
+  })
+})
