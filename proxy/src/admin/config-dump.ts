@@ -1,0 +1,202 @@
+/**
+ * `GET /config_dump`: the runtime configuration as JSON (seed, Admin interface table; shape pinned
+ * in docs/internal/contracts.md). The zod schema below is the source of the committed JSON Schema
+ * `config-dump.schema.json`; a test fails when the two drift.
+ */
+import { z } from 'zod'
+import type { PolicyStatus } from '../auth/types.js'
+import type { AdminContext } from './context.js'
+import { redactSecrets } from './redact.js'
+
+const ConditionStatus = z.enum(['True', 'False', 'Unknown'])
+
+/** A Gateway-API-style status condition (`Accepted`, `Attached`, `Programmed`). */
+export const Condition = z.object({
+  type: z.enum(['Accepted', 'Attached', 'Programmed']),
+  status: ConditionStatus,
+  reason: z.string(),
+  message: z.string(),
+})
+
+/** A policy's status: whether it is programmed (enforced) and why, plus its conditions. */
+export const PolicyStatusDump = z.object({
+  programmed: z.boolean(),
+  reason: z.string().describe('CamelCase reason, e.g. Programmed, JwksUnavailable.'),
+  message: z.string(),
+  conditions: z.array(Condition),
+})
+
+/** The whole dump. */
+export const ConfigDump = z
+  .object({
+    version: z.object({
+      product: z.literal('gatehouse'),
+      version: z.string(),
+      node: z.string(),
+      platform: z.string(),
+      arch: z.string(),
+      pid: z.number().int(),
+      mode: z.literal('standalone'),
+      startedAt: z.string().describe('ISO time the proxy started.'),
+      uptimeSeconds: z.number(),
+    }),
+    config: z.object({
+      adminAddr: z.string(),
+      logLevel: z.string().describe('The log filter in force now (changes with POST /logging).'),
+      drainTimeout: z.string(),
+    }),
+    binds: z.array(
+      z.object({
+        name: z.string(),
+        address: z.string(),
+        port: z.number().int(),
+        url: z.string(),
+        listeners: z.array(
+          z.object({
+            name: z.string(),
+            protocol: z.literal('HTTP'),
+            routes: z.array(z.string()),
+          }),
+        ),
+      }),
+    ),
+    routes: z.array(
+      z.object({
+        name: z.string(),
+        parentRefs: z.array(z.record(z.string(), z.unknown())).optional(),
+        rules: z.array(z.record(z.string(), z.unknown())),
+      }),
+    ),
+    backends: z.array(
+      z.object({
+        name: z.string(),
+        address: z.string().describe('host:port'),
+        tls: z.record(z.string(), z.unknown()).nullable(),
+        timeouts: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    policies: z.array(
+      z.object({
+        name: z.string(),
+        targetRefs: z.array(z.record(z.string(), z.unknown())),
+        traffic: z.record(z.string(), z.unknown()).describe('As configured, secrets redacted.'),
+        runtime: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe("The compiled policy's own view (key set state), secrets redacted."),
+        status: PolicyStatusDump,
+      }),
+    ),
+    workloads: z.array(z.unknown()).describe('Always empty in standalone mode.'),
+    services: z.array(z.unknown()).describe('Always empty in standalone mode.'),
+  })
+  .describe('Gatehouse /config_dump: the runtime configuration, secrets redacted.')
+
+/** The dump document. */
+export type ConfigDump = z.output<typeof ConfigDump>
+
+/** The committed JSON Schema of the dump (`proxy/src/admin/config-dump.schema.json`). */
+export function configDumpJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ConfigDump, { io: 'output' }) as Record<string, unknown>
+}
+
+const cond = (
+  type: 'Accepted' | 'Attached' | 'Programmed',
+  ok: boolean,
+  reason: string,
+  message: string,
+) => ({ type, status: ok ? ('True' as const) : ('False' as const), reason, message })
+
+/** Gateway API conditions from the auth layer's status. */
+export function policyStatusDump(s: PolicyStatus): z.output<typeof PolicyStatusDump> {
+  return {
+    programmed: s.programmed,
+    reason: s.reason,
+    message: s.message,
+    conditions: [
+      cond(
+        'Accepted',
+        s.accepted,
+        s.accepted ? 'Accepted' : s.reason,
+        s.accepted ? 'policy is valid' : s.message,
+      ),
+      cond(
+        'Attached',
+        s.attached,
+        s.attached ? 'Attached' : 'TargetNotFound',
+        s.attached ? 'policy targets an existing route' : s.message,
+      ),
+      cond('Programmed', s.programmed, s.reason, s.message),
+    ],
+  }
+}
+
+const NOT_COMPILED: PolicyStatus = {
+  accepted: false,
+  attached: false,
+  programmed: false,
+  reason: 'NotCompiled',
+  message: 'the policy is configured but was not compiled by this proxy',
+}
+
+/** Builds the dump. `redact: false` only under the seeded fault `secrets-in-config-dump`. */
+export function buildConfigDump(ctx: AdminContext, options: { redact?: boolean } = {}): ConfigDump {
+  const r = (v: unknown) => (options.redact === false ? v : redactSecrets(v))
+  const config = ctx.config()
+  const compiled = ctx.policies()
+  const dump: ConfigDump = {
+    version: {
+      product: 'gatehouse',
+      version: ctx.version,
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      pid: process.pid,
+      mode: 'standalone',
+      startedAt: ctx.startedAt.toISOString(),
+      uptimeSeconds: Math.round((Date.now() - ctx.startedAt.getTime()) / 1000),
+    },
+    config: {
+      adminAddr: config.config.adminAddr,
+      logLevel: ctx.logging.filter(),
+      drainTimeout: config.config.drainTimeout,
+    },
+    binds: ctx.gateways().map((g) => ({
+      name: g.name,
+      address: g.address,
+      port: g.port,
+      url: g.url,
+      listeners: [{ name: g.name, protocol: 'HTTP' as const, routes: [...g.routes] }],
+    })),
+    routes: Object.entries(config.routes).map(([name, route]) => ({
+      name,
+      ...(route.parentRefs ? { parentRefs: r(route.parentRefs) as Record<string, unknown>[] } : {}),
+      rules: r(route.rules) as Record<string, unknown>[],
+    })),
+    backends: Object.entries(config.backends).map(([name, b]) => ({
+      name,
+      address: `${b.static.host}:${b.static.port}`,
+      tls: b.tls ? (r(b.tls) as Record<string, unknown>) : null,
+      timeouts: { ...b.timeouts },
+    })),
+    policies: Object.entries(config.policies).map(([name, p]) => {
+      const policy = compiled.get(name)
+      let runtime: Record<string, unknown> | undefined
+      try {
+        runtime = policy ? (r(policy.dump()) as Record<string, unknown>) : undefined
+      } catch {
+        runtime = undefined
+      }
+      return {
+        name,
+        targetRefs: r(p.targetRefs) as Record<string, unknown>[],
+        traffic: r(p.traffic) as Record<string, unknown>,
+        ...(runtime ? { runtime } : {}),
+        status: policyStatusDump(policy ? policy.status() : NOT_COMPILED),
+      }
+    }),
+    workloads: [],
+    services: [],
+  }
+  return dump
+}

@@ -1,0 +1,103 @@
+/**
+ * `GET /debug/pprof/profile` and `GET /debug/pprof/heap` (seed, Admin interface table):
+ * parameter checks, one CPU profile at a time, and the file download.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type HeapSampler, takeCpuProfile } from './pprof.js'
+
+/** Seed: `seconds` integer 1–300, default 10; `frequency` integer 1–1000 Hz, default 100. */
+export const CPU_PROFILE_LIMITS = {
+  seconds: { min: 1, max: 300, default: 10 },
+  frequency: { min: 1, max: 1000, default: 100 },
+} as const
+
+type Param = keyof typeof CPU_PROFILE_LIMITS
+
+/** A parameter value, or the message of a 400. */
+export function profileParam(
+  url: URL,
+  name: Param,
+  clampRange = false,
+): { value: number } | { error: string } {
+  const limits = CPU_PROFILE_LIMITS[name]
+  const raw = url.searchParams.get(name)
+  if (raw === null) return { value: limits.default }
+  if (!/^\d+$/.test(raw)) {
+    return { error: `${name} must be an integer from ${limits.min} to ${limits.max}, got "${raw}"` }
+  }
+  const n = Number(raw)
+  if (n < limits.min || n > limits.max) {
+    if (clampRange) return { value: Math.min(limits.max, Math.max(limits.min, n)) }
+    return { error: `${name} must be from ${limits.min} to ${limits.max}, got ${n}` }
+  }
+  return { value: n }
+}
+
+function stamp(): string {
+  return new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
+}
+
+function sendProfile(res: ServerResponse, kind: 'cpu' | 'heap', body: Buffer): void {
+  res.writeHead(200, {
+    'content-type': 'application/octet-stream',
+    'content-disposition': `attachment; filename="gatehouse-${kind}-${stamp()}.pb.gz"`,
+    'content-length': String(body.length),
+  })
+  res.end(body)
+}
+
+function badRequest(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' })
+  res.end(`${message}\n`)
+}
+
+/** Options of {@link serveCpuProfile}. */
+export interface CpuEndpointOptions {
+  /** Shared by the server: one profile at a time. */
+  state: { running: boolean }
+  /** Seeded fault `profile-range-unchecked`: clamp out-of-range values instead of 400. */
+  clampRange?: boolean
+  /** Aborts a running profile when the admin server closes. */
+  closing?: AbortSignal
+}
+
+/** Serves a CPU profile: 400 on bad parameters, 409 while another profile runs. */
+export async function serveCpuProfile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  options: CpuEndpointOptions,
+): Promise<void> {
+  const seconds = profileParam(url, 'seconds', options.clampRange)
+  const frequency = profileParam(url, 'frequency', options.clampRange)
+  if ('error' in seconds) return badRequest(res, 400, seconds.error)
+  if ('error' in frequency) return badRequest(res, 400, frequency.error)
+  if (options.state.running) {
+    return badRequest(res, 409, 'a CPU profile is already running; retry when it has finished')
+  }
+  options.state.running = true
+  const stop = new AbortController()
+  const onGone = () => stop.abort()
+  req.socket.once('close', onGone)
+  options.closing?.addEventListener('abort', onGone, { once: true })
+  try {
+    const body = await takeCpuProfile({
+      seconds: seconds.value,
+      frequency: frequency.value,
+      signal: stop.signal,
+    })
+    if (!res.destroyed) sendProfile(res, 'cpu', body)
+  } finally {
+    options.state.running = false
+    req.socket.off('close', onGone)
+    options.closing?.removeEventListener('abort', onGone)
+  }
+}
+
+/** Serves the heap profile. */
+export async function serveHeapProfile(res: ServerResponse, heap: HeapSampler): Promise<void> {
+  sendProfile(res, 'heap', await heap.profile())
+}

@@ -1,0 +1,63 @@
+/**
+ * `GET /debug/trace`: a JSON-over-SSE trace of the **next** request the proxy handles (seed,
+ * Admin interface table). Frames are `event: <type>\ndata: <json>\n\n` with types from
+ * `TRACE_EVENT_TYPES`; `: keep-alive` comments flow while waiting so proxies and clients do not
+ * time the stream out; the stream ends after `request_finished`.
+ */
+import type { ServerResponse } from 'node:http'
+import type { TraceBus, TraceEvent } from '../telemetry/trace-bus.js'
+
+/** Options of {@link serveTrace}. */
+export interface TraceOptions {
+  /** Interval of `: keep-alive` comments while waiting. Default 15 000 ms. */
+  keepAliveMs?: number
+  /** Seeded fault `trace-not-sse`: answer one JSON array instead of an event stream. */
+  notSse?: boolean
+}
+
+/** Serves one watcher; `?path=` restricts the traced request to a path prefix. */
+export async function serveTrace(
+  bus: TraceBus,
+  res: ServerResponse,
+  url: URL,
+  options: TraceOptions = {},
+): Promise<void> {
+  const pathPrefix = url.searchParams.get('path') ?? undefined
+  if (pathPrefix !== undefined && !pathPrefix.startsWith('/')) {
+    res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' })
+    res.end(`path must start with "/", got "${pathPrefix}"\n`)
+    return
+  }
+  const abort = new AbortController()
+  // The watcher stops waiting when the client goes away, so an abandoned watch does not keep
+  // tracing requests nobody reads.
+  res.on('close', () => abort.abort())
+  const events = bus.watch({ ...(pathPrefix ? { pathPrefix } : {}), signal: abort.signal })
+
+  if (options.notSse) {
+    const all: TraceEvent[] = []
+    for await (const e of events) all.push(e)
+    if (!res.writableEnded && !res.destroyed) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(all))
+    }
+    return
+  }
+
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+  })
+  res.flushHeaders()
+  res.write(': waiting for the next request\n\n')
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), options.keepAliveMs ?? 15_000)
+  try {
+    for await (const e of events) {
+      res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
+    }
+  } finally {
+    clearInterval(keepAlive)
+    if (!res.writableEnded) res.end()
+  }
+}
