@@ -46,6 +46,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | P
 
 interface Route extends AdminEndpoint {
   handle: Handler
+  /** Long-running (a stream, a timed profile): no implicit HEAD, which would start one. */
+  long?: true
 }
 
 function json(
@@ -113,6 +115,7 @@ export async function startAdmin(
       path: '/debug/trace',
       methods: ['GET'],
       description: 'SSE trace of the next request (?path=/prefix filters)',
+      long: true,
       handle: (_req, res, url) =>
         serveTrace(ctx.traceBus, res, url, {
           ...(options.traceKeepAliveMs ? { keepAliveMs: options.traceKeepAliveMs } : {}),
@@ -140,6 +143,7 @@ export async function startAdmin(
           {
             path: '/debug/pprof/profile',
             methods: ['GET'],
+            long: true as const,
             description:
               'CPU profile, gzipped pprof (?seconds=1-300, default 10; ?frequency=1-1000 Hz, default 100)',
             handle: ((req, res, url) =>
@@ -226,7 +230,8 @@ export async function startAdmin(
       })
       return
     }
-    const allowed = route.methods.includes('GET') ? [...route.methods, 'HEAD'] : route.methods
+    const allowed =
+      route.methods.includes('GET') && !route.long ? [...route.methods, 'HEAD'] : route.methods
     if (!allowed.includes(req.method ?? 'GET')) {
       text(
         res,

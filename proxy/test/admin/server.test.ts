@@ -50,6 +50,10 @@ describe('admin server', () => {
     const dump = await fetch(`${gh.admin}/config_dump`, { method: 'DELETE' })
     expect(dump.status).toBe(405)
     expect(dump.headers.get('allow')).toBe('GET, HEAD')
+    // HEAD would start a trace watch nobody reads: not offered on the stream.
+    const head = await fetch(`${gh.admin}/debug/trace`, { method: 'HEAD' })
+    expect(head.status).toBe(405)
+    expect(head.headers.get('allow')).toBe('GET')
   })
 
   it('refuses a cross-origin browser request (a web page cannot POST /quitquitquit)', async () => {
