@@ -119,6 +119,11 @@ async function runView(
     exitOnCtrlC: false,
     patchConsole: false,
   })
+  // Subscribe now: if rendering fails, ink unmounts at once and settles only the promise that
+  // exists at that moment. The rejection is awaited below; this keeps it from counting as
+  // unhandled meanwhile.
+  const exited = ink.waitUntilExit()
+  exited.catch(() => {})
   try {
     return await requests(
       async (e) => {
@@ -140,6 +145,6 @@ async function runView(
     if (!opts.follow) state.waiting = false
     ink.rerender(view())
     ink.unmount()
-    await ink.waitUntilExit()
+    await exited
   }
 }

@@ -1,7 +1,13 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource react */
 /**
  * The terminal UI of `gwctl proxy trace`: a timeline of one request's events with the time since
  * the request started, then its status. A pure function of its props, so the command re-renders
  * it as events arrive and tests render it with ink-testing-library from recorded events.
+ *
+ * The pragmas above pin the automatic JSX runtime in the file itself: tsx reads the tsconfig of
+ * the current directory, and gwctl runs from any directory (a temp dir without one would fall
+ * back to the classic `React.createElement` transform and fail with "React is not defined").
  */
 import { Box, Text } from 'ink'
 import { describeEvent } from './describe.js'

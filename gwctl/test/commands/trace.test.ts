@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   GWCTL_BIN,
@@ -183,7 +186,9 @@ describe('gwctl proxy trace terminal UI under tmux', () => {
 
   it('shows the route, backend and status of the request sent while it waits, then exits 0', async () => {
     const cmd = `${process.execPath} ${GWCTL_BIN} -p ${live.adminPort} proxy trace --local; echo "gwctl exited $?"; sleep 600`
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', cmd)
+    // Started in a directory without a tsconfig.json: the UI must not depend on the cwd's one.
+    const cwd = await mkdtemp(join(tmpdir(), 'gwctl-tui-'))
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', '-c', cwd, cmd)
     await paneUntil(session, 'Waiting for the next request')
     expect(
       (await fetch(`${live.url}/mcp`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
