@@ -142,7 +142,7 @@ async function runView(
       },
     )
   } finally {
-    if (!opts.follow) state.waiting = false
+    state.waiting = false
     ink.rerender(view())
     ink.unmount()
     await exited

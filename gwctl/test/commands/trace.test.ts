@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtemp } from 'node:fs/promises'
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -172,16 +172,59 @@ async function paneUntil(session: string, text: string): Promise<string> {
 describe('gwctl proxy trace terminal UI under tmux', () => {
   let live: LiveGatehouse
   const session = `gwctl-trace-${process.pid}`
+  const sessions: string[] = []
   beforeAll(async () => {
     live = await startLiveGatehouse()
   })
   afterAll(async () => {
-    try {
-      tmux('kill-session', '-t', session)
-    } catch {
-      // already gone
+    for (const s of [session, ...sessions]) {
+      try {
+        tmux('kill-session', '-t', s)
+      } catch {
+        // already gone
+      }
     }
     await live.close()
+  })
+
+  /**
+   * Runs gwctl in a tmux pane from a shell that survives Ctrl-C (it traps INT), so the pane
+   * shows gwctl's exit code afterwards.
+   */
+  async function startInPane(name: string, args: string): Promise<void> {
+    const cwd = await mkdtemp(join(tmpdir(), 'gwctl-tui-'))
+    const script = join(cwd, 'run.sh')
+    await writeFile(
+      script,
+      `#!/bin/bash\ntrap 'echo shell got INT' INT\n${process.execPath} ${GWCTL_BIN} ${args}\necho "gwctl exited $?"\nsleep 600\n`,
+    )
+    await chmod(script, 0o755)
+    sessions.push(name)
+    tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', '-c', cwd, script)
+  }
+
+  it('stops following on Ctrl-C with exit 0, each traced request on one line', async () => {
+    const name = `${session}-follow`
+    await startInPane(name, `-p ${live.adminPort} proxy trace --local --follow`)
+    await paneUntil(name, 'Waiting for the next request')
+    await fetch(`${live.url}/mcp/first`)
+    await paneUntil(name, 'GET /mcp/first status 200')
+    await paneUntil(name, 'Waiting for the next request')
+    await fetch(`${live.url}/missing`)
+    await paneUntil(name, 'GET /missing status 404')
+    tmux('send-keys', '-t', name, 'C-c')
+    const pane = await paneUntil(name, 'gwctl exited')
+    expect(pane).toContain('gwctl exited 0')
+    expect(pane).toMatch(/req-\d+ GET \/mcp\/first status 200 in/)
+    expect(pane).toMatch(/route +no route matches/)
+  })
+
+  it('exits 130 on Ctrl-C before any request arrived', async () => {
+    const name = `${session}-cancel`
+    await startInPane(name, `-p ${live.adminPort} proxy trace --local`)
+    await paneUntil(name, 'Waiting for the next request')
+    tmux('send-keys', '-t', name, 'C-c')
+    expect(await paneUntil(name, 'gwctl exited')).toContain('gwctl exited 130')
   })
 
   it('shows the route, backend and status of the request sent while it waits, then exits 0', async () => {
