@@ -104,6 +104,25 @@ async function clearStaleSocket(path: string): Promise<void> {
   await unlink(path)
 }
 
+/**
+ * Listens on a unix socket created with mode 0600. The socket file is created synchronously inside
+ * `listen()`, so a umask set around that call alone closes the window in which another user could
+ * connect before the `chmod` (which stays, for platforms where umask cannot be set, e.g. workers).
+ */
+function listenOwnerOnly(server: Server, path: string): Promise<void> {
+  let previous: number | undefined
+  try {
+    previous = process.umask(0o177)
+  } catch {
+    previous = undefined
+  }
+  try {
+    return listen(server, { path })
+  } finally {
+    if (previous !== undefined) process.umask(previous)
+  }
+}
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve())
@@ -123,7 +142,7 @@ export async function bindAdmin(
   if (bind.kind === 'unix') {
     await clearStaleSocket(bind.path)
     try {
-      await listen(server, { path: bind.path })
+      await listenOwnerOnly(server, bind.path)
     } catch (cause) {
       throw new GatehouseError(
         'GW_ERR_LISTEN',
