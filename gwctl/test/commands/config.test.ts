@@ -42,7 +42,7 @@ describe('gwctl proxy config all --file', () => {
     expect(r.stdout).toMatch(/^POLICY +TARGETS +ACCEPTED +ATTACHED +PROGRAMMED +REASON$/m)
     expect(r.stdout).toMatch(/^mcp-auth +HTTPRoute\/mcp +True +True +True +Programmed$/m)
     expect(r.stdout).toMatch(
-      /^broken-jwks +HTTPRoute\/mcp +True +True +False +KeysetUnavailable: the JWKS key set is not available$/m,
+      /^broken-jwks +HTTPRoute\/mcp +True +True +False +JwksUnavailable: the JWKS key set is not available: GET https:\/\/idp\.example\.com\/oauth2\/default\/v1\/keys answered 404$/m,
     )
     // Aligned: every POLICY row starts its ACCEPTED column at the same offset.
     const header = lines.find((l) => l.startsWith('POLICY')) ?? ''
