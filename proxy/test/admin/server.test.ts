@@ -24,6 +24,7 @@ describe('admin server', () => {
   it('listens on the configured loopback address and reports its URL', () => {
     expect(gh.admin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(logsWith(gh.logs, 'admin interface on').length).toBe(1)
+    expect(logsWith(gh.logs, 'UI served at')[0]?.ui).toBe(`${gh.admin}/ui`)
   })
 
   it('serves a minimal UI linking the endpoints', async () => {
