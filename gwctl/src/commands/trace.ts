@@ -4,13 +4,11 @@
  * JSON Lines with `--raw`. Exits once the request finished, unless `--follow`.
  */
 import { Command } from 'commander'
-import { render } from 'ink'
-import { createElement } from 'react'
 import { formatAdminAddress } from '../admin-client.js'
 import { type CliIo, write } from '../io.js'
 import type { TraceEvent } from '../trace/events.js'
 import { traceNextRequest } from '../trace/stream.js'
-import { TraceView, type TraceViewProps } from '../trace/trace-view.js'
+import type { TraceViewProps } from '../trace/trace-view.js'
 import { type Action, adminClientOf } from './context.js'
 
 interface TraceOptions {
@@ -112,6 +110,13 @@ async function runView(
     waiting: true,
     connected: false,
   }
+  // Loaded here, not at start-up: ink and React take most of a second to load, which every other
+  // command (and --raw) would pay for nothing.
+  const [{ render }, { createElement }, { TraceView }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../trace/trace-view.js'),
+  ])
   const view = () => createElement(TraceView, { ...state })
   const ink = render(view(), {
     stdout: io.stdout as NodeJS.WriteStream,
