@@ -23,17 +23,25 @@ export type GwctlErrorCode =
   /** The trace stream ended before the traced request finished. */
   | 'GWCTL_ERR_TRACE_INCOMPLETE'
 
+/** What each code means; a `Record` over the union, so adding a code without a line fails to compile. */
+const DESCRIPTIONS: Record<GwctlErrorCode, string> = {
+  GWCTL_ERR_USAGE: 'the command line is wrong',
+  GWCTL_ERR_ADMIN_UNREACHABLE: 'the admin interface could not be reached',
+  GWCTL_ERR_ADMIN_RESPONSE: 'the admin interface answered with an unexpected status or body',
+  GWCTL_ERR_FILE_UNREADABLE: 'a --file could not be read',
+  GWCTL_ERR_NOT_CONFIG_DUMP: 'a --file or live answer is not a config dump',
+  GWCTL_ERR_PROFILING_UNAVAILABLE: 'CPU profiling is not available (not a Linux build)',
+  GWCTL_ERR_WRITE: 'an output file could not be written',
+  GWCTL_ERR_TRACE_INCOMPLETE: 'the trace stream ended before the request finished',
+}
+
 /** Every code, for documentation and the completeness test. */
-export const GWCTL_ERROR_CODES: readonly GwctlErrorCode[] = [
-  'GWCTL_ERR_USAGE',
-  'GWCTL_ERR_ADMIN_UNREACHABLE',
-  'GWCTL_ERR_ADMIN_RESPONSE',
-  'GWCTL_ERR_FILE_UNREADABLE',
-  'GWCTL_ERR_NOT_CONFIG_DUMP',
-  'GWCTL_ERR_PROFILING_UNAVAILABLE',
-  'GWCTL_ERR_WRITE',
-  'GWCTL_ERR_TRACE_INCOMPLETE',
-]
+export const GWCTL_ERROR_CODES = Object.keys(DESCRIPTIONS) as readonly GwctlErrorCode[]
+
+/** A one-line description of a code. */
+export function describeErrorCode(code: GwctlErrorCode): string {
+  return DESCRIPTIONS[code]
+}
 
 /** A failure gwctl reports as `gwctl: <message>` on stderr before exiting non-zero. */
 export class GwctlError extends Error {

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander'
 import { formatAdminAddress } from '../admin-client.js'
+import { usageError } from '../errors.js'
 import { type CliIo, write } from '../io.js'
 import type { TraceEvent } from '../trace/events.js'
 import { traceNextRequest } from '../trace/stream.js'
@@ -42,6 +43,9 @@ Examples:
   gwctl proxy trace --local --follow`,
     )
     .action((opts: TraceOptions, cmd: Command) => {
+      if (opts.path !== undefined && !opts.path.startsWith('/')) {
+        throw usageError(`--path ${opts.path}: expected a path prefix starting with "/", e.g. /mcp`)
+      }
       const client = adminClientOf(cmd)
       setAction(async (io) => {
         const requests = (onEvent: (e: TraceEvent) => Promise<void>, onWaiting: () => void) =>

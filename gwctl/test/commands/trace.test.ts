@@ -108,6 +108,14 @@ describe('gwctl proxy trace --raw against a running gatehouse', () => {
 })
 
 describe('gwctl proxy trace stream errors', () => {
+  it('exits 2 for a --path that is not a path prefix', async () => {
+    const r = await spawnGwctl(['proxy', 'trace', '--raw', '--path', 'mcp']).done
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(
+      'gwctl: --path mcp: expected a path prefix starting with "/", e.g. /mcp\n',
+    )
+  })
+
   it('says so and exits 1 when the stream ends before the request finished', async () => {
     const admin = await startScriptedAdmin({
       '/debug/trace': (_req, res) => {
@@ -133,23 +141,15 @@ describe('gwctl proxy trace stream errors', () => {
   it('quotes the admin answer and exits 1 when the stream is refused', async () => {
     const admin = await startScriptedAdmin({
       '/debug/trace': (_req, res) => {
-        res.writeHead(400, { 'content-type': 'text/plain' })
-        res.end('path must start with "/", got "mcp"\n')
+        res.writeHead(503, { 'content-type': 'text/plain' })
+        res.end('shutting down\n')
       },
     })
     try {
-      const r = await spawnGwctl([
-        '--admin',
-        admin.admin,
-        'proxy',
-        'trace',
-        '--raw',
-        '--path',
-        'mcp',
-      ]).done
+      const r = await spawnGwctl(['--admin', admin.admin, 'proxy', 'trace', '--raw']).done
       expect(r.code).toBe(1)
       expect(r.stderr).toBe(
-        `gwctl: the admin interface at ${admin.admin} answered 400 to /debug/trace: path must start with "/", got "mcp"\n`,
+        `gwctl: the admin interface at ${admin.admin} answered 503 to /debug/trace: shutting down\n`,
       )
     } finally {
       await admin.close()
