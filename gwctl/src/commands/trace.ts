@@ -64,7 +64,9 @@ Examples:
             () => io.stderr.write(`waiting for the next request on ${where} (Ctrl-C to stop)\n`),
           )
         }
-        return runView(io, formatAdminAddress(client.address), opts, requests)
+        const admin = formatAdminAddress(client.address)
+        if (!io.stdout.isTTY) return printTimelines(io, admin, opts, requests)
+        return runView(io, admin, opts, requests)
       })
     })
 }
@@ -100,11 +102,56 @@ async function followRequests(
   return finished > 0 ? 0 : INTERRUPTED
 }
 
+type Requests = (
+  onEvent: (e: TraceEvent) => Promise<void>,
+  onWaiting: () => void,
+) => Promise<number>
+
+/**
+ * The timeline for a file or pipe: no live redrawing (its cursor movements would litter the
+ * output); each request's timeline is printed once it finished, the waiting line goes to stderr.
+ */
+async function printTimelines(
+  io: CliIo,
+  admin: string,
+  opts: TraceOptions,
+  requests: Requests,
+): Promise<number> {
+  const [{ renderToString }, { createElement }, { TraceView }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../trace/trace-view.js'),
+  ])
+  let current: TraceEvent[] = []
+  const where = `${admin}${opts.path ? ` under ${opts.path}` : ''}`
+  return requests(
+    async (e) => {
+      current.push(e)
+      if (e.type !== 'request_finished') return
+      const frame = renderToString(
+        createElement(TraceView, {
+          admin,
+          pathPrefix: opts.path,
+          follow: false,
+          requests: [current],
+          waiting: false,
+          connected: true,
+          header: false,
+        }),
+        { columns: io.stdout.columns ?? 200 },
+      )
+      current = []
+      await write(io.stdout, `${frame.replace(/^\n/, '')}\n`)
+    },
+    () => io.stderr.write(`waiting for the next request on ${where} (Ctrl-C to stop)\n`),
+  )
+}
+
 async function runView(
   io: CliIo,
   admin: string,
   opts: TraceOptions,
-  requests: (onEvent: (e: TraceEvent) => Promise<void>, onWaiting: () => void) => Promise<number>,
+  requests: Requests,
 ): Promise<number> {
   const state: TraceViewProps = {
     admin,

@@ -27,6 +27,8 @@ export interface TraceViewProps {
   waiting: boolean
   /** False until the admin interface accepted the trace stream. */
   connected: boolean
+  /** Show the title line. Default true; off for the plain-text output to a file or pipe. */
+  header?: boolean
 }
 
 /** The whole screen: header, earlier requests as one line each, the current one in full. */
@@ -36,15 +38,17 @@ export function TraceView(props: TraceViewProps) {
   const earlier = requests.slice(0, -1)
   return (
     <Box flexDirection="column">
-      <Text>
-        <Text bold>gwctl trace</Text>
-        <Text dimColor>
-          {' '}
-          admin {props.admin}
-          {props.pathPrefix ? ` · path ${props.pathPrefix}` : ''}
-          {props.follow ? ' · following' : ''}
+      {props.header === false ? null : (
+        <Text>
+          <Text bold>gwctl trace</Text>
+          <Text dimColor>
+            {' '}
+            admin {props.admin}
+            {props.pathPrefix ? ` · path ${props.pathPrefix}` : ''}
+            {props.follow ? ' · following' : ''}
+          </Text>
         </Text>
-      </Text>
+      )}
       {earlier.map((events) => (
         <Summary key={events[0]?.requestId ?? ''} events={events} />
       ))}
@@ -95,7 +99,8 @@ function Summary({ events }: { events: readonly TraceEvent[] }) {
   )
 }
 
-const LABEL_WIDTH = 17
+// The longest label ("backend response") plus two spaces, so the detail column stays apart.
+const LABEL_WIDTH = 18
 const TIME_WIDTH = 12
 
 function Timeline({ events }: { events: readonly TraceEvent[] }) {

@@ -63,6 +63,27 @@ describe('gwctl proxy trace --raw against a running gatehouse', () => {
     expect(r.stdout).toContain('Bearer [redacted]')
   })
 
+  it('prints the finished timeline as plain text when stdout is not a terminal', async () => {
+    const gw = spawnGwctl(['-p', live.adminPort, 'proxy', 'trace', '--local'])
+    await gw.waitForStderr('waiting for the next request')
+    expect((await fetch(`${live.url}/mcp`)).status).toBe(200)
+    const r = await gw.done
+    expect(r.code).toBe(0)
+    // No cursor movement or colour codes in a file or pipe.
+    expect(r.stdout).not.toContain('\u001b')
+    const lines = r.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^req-\d+ GET \/mcp status 200 in \d+\.\d{3} ms$/)
+    expect(lines.slice(1).map((l) => l.trim().split(/ {2,}|(?<=ms) /)[1])).toEqual([
+      'request',
+      'route',
+      'policies',
+      'backend',
+      'backend response',
+      'response',
+      'finished',
+    ])
+  })
+
   it('traces only a request under --path', async () => {
     const gw = spawnGwctl(['--admin', live.admin, 'proxy', 'trace', '--raw', '--path', '/mcp'])
     await gw.waitForStderr('under /mcp')
