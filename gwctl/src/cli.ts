@@ -1,7 +1,7 @@
 /**
  * The gwctl command line: `run(argv)` parses, runs one subcommand and returns the exit code.
  * Exit codes: 0 success, 1 the operation failed (admin unreachable, bad file, 404 …), 2 the
- * command line is wrong, 130 a trace interrupted before its request finished.
+ * command line is wrong, 130 interrupted by Ctrl-C before the operation completed.
  */
 import { Command, CommanderError } from 'commander'
 import { configCommand } from './commands/config.js'

@@ -1,7 +1,8 @@
 /**
  * Errors of gwctl. Every failure the user can cause or meet has a stable code, a message that
  * says what was wrong and what to do, and an exit code: 1 for a failed operation, 2 for a
- * command line that cannot be run (the convention of POSIX utilities and commander).
+ * command line that cannot be run (the convention of POSIX utilities and commander), 130 for an
+ * operation stopped by Ctrl-C (the shell's 128 + SIGINT).
  */
 
 /** Stable codes of gwctl failures, so callers and tests can switch on them. */
@@ -22,6 +23,8 @@ export type GwctlErrorCode =
   | 'GWCTL_ERR_WRITE'
   /** The trace stream ended before the traced request finished. */
   | 'GWCTL_ERR_TRACE_INCOMPLETE'
+  /** Ctrl-C (or SIGTERM) stopped a running operation before it completed. Exit 130. */
+  | 'GWCTL_ERR_INTERRUPTED'
 
 /** What each code means; a `Record` over the union, so adding a code without a line fails to compile. */
 const DESCRIPTIONS: Record<GwctlErrorCode, string> = {
@@ -33,6 +36,7 @@ const DESCRIPTIONS: Record<GwctlErrorCode, string> = {
   GWCTL_ERR_PROFILING_UNAVAILABLE: 'CPU profiling is not available (not a Linux build)',
   GWCTL_ERR_WRITE: 'an output file could not be written',
   GWCTL_ERR_TRACE_INCOMPLETE: 'the trace stream ended before the request finished',
+  GWCTL_ERR_INTERRUPTED: 'interrupted before the operation completed',
 }
 
 /** Every code, for documentation and the completeness test. */
@@ -47,14 +51,14 @@ export function describeErrorCode(code: GwctlErrorCode): string {
 export class GwctlError extends Error {
   /** Stable code. */
   readonly code: GwctlErrorCode
-  /** Process exit code: 2 for usage errors, 1 otherwise. */
-  readonly exitCode: 1 | 2
+  /** Process exit code: 2 for usage errors, 130 (128 + SIGINT) when interrupted, 1 otherwise. */
+  readonly exitCode: 1 | 2 | 130
 
   constructor(code: GwctlErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options)
     this.name = 'GwctlError'
     this.code = code
-    this.exitCode = code === 'GWCTL_ERR_USAGE' ? 2 : 1
+    this.exitCode = code === 'GWCTL_ERR_USAGE' ? 2 : code === 'GWCTL_ERR_INTERRUPTED' ? 130 : 1
   }
 }
 

@@ -109,10 +109,18 @@ async function saveProfile(
   path: string,
   query: Record<string, number>,
 ): Promise<number> {
-  const res = await client.request(endpoint, {
-    query,
-    ...(io.signal ? { signal: io.signal } : {}),
-  })
+  const interrupted = () =>
+    new GwctlError('GWCTL_ERR_INTERRUPTED', `interrupted: ${path} not written`)
+  let res: Awaited<ReturnType<AdminClient['request']>>
+  try {
+    res = await client.request(endpoint, {
+      query,
+      ...(io.signal ? { signal: io.signal } : {}),
+    })
+  } catch (err) {
+    if (io.signal?.aborted) throw interrupted()
+    throw err
+  }
   if (res.status === 404 && endpoint === '/debug/pprof/profile') {
     await res.text().catch(() => '')
     throw new GwctlError(
@@ -128,8 +136,7 @@ async function saveProfile(
     await rename(part, path)
   } catch (err) {
     await rm(part, { force: true })
-    if (io.signal?.aborted)
-      throw new GwctlError('GWCTL_ERR_WRITE', `interrupted: ${path} not written`)
+    if (io.signal?.aborted) throw interrupted()
     throw new GwctlError('GWCTL_ERR_WRITE', `cannot write ${path}: ${(err as Error).message}`, {
       cause: err,
     })

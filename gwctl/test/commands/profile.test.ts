@@ -4,7 +4,13 @@ import { join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { Profile, StringTable, ValueType } from 'pprof-format'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type LiveGatehouse, runGwctl, startLiveGatehouse, startScriptedAdmin } from '../helpers.js'
+import {
+  type LiveGatehouse,
+  runGwctl,
+  spawnGwctl,
+  startLiveGatehouse,
+  startScriptedAdmin,
+} from '../helpers.js'
 
 const tempDir = () => mkdtemp(join(tmpdir(), 'gwctl-profile-'))
 
@@ -166,6 +172,34 @@ describe('gwctl proxy profile cpu parameters and failures', () => {
       expect(r.stderr).toBe(
         `gwctl: the admin interface at ${admin.admin} answered 409 to /debug/pprof/profile: a CPU profile is already running; retry when it has finished\n`,
       )
+    } finally {
+      await admin.close()
+    }
+  })
+
+  it('stops on Ctrl-C while the profile records: exit 130 and no file', async () => {
+    let arrived!: () => void
+    const requested = new Promise<void>((r) => (arrived = r))
+    // Holds the request like a real profile of --seconds would, and never answers.
+    const admin = await startScriptedAdmin({
+      '/debug/pprof/profile': () => arrived(),
+    })
+    try {
+      const cwd = await tempDir()
+      const gw = spawnGwctl(
+        ['--admin', admin.admin, 'proxy', 'profile', 'cpu', '--seconds', '60'],
+        {
+          cwd,
+        },
+      )
+      await requested
+      gw.child.kill('SIGINT')
+      const r = await gw.done
+      expect(r.code).toBe(130)
+      expect(r.stderr).toMatch(
+        /^gwctl: interrupted: .*gatehouse-cpu-\d{8}T\d{6}Z\.pb\.gz not written\n$/,
+      )
+      expect(await readdir(cwd)).toEqual([])
     } finally {
       await admin.close()
     }
