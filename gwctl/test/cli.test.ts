@@ -1,9 +1,17 @@
 import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { run } from '../src/cli.js'
 import { GWCTL_ERROR_CODES } from '../src/errors.js'
-import { freePort, type LiveGatehouse, runGwctl, startLiveGatehouse } from './helpers.js'
+import {
+  DUMP_FIXTURE,
+  freePort,
+  type LiveGatehouse,
+  runGwctl,
+  startLiveGatehouse,
+} from './helpers.js'
 
 const HINT =
   'Is gatehouse running? Use -p <port> or --admin <addr> if config.adminAddr is not localhost:15000.'
@@ -124,5 +132,39 @@ describe('gwctl error codes', () => {
   it('documents every error code in docs/gwctl.md', async () => {
     const doc = await readFile(new URL('../../docs/gwctl.md', import.meta.url), 'utf8')
     for (const code of GWCTL_ERROR_CODES) expect(doc).toContain(code)
+  })
+})
+
+describe('run() as a library', () => {
+  function capture() {
+    const stream = new PassThrough()
+    let text = ''
+    stream.on('data', (c: Buffer) => {
+      text += c.toString('utf8')
+    })
+    return { stream, text: () => text }
+  }
+
+  it('writes to the given streams and returns the exit code instead of exiting', async () => {
+    const out = capture()
+    const err = capture()
+    const code = await run(['proxy', 'config', 'all', '--file', DUMP_FIXTURE, '-o', 'short'], {
+      stdout: out.stream,
+      stderr: err.stream,
+    })
+    expect(code).toBe(0)
+    expect(out.text()).toMatch(/^mcp-auth +HTTPRoute\/mcp +True +True +True +Programmed$/m)
+    expect(err.text()).toBe('')
+  })
+
+  it('reports a failure on the given stderr', async () => {
+    const out = capture()
+    const err = capture()
+    const code = await run(['proxy', 'config', 'all', '--file', '/nonexistent.json'], {
+      stdout: out.stream,
+      stderr: err.stream,
+    })
+    expect(code).toBe(1)
+    expect(err.text()).toBe('gwctl: cannot read /nonexistent.json: no such file\n')
   })
 })
