@@ -1,0 +1,130 @@
+/**
+ * The provider's OpenID Connect discovery document (OpenID Connect Discovery 1.0 §4), fetched
+ * from `<issuer>/.well-known/openid-configuration` through the JWKS backend, cached (5 minutes,
+ * or the IdP's `Cache-Control: max-age` within 1 minute to 24 hours) and refreshed on demand.
+ * When a refresh fails the last-known-good document is served and a warning logged.
+ */
+import type { pino } from 'pino'
+import type { Upstream } from '../dataplane/upstream.js'
+import type { TaskRegistry } from '../telemetry/tasks.js'
+import { describeError, maxAgeMs, requestUpstream } from './fetch.js'
+
+const DEFAULT_TTL_MS = 5 * 60_000
+const MIN_TTL_MS = 60_000
+const MAX_TTL_MS = 24 * 60 * 60_000
+/** After a failure, wait this long before asking the IdP again (requests get the cached answer). */
+const FAILURE_BACKOFF_MS = 2000
+
+/** A discovery document, or why there is none. */
+export type DiscoveryResult =
+  | { ok: true; document: Record<string, unknown>; stale: boolean }
+  | { ok: false; url: string; cause: string }
+
+/** The cached discovery document of one issuer. */
+export class DiscoveryCache {
+  readonly #upstream: Upstream | undefined
+  readonly #issuer: string
+  readonly #path: string
+  readonly #log: pino.Logger
+  readonly #tasks: TaskRegistry
+  #document: Record<string, unknown> | undefined
+  #expiresAt = 0
+  #failedAt = 0
+  #lastError: string | undefined
+  #inflight: Promise<void> | undefined
+
+  /**
+   * @param upstream the JWKS backend (the org domain); without one the issuer URL is fetched
+   *   directly.
+   */
+  constructor(
+    issuer: string,
+    upstream: Upstream | undefined,
+    log: pino.Logger,
+    tasks: TaskRegistry,
+  ) {
+    this.#issuer = issuer
+    this.#upstream = upstream
+    this.#path = `${new URL(issuer).pathname.replace(/\/$/, '')}/.well-known/openid-configuration`
+    this.#log = log
+    this.#tasks = tasks
+  }
+
+  /** The URL the document is fetched from. */
+  get url(): string {
+    return this.#upstream
+      ? `${this.#upstream.origin}${this.#path}`
+      : `${this.#issuer}/.well-known/openid-configuration`
+  }
+
+  /** The document, fetching it when missing or expired. */
+  async get(): Promise<DiscoveryResult> {
+    const now = Date.now()
+    if (now >= this.#expiresAt && now - this.#failedAt >= FAILURE_BACKOFF_MS) {
+      this.#inflight ??= this.#fetch().finally(() => {
+        this.#inflight = undefined
+      })
+      await this.#inflight
+    }
+    if (this.#document)
+      return { ok: true, document: this.#document, stale: Date.now() >= this.#expiresAt }
+    return { ok: false, url: this.url, cause: this.#lastError ?? 'not fetched yet' }
+  }
+
+  async #fetch(): Promise<void> {
+    const done = this.#tasks.background('discovery_fetch', { issuer: this.#issuer, url: this.url })
+    try {
+      let status: number
+      let text: string
+      let ttl: number | undefined
+      if (this.#upstream) {
+        const res = await requestUpstream(this.#upstream, this.#path)
+        status = res.status
+        text = res.body.toString('utf8')
+        ttl = maxAgeMs(res.headers)
+      } else {
+        const res = await fetch(this.url, { signal: AbortSignal.timeout(10_000) })
+        status = res.status
+        text = await res.text()
+        const cc = res.headers.get('cache-control')
+        ttl = cc ? maxAgeMs({ 'cache-control': cc }) : undefined
+      }
+      if (status !== 200) throw new Error(`HTTP ${status}`)
+      const doc = JSON.parse(text) as unknown
+      if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+        throw new Error('not a JSON object')
+      const d = doc as Record<string, unknown>
+      if (d.issuer !== this.#issuer) {
+        // OpenID Connect Discovery §4.3: the issuer in the document must be the one asked for.
+        throw new Error(`the document names issuer ${String(d.issuer)}, expected ${this.#issuer}`)
+      }
+      this.#document = d
+      this.#lastError = undefined
+      this.#expiresAt =
+        Date.now() + Math.min(Math.max(ttl ?? DEFAULT_TTL_MS, MIN_TTL_MS), MAX_TTL_MS)
+    } catch (err) {
+      this.#lastError = describeError(err)
+      this.#failedAt = Date.now()
+      this.#log.warn(
+        {
+          issuer: this.#issuer,
+          url: this.url,
+          cause: this.#lastError,
+          serving: this.#document ? 'last-known-good' : 'nothing',
+        },
+        'OIDC discovery document is not available',
+      )
+    } finally {
+      done()
+    }
+  }
+
+  /** View for the config dump. */
+  dump(): Record<string, unknown> {
+    return {
+      url: this.url,
+      cached: this.#document !== undefined,
+      lastError: this.#lastError ?? null,
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Small HTTP helper for the auth layer's control-plane fetches (key sets, discovery documents,
+ * proxied registrations). Requests go through the configured backend's pool, so TLS origination
+ * and CA validation are the backend's (the seed's BackendTLSPolicy), never ad hoc.
+ */
+import type { Upstream } from '../dataplane/upstream.js'
+
+/** A fetched response with its body read. */
+export interface FetchedResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer
+}
+
+/** Bytes accepted from the IdP for one document: a key set or discovery document is small. */
+const MAX_DOCUMENT_BYTES = 1024 * 1024
+
+/**
+ * Sends one request to a backend.
+ * @throws Error with a readable cause (connection refused, timeout, TLS failure, too large).
+ */
+export async function requestUpstream(
+  upstream: Upstream,
+  path: string,
+  init: {
+    method?: string
+    headers?: Record<string, string>
+    body?: string
+    timeoutMs?: number
+  } = {},
+): Promise<FetchedResponse> {
+  const signal = AbortSignal.timeout(init.timeoutMs ?? Math.min(upstream.responseTimeoutMs, 10_000))
+  const res = await upstream.dispatcher.request({
+    origin: upstream.origin,
+    path,
+    method: (init.method ?? 'GET') as 'GET',
+    headers: { accept: 'application/json', ...init.headers },
+    ...(init.body !== undefined ? { body: init.body } : {}),
+    signal,
+  })
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length
+    if (size > MAX_DOCUMENT_BYTES) {
+      res.body.destroy()
+      throw new Error(`response larger than ${MAX_DOCUMENT_BYTES} bytes`)
+    }
+    chunks.push(chunk as Buffer)
+  }
+  return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }
+}
+
+/** A readable cause for a failed fetch (undici wraps the useful part in `cause`). */
+export function describeError(err: unknown): string {
+  const e = err as Error & { code?: string; cause?: Error & { code?: string } }
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out'
+  const cause = e.cause
+  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`
+  if (e.code) return `${e.code}${e.message ? ` (${e.message})` : ''}`
+  return e.message
+}
+
+/** `max-age` of a Cache-Control header, in milliseconds, or undefined. */
+export function maxAgeMs(headers: FetchedResponse['headers']): number | undefined {
+  const raw = headers['cache-control']
+  const value = Array.isArray(raw) ? raw.join(',') : raw
+  const m = value && /(?:^|,)\s*max-age\s*=\s*(\d+)/i.exec(value)
+  return m?.[1] ? Number(m[1]) * 1000 : undefined
+}

@@ -1,0 +1,284 @@
+/**
+ * The unauthenticated MCP OAuth endpoints a policy with an `mcp` block serves (seed: Endpoints,
+ * data plane; MCP authorization 2025-06-18 / 2025-11-25 "Authorization Server Discovery"):
+ *
+ * - `GET /.well-known/oauth-protected-resource<resource path>` (and the root form): RFC 9728
+ *   protected-resource metadata from `mcp.resourceMetadata`.
+ * - `GET /.well-known/oauth-authorization-server<resource path>`, provider `BridgedIdp` only:
+ *   RFC 8414 metadata built from the IdP's OIDC discovery document, with `audience` appended to
+ *   the authorization endpoint (the IdP has no RFC 8707) and the registration endpoint pointed
+ *   back at the gateway (the IdP sends no CORS there and wants an API token).
+ * - `POST …/client-registration`: RFC 7591 registration, answered with `mcp.clientId` or proxied
+ *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
+ */
+import type { McpAuthConfig } from '../config/schema.js'
+import {
+  errorResponse,
+  type LocalRequest,
+  type LocalResponse,
+} from '../dataplane/local-response.js'
+import type { Upstream } from '../dataplane/upstream.js'
+import type { FaultSet } from '../faults.js'
+import type { DiscoveryCache } from './discovery.js'
+import { describeError, requestUpstream } from './fetch.js'
+
+const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
+const WELL_KNOWN_AS = '/.well-known/oauth-authorization-server'
+const REGISTRATION_SUFFIX = '/client-registration'
+const REGISTRATION_BODY_LIMIT = 16 * 1024
+
+/** What the endpoints need. */
+export interface OAuthEndpointsOptions {
+  mcp: McpAuthConfig
+  /** The first provider's issuer and audience (the seed's single authorization server). */
+  issuer: string
+  audience: string | undefined
+  discovery: DiscoveryCache
+  /** The org-domain backend, for proxied registrations. */
+  orgUpstream: Upstream | undefined
+  faults: FaultSet
+}
+
+/** The MCP OAuth endpoints of one policy. */
+export class OAuthEndpoints {
+  readonly #o: OAuthEndpointsOptions
+  /** Origin of `mcp.resourceMetadata.resource`: the seed's "base_url_as_configured". */
+  readonly base: string
+  /** Path of the resource (`/mcp`). */
+  readonly resourcePath: string
+
+  constructor(options: OAuthEndpointsOptions) {
+    this.#o = options
+    const resource = new URL(options.mcp.resourceMetadata.resource)
+    this.base = resource.origin
+    this.resourcePath = resource.pathname === '/' ? '' : resource.pathname.replace(/\/$/, '')
+  }
+
+  get #bridged(): boolean {
+    return this.#o.mcp.provider === 'BridgedIdp'
+  }
+
+  /** The protected-resource metadata URL for the `resource_metadata` challenge parameter. */
+  resourceMetadataUrl(requestOrigin: string): string {
+    const origin = this.#o.faults.has('resource-metadata-from-host') ? requestOrigin : this.base
+    return `${origin}${WELL_KNOWN_PRM}${this.resourcePath}`
+  }
+
+  /** The authorization-server identifier clients are sent to. */
+  get #authorizationServer(): string {
+    if (this.#bridged && !this.#o.faults.has('prm-authorization-servers-idp')) {
+      return `${this.base}${this.resourcePath}`
+    }
+    return this.#o.issuer
+  }
+
+  /** Serves the request when it is one of the endpoints. */
+  async serve(req: LocalRequest): Promise<LocalResponse | undefined> {
+    const path = req.path
+    if (!path.startsWith('/.well-known/')) return undefined
+    if (path === `${WELL_KNOWN_PRM}${this.resourcePath}` || path === WELL_KNOWN_PRM) {
+      return onlyGet(req) ?? this.#protectedResource()
+    }
+    if (!this.#bridged) return undefined
+    if (path === `${WELL_KNOWN_AS}${this.resourcePath}`) {
+      return onlyGet(req) ?? (await this.#authorizationServerMetadata())
+    }
+    if (path === `${WELL_KNOWN_AS}${this.resourcePath}${REGISTRATION_SUFFIX}`) {
+      if (req.method !== 'POST') {
+        return errorResponse(
+          405,
+          'invalid_request',
+          'client registration takes POST (RFC 7591 §3.1)',
+          {
+            allow: 'POST, OPTIONS',
+          },
+        )
+      }
+      return this.#register(req)
+    }
+    return undefined
+  }
+
+  #protectedResource(): LocalResponse {
+    const m = this.#o.mcp.resourceMetadata
+    // RFC 9728 §2.
+    const body: Record<string, unknown> = {
+      resource: m.resource,
+      authorization_servers: [this.#authorizationServer],
+    }
+    if (m.scopesSupported) body.scopes_supported = m.scopesSupported
+    body.bearer_methods_supported = m.bearerMethodsSupported ?? ['header']
+    if (m.resourceName) body.resource_name = m.resourceName
+    if (m.resourceDocumentation) body.resource_documentation = m.resourceDocumentation
+    return { status: 200, headers: { 'cache-control': 'public, max-age=300' }, body }
+  }
+
+  async #authorizationServerMetadata(): Promise<LocalResponse> {
+    const found = await this.#o.discovery.get()
+    if (!found.ok) {
+      return errorResponse(
+        503,
+        'temporarily_unavailable',
+        `the identity provider's discovery document at ${found.url} is not available (${found.cause}); try again later`,
+        { 'retry-after': '5' },
+      )
+    }
+    const doc: Record<string, unknown> = { ...found.document }
+    if (this.#o.mcp.issuerMode === 'Gateway') doc.issuer = `${this.base}${this.resourcePath}`
+    if (typeof doc.jwks_uri !== 'string') doc.jwks_uri = `${this.#o.issuer}/v1/keys`
+    const audience = this.#o.audience
+    if (
+      typeof doc.authorization_endpoint === 'string' &&
+      audience &&
+      !this.#o.faults.has('no-audience-param')
+    ) {
+      const url = new URL(doc.authorization_endpoint)
+      url.searchParams.set('audience', audience)
+      doc.authorization_endpoint = url.toString()
+    }
+    if (!this.#o.faults.has('registration-endpoint-not-rewritten')) {
+      doc.registration_endpoint = `${this.base}${WELL_KNOWN_AS}${this.resourcePath}${REGISTRATION_SUFFIX}`
+    }
+    return {
+      status: 200,
+      headers: {
+        'cache-control': 'public, max-age=300',
+        ...(found.stale ? { warning: '110 - "stale"' } : {}),
+      },
+      body: doc,
+    }
+  }
+
+  async #register(req: LocalRequest): Promise<LocalResponse> {
+    let raw: Buffer
+    try {
+      raw = await req.body(REGISTRATION_BODY_LIMIT)
+    } catch {
+      return errorResponse(
+        413,
+        'invalid_client_metadata',
+        `the registration request is larger than ${REGISTRATION_BODY_LIMIT} bytes`,
+      )
+    }
+    const type = String(req.headers['content-type'] ?? '')
+    if (!/^application\/json\b/i.test(type)) {
+      return errorResponse(
+        415,
+        'invalid_client_metadata',
+        'send the client metadata as application/json (RFC 7591 §3.1)',
+      )
+    }
+    let metadata: Record<string, unknown>
+    try {
+      const parsed = JSON.parse(raw.toString('utf8')) as unknown
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        throw new Error('not an object')
+      metadata = parsed as Record<string, unknown>
+    } catch {
+      return errorResponse(400, 'invalid_client_metadata', 'the body is not a JSON object')
+    }
+    const redirectUris = metadata.redirect_uris
+    if (
+      redirectUris !== undefined &&
+      (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string'))
+    ) {
+      return errorResponse(400, 'invalid_redirect_uri', 'redirect_uris must be an array of strings')
+    }
+    const clientId = this.#o.mcp.clientId
+    if (clientId && !this.#o.faults.has('ignore-client-id')) {
+      // The pre-registered public client (PKCE): no secret, no client authentication.
+      return {
+        status: 201,
+        headers: { 'cache-control': 'no-store' },
+        body: {
+          ...pick(metadata, [
+            'client_name',
+            'client_uri',
+            'logo_uri',
+            'scope',
+            'contacts',
+            'software_id',
+            'software_version',
+          ]),
+          client_id: clientId,
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+          redirect_uris: redirectUris ?? [],
+          grant_types: Array.isArray(metadata.grant_types)
+            ? metadata.grant_types
+            : ['authorization_code', 'refresh_token'],
+          response_types: Array.isArray(metadata.response_types)
+            ? metadata.response_types
+            : ['code'],
+          token_endpoint_auth_method: 'none',
+        },
+      }
+    }
+    return this.#proxyRegistration(req, raw)
+  }
+
+  async #proxyRegistration(req: LocalRequest, raw: Buffer): Promise<LocalResponse> {
+    const upstream = this.#o.orgUpstream
+    if (!upstream) {
+      return errorResponse(
+        501,
+        'unsupported_operation',
+        'registration cannot be proxied: the provider has no remote JWKS backend (the org domain); set mcp.clientId',
+      )
+    }
+    // The IdP's registration endpoint is relative to the org URL, not the issuer.
+    const issuerPath = new URL(this.#o.issuer).pathname.replace(/\/$/, '')
+    const path = this.#o.faults.has('registration-to-issuer')
+      ? `${issuerPath}/v1/clients`
+      : '/oauth2/v1/clients'
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    const auth = req.headers.authorization
+    if (typeof auth === 'string') headers.authorization = auth
+    let res: Awaited<ReturnType<typeof requestUpstream>>
+    try {
+      res = await requestUpstream(upstream, path, {
+        method: 'POST',
+        headers,
+        body: raw.toString('utf8'),
+      })
+    } catch (err) {
+      return errorResponse(
+        502,
+        'temporarily_unavailable',
+        `the identity provider's registration endpoint is not reachable: ${describeError(err)}`,
+      )
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(res.body.toString('utf8'))
+    } catch {
+      body = { error: 'server_error', error_description: res.body.toString('utf8').slice(0, 500) }
+    }
+    if (res.status === 401 || res.status === 403) {
+      return {
+        status: res.status,
+        headers: { 'cache-control': 'no-store' },
+        body: {
+          error: 'invalid_client_metadata',
+          error_description:
+            `the identity provider refused the registration (HTTP ${res.status}): its registration endpoint needs an API token that MCP clients do not have. ` +
+            'Set mcp.clientId to a pre-registered client id so that the gateway answers registrations itself.',
+          provider_response: body,
+        },
+      }
+    }
+    return { status: res.status, headers: { 'cache-control': 'no-store' }, body }
+  }
+}
+
+function onlyGet(req: LocalRequest): LocalResponse | undefined {
+  if (req.method === 'GET' || req.method === 'HEAD') return undefined
+  return errorResponse(405, 'invalid_request', 'metadata is read with GET', {
+    allow: 'GET, HEAD, OPTIONS',
+  })
+}
+
+function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k]
+  return out
+}

@@ -1,0 +1,344 @@
+/**
+ * A compiled `GatewayPolicy.spec.traffic` (seed: GatewayPolicy; Authentication 1–3; Errors):
+ * JWT authentication (401), CEL authorization (403) and the MCP OAuth endpoints.
+ *
+ * Challenges follow RFC 6750 §3 and RFC 9728 §5.1: a request without a token gets
+ * `WWW-Authenticate: Bearer resource_metadata="…"`; an invalid token adds
+ * `error="invalid_token"`; a valid token that fails the rules gets 403 with
+ * `error="insufficient_scope"` (no `scope` parameter unless `mcp.requiredScopes` names some, so
+ * MCP clients do not loop on step-up authorization).
+ */
+import { durationMs } from '../config/duration.js'
+import type { PolicyConfig } from '../config/schema.js'
+import { errorResponse, type LocalResponse } from '../dataplane/local-response.js'
+import type { ConfigIssue } from '../errors.js'
+import { DiscoveryCache } from './discovery.js'
+import { KeySet, loadStaticJwks } from './jwks.js'
+import { OAuthEndpoints } from './oauth.js'
+import { type CompiledRules, compileRules } from './rules.js'
+import type {
+  AuthContext,
+  AuthPolicy,
+  AuthRequest,
+  AuthResult,
+  CompileAuthPolicy,
+  PolicyStatus,
+} from './types.js'
+import { TokenVerifier, type Verifier } from './verify.js'
+
+/**
+ * Static checks of a policy beyond the schema: CEL syntax, inline/file key sets.
+ * Used at start-up and by `gatehouse --validate`.
+ */
+export function checkAuthPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  const base = `policies.${name}.traffic`
+  const expressions = policy.traffic.authorization?.policy.matchExpressions ?? []
+  expressions.forEach((expression, i) => {
+    try {
+      compileRules([expression])
+    } catch (err) {
+      issues.push({
+        path: `${base}.authorization.policy.matchExpressions[${i}]`,
+        message: (err as Error).message.replace(/^matchExpressions\[0\]: /, ''),
+      })
+    }
+  })
+  policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
+    if (p.jwks.remote) return
+    try {
+      const jwks = loadStaticJwks(p.jwks)
+      if (jwks.keys.length === 0) throw new Error('the key set has no usable public key')
+    } catch (err) {
+      issues.push({
+        path: `${base}.jwtAuthentication.providers[${i}].jwks`,
+        message: (err as Error).message,
+      })
+    }
+  })
+  return issues
+}
+
+/** Quotes a value for an auth-param (RFC 9110 §11.2): no quote or backslash survives. */
+function q(value: string): string {
+  return `"${value.replace(/["\\]/g, '')}"`
+}
+
+/** Compiles one policy. Throws only for problems {@link checkAuthPolicy} reports. */
+export const compileAuthPolicy: CompileAuthPolicy = (name, policy, ctx) =>
+  new CompiledPolicy(name, policy, ctx)
+
+class CompiledPolicy implements AuthPolicy {
+  readonly name: string
+  readonly #ctx: AuthContext
+  readonly #strict: boolean
+  readonly #verifier: TokenVerifier | undefined
+  readonly #keySets: KeySet[] = []
+  readonly #rules: CompiledRules | undefined
+  readonly #oauth: OAuthEndpoints | undefined
+  readonly #discovery: DiscoveryCache | undefined
+  readonly #policy: PolicyConfig
+  readonly #log
+  #wasProgrammed: boolean | undefined
+
+  constructor(name: string, policy: PolicyConfig, ctx: AuthContext) {
+    this.name = name
+    this.#policy = policy
+    this.#ctx = ctx
+    this.#log = ctx.logging.logger('proxy::auth::jwt')
+    const jwt = policy.traffic.jwtAuthentication
+    this.#strict = (jwt?.mode ?? 'Strict') === 'Strict'
+    const jwksLog = ctx.logging.logger('proxy::auth::jwks')
+    if (jwt) {
+      const verifiers: Verifier[] = jwt.providers.map((p, i) => {
+        const remote = p.jwks.remote
+        let keys: KeySet
+        if (remote) {
+          const upstream = ctx.upstreams.get(remote.backendRef.name)
+          if (!upstream)
+            throw new Error(`policies.${name}: backend ${remote.backendRef.name} does not exist`)
+          keys = new KeySet(
+            p.issuer,
+            {
+              kind: 'remote',
+              upstream,
+              path: remote.jwksPath,
+              refreshMs: durationMs(remote.cacheDuration),
+            },
+            jwksLog,
+            ctx.tasks,
+          )
+        } else {
+          const origin = p.jwks.file
+            ? `file:${p.jwks.file}`
+            : `policies.${name}.providers[${i}].jwks.inline`
+          keys = new KeySet(
+            p.issuer,
+            { kind: 'static', jwks: loadStaticJwks(p.jwks), origin },
+            jwksLog,
+            ctx.tasks,
+          )
+        }
+        this.#keySets.push(keys)
+        return {
+          issuer: p.issuer,
+          audiences: p.audiences,
+          clockSkewSec: Math.round(durationMs(p.clockSkew) / 1000),
+          keys,
+        }
+      })
+      this.#verifier = new TokenVerifier(verifiers, ctx.faults)
+      for (const k of this.#keySets) k.onChange(() => this.#noteProgrammed())
+      const first = jwt.providers[0]
+      if (jwt.mcp && first) {
+        const orgUpstream = first.jwks.remote
+          ? ctx.upstreams.get(first.jwks.remote.backendRef.name)
+          : undefined
+        this.#discovery = new DiscoveryCache(
+          first.issuer,
+          orgUpstream,
+          ctx.logging.logger('proxy::auth::mcp'),
+          ctx.tasks,
+        )
+        this.#oauth = new OAuthEndpoints({
+          mcp: jwt.mcp,
+          issuer: first.issuer,
+          audience: first.audiences[0],
+          discovery: this.#discovery,
+          orgUpstream,
+          faults: ctx.faults,
+        })
+      }
+    }
+    const expressions = policy.traffic.authorization?.policy.matchExpressions
+    this.#rules = expressions ? compileRules(expressions) : undefined
+  }
+
+  status(): PolicyStatus {
+    const attached = this.#policy.targetRefs.every(
+      (t) => this.#ctx.config.routes[t.name] !== undefined,
+    )
+    const missing = this.#keySets.filter((k) => !k.available)
+    if (missing.length > 0) {
+      return {
+        accepted: true,
+        attached,
+        programmed: false,
+        reason: 'JwksUnavailable',
+        message: missing
+          .map(
+            (k) => `JWKS keyset is not available at ${k.url}: ${k.lastError ?? 'not fetched yet'}`,
+          )
+          .join('; '),
+      }
+    }
+    return {
+      accepted: true,
+      attached,
+      programmed: true,
+      reason: 'Programmed',
+      message: 'enforced on the data plane',
+    }
+  }
+
+  #noteProgrammed(): void {
+    const programmed = this.status().programmed
+    if (programmed !== this.#wasProgrammed && this.#wasProgrammed !== undefined) {
+      this.#log.info(
+        { policy: this.name, programmed },
+        programmed ? 'policy programmed' : 'policy not programmed',
+      )
+    }
+    this.#wasProgrammed = programmed
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([
+      ...this.#keySets.map((k) => k.start()),
+      // Warm the discovery cache; its failure is reported when a client asks.
+      this.#discovery
+        ? Promise.race([this.#discovery.get(), new Promise((r) => setTimeout(r, 2000).unref())])
+        : undefined,
+    ])
+    this.#wasProgrammed = this.status().programmed
+    if (!this.#wasProgrammed) {
+      this.#log.error(
+        { policy: this.name, reason: 'JwksUnavailable', message: this.status().message },
+        `policy ${this.name} is accepted but not programmed: JWKS keyset is not available; its routes answer 401`,
+      )
+    }
+  }
+
+  stop(): void {
+    for (const k of this.#keySets) k.stop()
+  }
+
+  serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
+
+  #challenge(requestOrigin: string, params: Record<string, string>): Record<string, string> {
+    if (this.#ctx.faults.has('no-www-authenticate')) return {}
+    const parts: string[] = []
+    if (this.#oauth)
+      parts.push(`resource_metadata=${q(this.#oauth.resourceMetadataUrl(requestOrigin))}`)
+    else parts.push(`realm=${q('gatehouse')}`)
+    for (const [k, v] of Object.entries(params)) parts.push(`${k}=${q(v)}`)
+    return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
+  }
+
+  #unauthorized(req: AuthRequest, description: string, tokenSent: boolean): AuthResult {
+    const params: Record<string, string> = tokenSent
+      ? { error: 'invalid_token', error_description: description }
+      : {}
+    const response: LocalResponse = errorResponse(
+      401,
+      tokenSent ? 'invalid_token' : 'unauthorized',
+      description,
+      this.#challenge(req.requestOrigin, params),
+    )
+    return { ok: false, response }
+  }
+
+  async authenticate(req: AuthRequest): Promise<AuthResult> {
+    const verifier = this.#verifier
+    let claims: Readonly<Record<string, unknown>> | undefined
+    if (verifier) {
+      const token = bearerToken(req, this.#ctx.faults.has('token-in-query'))
+      if (token === undefined) {
+        req.trace?.event('authentication', {
+          policy: this.name,
+          result: 'missing',
+          check: 'no bearer token',
+        })
+        if (this.#strict) return this.#unauthorized(req, 'a bearer token is required', false)
+      } else {
+        if (!verifier.programmed && this.#ctx.faults.has('fail-open-no-keys')) return { ok: true }
+        const result = await verifier.verify(token)
+        if (!result.ok) {
+          req.trace?.event('authentication', {
+            policy: this.name,
+            result: 'failed',
+            check: result.check,
+            reason: result.description,
+          })
+          this.#log.debug({ policy: this.name, check: result.check }, 'bearer token refused')
+          return this.#unauthorized(req, result.description, true)
+        }
+        claims = result.claims
+        req.trace?.event('authentication', {
+          policy: this.name,
+          result: 'ok',
+          issuer: result.issuer,
+          subject: typeof claims.sub === 'string' ? claims.sub : null,
+        })
+      }
+    }
+    if (this.#rules) {
+      // Without claims (Optional mode, no token) the rules see an empty claim set.
+      const results = this.#rules.evaluate(claims ?? {}, this.#ctx.faults.has('cel-error-allows'))
+      const allowed = results.every((r) => r.matched)
+      req.trace?.event('authorization', { policy: this.name, allowed, rules: results })
+      if (!allowed) {
+        this.#ctx.logging.logger('proxy::auth::authz').debug(
+          {
+            policy: this.name,
+            rules: results.map((r) => ({ expression: r.expression, matched: r.matched })),
+          },
+          'request denied by rules',
+        )
+        if (this.#ctx.faults.has('forbidden-as-401'))
+          return this.#unauthorized(req, 'access denied', true)
+        const scopes = this.#policy.traffic.jwtAuthentication?.mcp?.requiredScopes
+        const params: Record<string, string> = { error: 'insufficient_scope' }
+        if (scopes?.length) params.scope = scopes.join(' ')
+        return {
+          ok: false,
+          response: errorResponse(
+            403,
+            'insufficient_scope',
+            'the token is valid but does not satisfy the authorization rules of this route',
+            this.#challenge(req.requestOrigin, params),
+          ),
+        }
+      }
+    }
+    return claims ? { ok: true, claims } : { ok: true }
+  }
+
+  dump(): Record<string, unknown> {
+    const jwt = this.#policy.traffic.jwtAuthentication
+    return {
+      name: this.name,
+      mode: jwt ? (this.#strict ? 'Strict' : 'Optional') : null,
+      providers: (jwt?.providers ?? []).map((p, i) => ({
+        issuer: p.issuer,
+        audiences: p.audiences,
+        clockSkew: p.clockSkew,
+        keys: this.#keySets[i]?.dump(),
+      })),
+      mcp: jwt?.mcp
+        ? {
+            provider: jwt.mcp.provider ?? null,
+            clientId: jwt.mcp.clientId ?? null,
+            resource: jwt.mcp.resourceMetadata.resource,
+            issuerMode: jwt.mcp.issuerMode,
+            discovery: this.#discovery?.dump() ?? null,
+          }
+        : null,
+      rules: this.#rules?.expressions ?? [],
+    }
+  }
+}
+
+/**
+ * The bearer token of a request (RFC 6750 §2.1, the Authorization header). Query-string tokens
+ * (§2.3) are not accepted: MCP authorization forbids them, as URLs end up in logs.
+ */
+function bearerToken(req: AuthRequest, acceptQuery: boolean): string | undefined {
+  const header = req.headers.authorization
+  if (typeof header === 'string') {
+    const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)
+    return m?.[1] ?? ''
+  }
+  if (acceptQuery) return req.query.get('access_token') ?? undefined
+  return undefined
+}

@@ -1,0 +1,219 @@
+/**
+ * Bearer JWT verification (seed: Authentication 2): signature against the provider's keys,
+ * `iss` equal to the configured issuer, `aud` containing a configured audience, `exp`/`nbf` with a
+ * clock skew (default 60 s). Only asymmetric algorithms are accepted, and the algorithm must fit
+ * the key (jose checks it): `none` and HMAC signed with a public key are refused (RFC 8725 §3.1).
+ *
+ * Successful verifications are cached per token until `exp`, in a bounded map, so a client that
+ * sends the same token on every MCP request pays for the signature once.
+ */
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose'
+import type { FaultSet } from '../faults.js'
+import type { KeySet } from './jwks.js'
+
+/** Asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037). */
+export const ACCEPTED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+]
+
+/** A configured provider, ready to verify. */
+export interface Verifier {
+  issuer: string
+  audiences: string[]
+  clockSkewSec: number
+  keys: KeySet
+}
+
+/** Why a token was refused: the failed check and a description safe to show the client. */
+export interface VerifyFailure {
+  ok: false
+  /** `no_keys` when the key set was never loaded (fail closed), else the failed check. */
+  check:
+    | 'malformed'
+    | 'issuer'
+    | 'audience'
+    | 'expired'
+    | 'not_yet_valid'
+    | 'signature'
+    | 'algorithm'
+    | 'no_keys'
+    | 'claims'
+  description: string
+}
+
+/** A verified token. */
+export interface VerifySuccess {
+  ok: true
+  claims: Readonly<JWTPayload>
+  issuer: string
+}
+
+const CACHE_MAX = 10_000
+
+/** Verifies tokens against one or more providers, with a per-token result cache. */
+export class TokenVerifier {
+  readonly #providers: Verifier[]
+  readonly #faults: FaultSet
+  readonly #cache = new Map<
+    string,
+    { claims: Readonly<JWTPayload>; issuer: string; expMs: number }
+  >()
+
+  constructor(providers: Verifier[], faults: FaultSet) {
+    this.#providers = providers
+    this.#faults = faults
+    for (const p of providers) p.keys.onChange(() => this.#cache.clear())
+  }
+
+  /** Whether every provider has keys (else the policy is not programmed). */
+  get programmed(): boolean {
+    return this.#providers.every((p) => p.keys.available)
+  }
+
+  async verify(token: string): Promise<VerifySuccess | VerifyFailure> {
+    const cached = this.#cache.get(token)
+    if (cached) {
+      if (Date.now() < cached.expMs)
+        return { ok: true, claims: cached.claims, issuer: cached.issuer }
+      this.#cache.delete(token)
+    }
+    let unverified: JWTPayload
+    try {
+      decodeProtectedHeader(token)
+      unverified = decodeJwt(token)
+    } catch {
+      return { ok: false, check: 'malformed', description: 'the bearer token is not a JWT' }
+    }
+    const provider = this.#faults.has('skip-iss-check')
+      ? this.#providers[0]
+      : this.#providers.find((p) => p.issuer === unverified.iss)
+    if (!provider) {
+      return {
+        ok: false,
+        check: 'issuer',
+        description: 'the token was not issued by an accepted issuer',
+      }
+    }
+    const result = await this.#verifyWith(provider, token, unverified)
+    if (result.ok) {
+      const exp =
+        typeof result.claims.exp === 'number' ? result.claims.exp * 1000 : Date.now() + 60_000
+      if (this.#cache.size >= CACHE_MAX) {
+        const oldest = this.#cache.keys().next().value
+        if (oldest !== undefined) this.#cache.delete(oldest)
+      }
+      this.#cache.set(token, { claims: result.claims, issuer: result.issuer, expMs: exp })
+    }
+    return result
+  }
+
+  async #verifyWith(
+    provider: Verifier,
+    token: string,
+    unverified: JWTPayload,
+  ): Promise<VerifySuccess | VerifyFailure> {
+    const faults = this.#faults
+    if (!provider.keys.available && !faults.has('skip-signature')) {
+      return {
+        ok: false,
+        check: 'no_keys',
+        description:
+          'the signing keys of the issuer are not available; the token cannot be verified',
+      }
+    }
+    if (faults.has('skip-signature')) return checkClaimsOnly(provider, unverified, faults)
+    const options = {
+      algorithms: ACCEPTED_ALGORITHMS,
+      clockTolerance: provider.clockSkewSec,
+      ...(faults.has('skip-iss-check') ? {} : { issuer: provider.issuer }),
+      ...(faults.has('skip-aud-check') ? {} : { audience: provider.audiences }),
+      // The fault pretends the clock stopped just before expiry.
+      ...(faults.has('accept-expired') && typeof unverified.exp === 'number'
+        ? { currentDate: new Date((unverified.exp - 1) * 1000) }
+        : {}),
+    }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const getKey = provider.keys.getKey
+      if (!getKey) break
+      try {
+        const { payload } = await jwtVerify(token, getKey, options)
+        return { ok: true, claims: payload, issuer: provider.issuer }
+      } catch (err) {
+        if (err instanceof errors.JWKSNoMatchingKey && attempt === 0) {
+          // A rotation at the IdP: fetch the key set again (rate-limited) and retry once.
+          if (await provider.keys.refetchForUnknownKid()) continue
+        }
+        return describeFailure(err)
+      }
+    }
+    return { ok: false, check: 'signature', description: 'no key of the issuer matches the token' }
+  }
+}
+
+function describeFailure(err: unknown): VerifyFailure {
+  if (err instanceof errors.JWTExpired)
+    return { ok: false, check: 'expired', description: 'the token has expired' }
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'nbf')
+      return { ok: false, check: 'not_yet_valid', description: 'the token is not yet valid' }
+    if (err.claim === 'iss') return { ok: false, check: 'issuer', description: 'unexpected issuer' }
+    if (err.claim === 'aud') {
+      return { ok: false, check: 'audience', description: 'the token is not for this audience' }
+    }
+    return { ok: false, check: 'claims', description: `invalid ${err.claim} claim` }
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) {
+    return {
+      ok: false,
+      check: 'algorithm',
+      description: 'the token is signed with an algorithm that is not accepted',
+    }
+  }
+  if (err instanceof errors.JWKSNoMatchingKey) {
+    return { ok: false, check: 'signature', description: 'no key of the issuer matches the token' }
+  }
+  if (err instanceof errors.JWSSignatureVerificationFailed) {
+    return { ok: false, check: 'signature', description: 'the token signature is invalid' }
+  }
+  if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) {
+    return { ok: false, check: 'malformed', description: 'the bearer token is not a valid JWT' }
+  }
+  return { ok: false, check: 'signature', description: 'the token could not be verified' }
+}
+
+/** Only under the `skip-signature` fault: the claim checks without the signature. */
+function checkClaimsOnly(
+  provider: Verifier,
+  claims: JWTPayload,
+  faults: FaultSet,
+): VerifySuccess | VerifyFailure {
+  const now = Date.now() / 1000
+  if (!faults.has('skip-iss-check') && claims.iss !== provider.issuer) {
+    return { ok: false, check: 'issuer', description: 'unexpected issuer' }
+  }
+  const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
+  if (
+    !faults.has('skip-aud-check') &&
+    !aud.some((a) => a !== undefined && provider.audiences.includes(a))
+  ) {
+    return { ok: false, check: 'audience', description: 'the token is not for this audience' }
+  }
+  if (
+    typeof claims.exp === 'number' &&
+    claims.exp + provider.clockSkewSec < now &&
+    !faults.has('accept-expired')
+  ) {
+    return { ok: false, check: 'expired', description: 'the token has expired' }
+  }
+  return { ok: true, claims, issuer: provider.issuer }
+}
