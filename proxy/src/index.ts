@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { AdminContext, GatewayInfo } from './admin/context.js'
+import type { AuthPolicy } from './auth/types.js'
 import { checkCompilable, compileSnapshot } from './config/compile.js'
 import { durationMs } from './config/duration.js'
 import type { GatehouseConfig } from './config/schema.js'
@@ -46,6 +47,8 @@ export interface Gatehouse {
   /** Admin address (`http://127.0.0.1:15000`, `unix:/path`) or undefined when `off`. */
   readonly adminUrl: string | undefined
   readonly logging: Logging
+  /** Compiled policies by name, with their live status (what `/config_dump` reports). */
+  policies(): ReadonlyMap<string, AuthPolicy>
   /** Graceful stop: stop accepting, drain in-flight requests (bounded), close everything. */
   stop(reason?: string): Promise<void>
   /** Resolves with the reason once stopped (by {@link Gatehouse.stop} or `/quitquitquit`). */
@@ -169,6 +172,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
       return admin?.url
     },
     logging,
+    policies: () => snapshot.policies,
     stop,
     stopped,
   }

@@ -5,8 +5,8 @@
  *
  * - Refreshed on an interval (`cacheDuration`, or the IdP's `Cache-Control: max-age` within
  *   1 minute to 24 hours).
- * - A token whose `kid` is unknown triggers a re-fetch, at most one per {@link KID_REFETCH_COOLDOWN_MS},
- *   so a rotation at the IdP is picked up without a restart and a flood of garbage `kid`s cannot
+ * - A token whose `kid` is unknown triggers a re-fetch, at most {@link KID_REFETCH_BURST} per
+ *   {@link KID_REFETCH_WINDOW_MS}, so a rotation at the IdP is picked up without a restart and a flood of garbage `kid`s cannot
  *   turn the gateway into a load generator against the IdP.
  * - A failed refresh keeps the last-known-good keys.
  * - Never fetched (wrong domain or path): {@link KeySet.available} is false and the policy fails
@@ -19,8 +19,12 @@ import type { Upstream } from '../dataplane/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { describeError, maxAgeMs, requestUpstream } from './fetch.js'
 
-/** Minimum time between two re-fetches caused by unknown `kid`s. */
-export const KID_REFETCH_COOLDOWN_MS = 1000
+/**
+ * Re-fetches caused by unknown `kid`s: at most {@link KID_REFETCH_BURST} within
+ * {@link KID_REFETCH_WINDOW_MS} (a sliding window).
+ */
+export const KID_REFETCH_BURST = 3
+export const KID_REFETCH_WINDOW_MS = 10_000
 const MIN_REFRESH_MS = 60_000
 const MAX_REFRESH_MS = 24 * 60 * 60_000
 const RETRY_MIN_MS = 1000
@@ -86,7 +90,7 @@ export class KeySet {
   #getKey: JWTVerifyGetKey | undefined
   #lastError: string | undefined
   #lastFetchAt: Date | undefined
-  #lastKidRefetch = 0
+  readonly #kidRefetches: number[] = []
   #inflight: Promise<boolean> | undefined
   #timer: NodeJS.Timeout | undefined
   #retryMs = RETRY_MIN_MS
@@ -152,8 +156,14 @@ export class KeySet {
     if (this.#source.kind !== 'remote') return false
     const now = Date.now()
     if (this.#inflight) return this.#inflight
-    if (now - this.#lastKidRefetch < KID_REFETCH_COOLDOWN_MS) return false
-    this.#lastKidRefetch = now
+    while (
+      this.#kidRefetches.length > 0 &&
+      now - (this.#kidRefetches[0] ?? 0) > KID_REFETCH_WINDOW_MS
+    ) {
+      this.#kidRefetches.shift()
+    }
+    if (this.#kidRefetches.length >= KID_REFETCH_BURST) return false
+    this.#kidRefetches.push(now)
     return this.refresh('unknown kid')
   }
 

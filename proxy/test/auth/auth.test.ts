@@ -1,0 +1,383 @@
+/**
+ * Authentication (401), authorization (403) and the MCP OAuth endpoints over real HTTP, with a
+ * key endpoint the test switches on and off (tiny-idp) and the real MCP backend.
+ */
+import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { exportJWK, generateKeyPair } from 'jose'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { checkCompilable } from '../../src/config/compile.js'
+import { parseConfig } from '../../src/index.js'
+import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { type AuthConfigOptions, authConfig } from './config.js'
+import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
+
+let idp: TinyIdp
+let backend: McpBackend
+let gh: TestGatehouse
+const extra: TestGatehouse[] = []
+
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2024-11-05',
+    capabilities: {},
+    clientInfo: { name: 't', version: '0' },
+  },
+})
+
+function post(
+  base: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    body: INIT,
+  })
+}
+
+async function start(
+  o: Partial<AuthConfigOptions> = {},
+  faults?: Parameters<typeof startTestGatehouse>[1],
+): Promise<TestGatehouse> {
+  const g = await startTestGatehouse(
+    authConfig({ idpPort: idp.port, backendPort: backend.port, issuer: idp.issuer, ...o }),
+    faults,
+  )
+  extra.push(g)
+  return g
+}
+
+const PRM = 'http://gateway.example:3000/.well-known/oauth-protected-resource/mcp'
+
+beforeAll(async () => {
+  idp = await startTinyIdp()
+  backend = await startMcpBackend()
+  gh = await start()
+})
+afterEach(() => {
+  idp.keysDown(false)
+  idp.discoveryDown(false)
+})
+afterAll(async () => {
+  for (const g of extra) await g.stop('test done')
+  await backend.stop()
+  await idp.stop()
+})
+
+describe('authentication (seed: Authentication 1-2, Errors)', () => {
+  it('answers 401 with the resource_metadata challenge built from the configured resource', async () => {
+    const res = await post(gh.url)
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${PRM}"`)
+    expect(await res.json()).toMatchObject({
+      error: 'unauthorized',
+      error_description: expect.any(String),
+    })
+  })
+
+  it('forwards a valid token for a user in the group, without the Authorization header', async () => {
+    await fetch(`${backend.origin}/__requests`, { method: 'DELETE' })
+    const res = await post(gh.url, await idp.sign())
+    expect(res.status).toBe(200)
+    const seen = (await (await fetch(`${backend.origin}/__requests`)).json()) as Array<{
+      hasAuthorization: boolean
+    }>
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.every((r) => !r.hasAuthorization)).toBe(true)
+  })
+
+  it.each([
+    ['expired', { exp: Math.floor(Date.now() / 1000) - 3600 }],
+    ['not yet valid', { nbf: Math.floor(Date.now() / 1000) + 3600 }],
+    ['wrong issuer', { iss: 'https://evil.example/oauth2/default' }],
+    ['wrong audience', { aud: 'api://other' }],
+  ])('refuses a token that is %s with 401 invalid_token', async (_name, claims) => {
+    const res = await post(gh.url, await idp.sign(claims))
+    expect(res.status).toBe(401)
+    const challenge = res.headers.get('www-authenticate') ?? ''
+    expect(challenge).toContain(`resource_metadata="${PRM}"`)
+    expect(challenge).toContain('error="invalid_token"')
+  })
+
+  it('refuses unknown kid, alg none, HS256 signed with the public key, and garbage', async () => {
+    const good = await idp.sign()
+    const [h, p] = good.split('.')
+    const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
+    const payload = JSON.parse(Buffer.from(p ?? '', 'base64url').toString()) as Record<
+      string,
+      unknown
+    >
+    const other = await generateKeyPair('RS256')
+    const unknownKid = await idp.sign({}, { kid: 'nobody', key: other.privateKey })
+    const none = `${enc({ alg: 'none', typ: 'JWT' })}.${enc(payload)}.`
+    const jwk = idp.currentKey().jwk
+    const { createHmac } = await import('node:crypto')
+    const hsHeader = enc({ alg: 'HS256', kid: jwk.kid })
+    const hsBody = enc(payload)
+    const secret = JSON.stringify(jwk)
+    const hs = `${hsHeader}.${hsBody}.${createHmac('sha256', secret).update(`${hsHeader}.${hsBody}`).digest('base64url')}`
+    const tampered = `${h}.${enc({ ...payload, groups: ['AI-Users', 'admins'] })}.${good.split('.')[2]}`
+    for (const token of [unknownKid, none, hs, tampered, 'garbage', 'a.b.c']) {
+      const res = await post(gh.url, token)
+      expect(res.status, token.slice(0, 20)).toBe(401)
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
+    }
+  })
+
+  it('does not accept a token in the query string', async () => {
+    const res = await fetch(`${gh.url}/mcp?access_token=${await idp.sign()}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: INIT,
+    })
+    expect(res.status).toBe(401)
+  })
+
+  it('accepts a token signed with a rotated key without a restart', async () => {
+    await idp.rotate()
+    const res = await post(gh.url, await idp.sign())
+    expect(res.status).toBe(200)
+  })
+
+  it('keeps the last-known-good keys when the key endpoint fails after start', async () => {
+    idp.keysDown(true)
+    const res = await post(gh.url, await idp.sign())
+    expect(res.status).toBe(200)
+  })
+
+  it('carries CORS headers on a 401 and exposes WWW-Authenticate to the browser', async () => {
+    const res = await post(gh.url, undefined, { origin: 'http://app.example' })
+    expect(res.status).toBe(401)
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://app.example')
+    expect(res.headers.get('access-control-expose-headers')?.toLowerCase()).toContain(
+      'www-authenticate',
+    )
+  })
+})
+
+describe('fail closed (seed: Errors, "Wrong domain or JWKS path")', () => {
+  it('answers 401 on a wrong jwksPath, reports the policy not programmed and logs it', async () => {
+    const g = await start({ jwksPath: '/oauth2/wrong/v1/keys' })
+    const res = await post(g.url, await idp.sign())
+    expect(res.status).toBe(401)
+    const status = [...g.policies().values()][0]?.status()
+    expect(status).toMatchObject({ accepted: true, programmed: false, reason: 'JwksUnavailable' })
+    expect(status?.message).toContain('/oauth2/wrong/v1/keys')
+    expect(g.logs.some((l) => String(l.msg).includes('JWKS keyset is not available'))).toBe(true)
+    await g.stop('done')
+  })
+
+  it('recovers by itself once the keys become available', async () => {
+    idp.keysDown(true)
+    const g = await start()
+    expect(await post(g.url, await idp.sign()).then((r) => r.status)).toBe(401)
+    idp.keysDown(false)
+    let status = 0
+    for (let i = 0; i < 40 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 250))
+      status = (await post(g.url, await idp.sign())).status
+    }
+    expect(status).toBe(200)
+    expect([...g.policies().values()][0]?.status().programmed).toBe(true)
+    await g.stop('done')
+  })
+})
+
+describe('authorization (seed: Authentication 3)', () => {
+  it('answers 403 insufficient_scope without a scope parameter to a valid token outside the group', async () => {
+    const res = await post(gh.url, await idp.sign({ sub: 'bob', groups: [] }))
+    expect(res.status).toBe(403)
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${PRM}", error="insufficient_scope"`,
+    )
+    expect(await res.json()).toMatchObject({ error: 'insufficient_scope' })
+  })
+
+  it('denies a client-only token without groups (the rule cannot be evaluated)', async () => {
+    const token = await idp.sign({ sub: 'service-client', groups: undefined, uid: undefined })
+    expect((await post(gh.url, token)).status).toBe(403)
+  })
+
+  it('names required scopes in the challenge when the policy lists them', async () => {
+    const g = await start({ requiredScopes: ['mcp:tools'] })
+    const res = await post(g.url, await idp.sign({ groups: [] }))
+    expect(res.headers.get('www-authenticate')).toContain('scope="mcp:tools"')
+    await g.stop('done')
+  })
+
+  it('rejects a configuration whose CEL expression does not parse, naming it', async () => {
+    const config = parseConfig(
+      JSON.stringify(
+        authConfig({
+          idpPort: 1,
+          backendPort: 2,
+          issuer: idp.issuer,
+          rules: ['jwt.groups.exists(g, '],
+        }),
+      ),
+      'bad.yaml',
+    )
+    await expect(checkCompilable(config, 'bad.yaml')).rejects.toThrow(
+      /matchExpressions\[0\].*jwt\.groups\.exists/s,
+    )
+  })
+
+  it('lets a request without a token through in Optional mode when there are no rules', async () => {
+    const g = await start({ mode: 'Optional', rules: null })
+    expect((await post(g.url)).status).toBe(200)
+    expect((await post(g.url, 'garbage')).status).toBe(401)
+    await g.stop('done')
+  })
+})
+
+describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
+  it('serves RFC 9728 protected-resource metadata pointing at the gateway', async () => {
+    const res = await fetch(`${gh.url}/.well-known/oauth-protected-resource/mcp`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({
+      resource: 'http://gateway.example:3000/mcp',
+      authorization_servers: ['http://gateway.example:3000/mcp'],
+      scopes_supported: ['openid', 'profile'],
+      bearer_methods_supported: ['header'],
+    })
+  })
+
+  it('serves authorization-server metadata from OIDC discovery, bridged', async () => {
+    const res = await fetch(`${gh.url}/.well-known/oauth-authorization-server/mcp`)
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as Record<string, string>
+    expect(doc.issuer).toBe(idp.issuer)
+    expect(doc.jwks_uri).toBe(`${idp.issuer}/v1/keys`)
+    expect(doc.authorization_endpoint).toBe(
+      `${idp.issuer}/v1/authorize?audience=api%3A%2F%2Fdefault`,
+    )
+    expect(doc.registration_endpoint).toBe(
+      'http://gateway.example:3000/.well-known/oauth-authorization-server/mcp/client-registration',
+    )
+    expect(doc.token_endpoint).toBe(`${idp.issuer}/v1/token`)
+  })
+
+  it('answers with the gateway identifier as issuer in Gateway issuer mode', async () => {
+    const g = await start({ issuerMode: 'Gateway' })
+    const doc = (await (
+      await fetch(`${g.url}/.well-known/oauth-authorization-server/mcp`)
+    ).json()) as Record<string, string>
+    expect(doc.issuer).toBe('http://gateway.example:3000/mcp')
+    await g.stop('done')
+  })
+
+  it('answers 503 with a JSON error when discovery was never reachable', async () => {
+    idp.discoveryDown(true)
+    const g = await start()
+    const res = await fetch(`${g.url}/.well-known/oauth-authorization-server/mcp`)
+    expect(res.status).toBe(503)
+    expect(((await res.json()) as { error_description: string }).error_description).toContain(
+      'openid-configuration',
+    )
+    await g.stop('done')
+  })
+
+  it('answers registration with the pre-registered client id (RFC 7591)', async () => {
+    const res = await fetch(
+      `${gh.url}/.well-known/oauth-authorization-server/mcp/client-registration`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          redirect_uris: ['http://127.0.0.1:5555/cb'],
+          client_name: 'Inspector',
+        }),
+      },
+    )
+    expect(res.status).toBe(201)
+    const body = (await res.json()) as Record<string, unknown>
+    expect(body).toMatchObject({
+      client_id: 'gatehouse-demo-client',
+      redirect_uris: ['http://127.0.0.1:5555/cb'],
+      token_endpoint_auth_method: 'none',
+      client_name: 'Inspector',
+    })
+    expect(body.client_secret).toBeUndefined()
+  })
+
+  it('proxies registration to the org-level endpoint without clientId, and explains a 401', async () => {
+    const g = await start({ clientId: null })
+    const url = `${g.url}/.well-known/oauth-authorization-server/mcp/client-registration`
+    const body = JSON.stringify({ redirect_uris: ['http://127.0.0.1:5555/cb'] })
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    expect(refused.status).toBe(401)
+    expect(((await refused.json()) as { error_description: string }).error_description).toContain(
+      'mcp.clientId',
+    )
+    const ok = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'SSWS test-api-token' },
+      body,
+    })
+    expect(ok.status).toBe(201)
+    const hit = idp.hits.filter((h) => h.path === '/oauth2/v1/clients').at(-1)
+    expect(hit?.authorization).toBe('SSWS test-api-token')
+    await g.stop('done')
+  })
+
+  it('refuses non-JSON and non-POST registration requests', async () => {
+    const url = `${gh.url}/.well-known/oauth-authorization-server/mcp/client-registration`
+    expect(
+      (await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))
+        .status,
+    ).toBe(415)
+    expect(
+      (
+        await fetch(url, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(405)
+    expect(
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '[1',
+        })
+      ).status,
+    ).toBe(400)
+  })
+})
+
+describe('inline key sets', () => {
+  it('validates tokens against an inline JWKS (programmed without any fetch)', async () => {
+    const { publicKey } = await generateKeyPair('ES256')
+    const jwk = await exportJWK(publicKey)
+    const config = authConfig({ idpPort: idp.port, backendPort: backend.port, issuer: idp.issuer })
+    const provider = (config.policies?.['mcp-auth']?.traffic.jwtAuthentication?.providers ?? [])[0]
+    if (!provider) throw new Error('no provider')
+    provider.jwks = {
+      inline: {
+        keys: [...idp.publicJwks().keys, { ...jwk, kid: 'ec' }] as Array<Record<string, unknown>>,
+      },
+    }
+    const g = await startTestGatehouse(config)
+    extra.push(g)
+    expect((await post(g.url, await idp.sign())).status).toBe(200)
+    expect([...g.policies().values()][0]?.status().programmed).toBe(true)
+  })
+})

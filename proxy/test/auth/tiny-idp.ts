@@ -1,0 +1,143 @@
+/**
+ * A small real HTTP server shaped like the bridged IdP's discovery, key and registration
+ * endpoints, with keys the test controls. The auth unit tests use it to switch the key endpoint
+ * on and off at will; the end-to-end tests use the full mock-idp (oidc-provider).
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose'
+
+/** A key of the tiny IdP. */
+interface Key {
+  kid: string
+  privateKey: CryptoKey
+  jwk: JWK
+}
+
+export interface TinyIdp {
+  orgUrl: string
+  issuer: string
+  port: number
+  audience: string
+  /** Signs a token with the current key; claims override the defaults. */
+  sign(
+    claims?: JWTPayload,
+    options?: { kid?: string; alg?: string; key?: CryptoKey },
+  ): Promise<string>
+  /** Adds a new current key; the old one stays published unless `dropOld`. */
+  rotate(dropOld?: boolean): Promise<string>
+  /** Makes the key endpoint answer 500 (true) or normally (false). */
+  keysDown(down: boolean): void
+  discoveryDown(down: boolean): void
+  /** Requests received, by path. */
+  hits: Array<{ method: string; path: string; authorization?: string; body?: string }>
+  publicJwks(): { keys: JWK[] }
+  currentKey(): Key
+  stop(): Promise<void>
+}
+
+async function newKey(n: number): Promise<Key> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true })
+  const jwk = { ...(await exportJWK(publicKey)), kid: `key-${n}`, alg: 'RS256', use: 'sig' }
+  return { kid: `key-${n}`, privateKey, jwk }
+}
+
+export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): Promise<TinyIdp> {
+  const keys: Key[] = [await newKey(1)]
+  let keysDown = opts.keysInitiallyDown ?? false
+  let discoveryDown = false
+  const hits: TinyIdp['hits'] = []
+  let orgUrl = ''
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    let body = ''
+    req.on('data', (c: Buffer) => {
+      body += c.toString()
+    })
+    req.on('end', () => {
+      hits.push({
+        method: req.method ?? 'GET',
+        path,
+        authorization: req.headers.authorization,
+        body,
+      })
+      const json = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(value))
+      }
+      const issuer = `${orgUrl}/oauth2/default`
+      if (path === '/oauth2/default/v1/keys') {
+        if (keysDown) return json(500, { error: 'down' })
+        return json(200, { keys: keys.map((k) => k.jwk) })
+      }
+      if (path === '/oauth2/default/.well-known/openid-configuration') {
+        if (discoveryDown) return json(500, { error: 'down' })
+        return json(200, {
+          issuer,
+          authorization_endpoint: `${issuer}/v1/authorize`,
+          token_endpoint: `${issuer}/v1/token`,
+          jwks_uri: `${issuer}/v1/keys`,
+          registration_endpoint: `${orgUrl}/oauth2/v1/clients`,
+          response_types_supported: ['code'],
+          code_challenge_methods_supported: ['S256'],
+        })
+      }
+      if (path === '/oauth2/v1/clients' && req.method === 'POST') {
+        if (req.headers.authorization !== 'SSWS test-api-token') {
+          return json(401, { errorCode: 'E0000011', errorSummary: 'Invalid token provided' })
+        }
+        return json(201, { client_id: 'registered-by-idp', ...JSON.parse(body || '{}') })
+      }
+      json(404, { errorCode: 'E0000022', errorSummary: 'The endpoint does not exist.' })
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as AddressInfo
+  orgUrl = `http://127.0.0.1:${port}`
+  const issuer = `${orgUrl}/oauth2/default`
+  const current = () => keys[keys.length - 1] as Key
+  return {
+    orgUrl,
+    issuer,
+    port,
+    audience: 'api://default',
+    hits,
+    async sign(claims = {}, options = {}) {
+      const key = current()
+      const now = Math.floor(Date.now() / 1000)
+      return new SignJWT({
+        iss: issuer,
+        aud: 'api://default',
+        sub: 'alice@example.com',
+        uid: 'u-alice',
+        cid: 'gatehouse-demo-client',
+        scp: ['openid'],
+        groups: ['AI-Users'],
+        iat: now,
+        exp: now + 3600,
+        ...claims,
+      })
+        .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: options.kid ?? key.kid })
+        .sign(options.key ?? key.privateKey)
+    },
+    async rotate(dropOld = false) {
+      const key = await newKey(keys.length + 1)
+      if (dropOld) keys.length = 0
+      keys.push(key)
+      return key.kid
+    },
+    keysDown(down) {
+      keysDown = down
+    },
+    discoveryDown(down) {
+      discoveryDown = down
+    },
+    publicJwks: () => ({ keys: keys.map((k) => k.jwk) }),
+    currentKey: current,
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
+  }
+}
