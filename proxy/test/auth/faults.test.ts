@@ -49,7 +49,7 @@ const register = (base: string) =>
   })
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>
 
-/** fault → [config options, probe returning the observed value, value without fault, with fault] */
+/** fault → [config options, a probe whose answer must differ between healthy and faulty proxy] */
 const cases: Array<[Fault, Partial<AuthConfigOptions>, (base: string) => Promise<unknown>]> = [
   ['no-www-authenticate', {}, async (b) => (await post(b)).headers.has('www-authenticate')],
   ['resource-metadata-from-host', {}, async (b) => (await post(b)).headers.get('www-authenticate')],
@@ -73,15 +73,10 @@ const cases: Array<[Fault, Partial<AuthConfigOptions>, (base: string) => Promise
     'skip-signature',
     {},
     async (b) => {
-      const [h, , s] = (await idp.sign({ groups: [] })).split('.')
-      const forged = Buffer.from(
-        JSON.stringify({
-          ...JSON.parse(
-            Buffer.from((await idp.sign()).split('.')[1] ?? '', 'base64url').toString(),
-          ),
-        }),
-      ).toString('base64url')
-      return (await post(b, `${h}.${forged}.${s}`)).status
+      // bob's signature on alice's claims: a well-formed token with an invalid signature.
+      const [header, , signature] = (await idp.sign({ sub: 'bob', groups: [] })).split('.')
+      const [, alicePayload] = (await idp.sign()).split('.')
+      return (await post(b, `${header}.${alicePayload}.${signature}`)).status
     },
   ],
   [
