@@ -5,7 +5,14 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose'
+import {
+  type CryptoKey,
+  exportJWK,
+  generateKeyPair,
+  type JWK,
+  type JWTPayload,
+  SignJWT,
+} from 'jose'
 
 /** A key of the tiny IdP. */
 interface Key {

@@ -1,0 +1,27 @@
+/**
+ * The part of autocannon's API the benchmark uses (autocannon ships no type declarations).
+ */
+declare module 'autocannon' {
+  interface Options {
+    url: string
+    method?: 'GET' | 'POST' | 'PUT' | 'DELETE'
+    body?: string
+    headers?: Record<string, string>
+    connections?: number
+    duration?: number
+  }
+  interface Histogram {
+    average: number
+    p50: number
+    p99: number
+  }
+  interface Result {
+    requests: Histogram
+    latency: Histogram
+    non2xx: number
+    errors: number
+    timeouts: number
+  }
+  function autocannon(options: Options): Promise<Result>
+  export default autocannon
+}
