@@ -5,7 +5,11 @@
  * autocannon drives the load from this one. Prints a table and ratios and, with `--write`,
  * appends them to bench/RESULTS.md. Loopback only, bounded in time.
  *
- * Options: --duration <s> (default 10), --connections <n> (default 50), --write
+ * Targets are measured in interleaved rounds (A B C D, A B C D, …) and each figure is the median
+ * over rounds, so a burst of other load on this shared machine does not land on one target only.
+ *
+ * Options: --duration <s> per target and round (default 10), --connections <n> (default 50),
+ * --rounds <n> (default 3), --write
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
@@ -21,11 +25,13 @@ const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '3' },
     write: { type: 'boolean', default: false },
   },
 })
 const duration = Number(values.duration)
 const connections = Number(values.connections)
+const rounds = Number(values.rounds)
 const here = new URL('.', import.meta.url).pathname
 const root = new URL('..', import.meta.url).pathname
 const tsx = join(root, 'node_modules/.bin/tsx')
@@ -43,10 +49,17 @@ function startProcess(cmd: string, args: string[], ready: RegExp): Promise<void>
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(child)
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${args.join(' ')}: not ready after 30 s`)),
+      30_000,
+    )
     let out = ''
     child.stdout?.on('data', (c) => {
       out += c
-      if (ready.test(out)) resolve()
+      if (ready.test(out)) {
+        clearTimeout(timer)
+        resolve()
+      }
     })
     child.once('exit', (code) =>
       reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
@@ -119,7 +132,8 @@ async function main(): Promise<void> {
     ],
   })
   const config = {
-    config: { adminAddr: 'off', logLevel: 'warn' },
+    // info: the start-up line is what tells the benchmark the proxy is ready; requests log at debug.
+    config: { adminAddr: 'off', logLevel: 'info' },
     gateways: { default: { port: ghPort, address: '127.0.0.1' } },
     backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
     routes: { open: route('/mcp'), authed: route('/auth') },
@@ -148,17 +162,33 @@ async function main(): Promise<void> {
     /gatehouse listening/,
   )
 
-  const results: Result[] = []
-  results.push(await measure('direct to upstream', `http://127.0.0.1:${upstreamPort}/mcp`, {}))
-  results.push(
-    await measure('bare @fastify/http-proxy', `http://127.0.0.1:${bareProxyPort}/mcp`, {}),
-  )
-  results.push(await measure('gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}))
-  results.push(
-    await measure('gatehouse (RS256 JWT + 1 CEL rule)', `http://127.0.0.1:${ghPort}/auth`, {
-      authorization: `Bearer ${token}`,
-    }),
-  )
+  const targets: Array<[string, string, Record<string, string>]> = [
+    ['direct to upstream', `http://127.0.0.1:${upstreamPort}/mcp`, {}],
+    ['bare @fastify/http-proxy', `http://127.0.0.1:${bareProxyPort}/mcp`, {}],
+    ['gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}],
+    [
+      'gatehouse (RS256 JWT + 1 CEL rule)',
+      `http://127.0.0.1:${ghPort}/auth`,
+      { authorization: `Bearer ${token}` },
+    ],
+  ]
+  const runs: Result[][] = targets.map(() => [])
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, [name, url, headers]] of targets.entries()) {
+      runs[i]?.push(await measure(name, url, headers))
+    }
+  }
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b)
+    return sorted[Math.floor(sorted.length / 2)] ?? 0
+  }
+  const results: Result[] = runs.map((rs, i) => ({
+    name: targets[i]?.[0] ?? '',
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    errors: rs.reduce((n, r) => n + r.errors, 0),
+  }))
 
   const [direct, bare, gh, ghAuth] = results as [Result, Result, Result, Result]
   const lines = [
@@ -175,7 +205,7 @@ async function main(): Promise<void> {
   const report = lines.join('\n')
   console.log(report)
   if (values.write) {
-    const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${duration}s per target, ${connections} connections, Node ${process.version}, ${cpus().length} cores\n\nShared 2-core machine: absolute figures move with other load; compare the ratios, which are measured in one run.\n\n`
+    const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${duration}s per target × ${rounds} interleaved rounds (medians), ${connections} connections, Node ${process.version}, ${cpus().length} cores\n\nShared 2-core machine: absolute figures move with other load; compare the ratios, which are measured in one run.\n\n`
     appendFileSync(join(here, 'RESULTS.md'), `${header}${report}\n`)
   }
 }

@@ -4,7 +4,7 @@
  * down event by event. Upstream failures map to gateway errors in one place ({@link mapUpstreamError}).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import { pipeline } from 'node:stream/promises'
+import type { Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
 import type { FaultSet } from '../faults.js'
@@ -203,7 +203,7 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
       res.writeHead(response.statusCode, headers)
       // Event-stream chunks go out as they arrive: flush the head at once.
       if (contentType.startsWith('text/event-stream')) res.flushHeaders()
-      await pipeline(response.body, res)
+      await pipeTo(response.body, res)
     }
   } catch (err) {
     // The client went away or the backend broke mid-stream: nothing more can be sent.
@@ -217,6 +217,29 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
     res.off('close', onClose)
   }
   return { kind: 'streamed', status: response.statusCode }
+}
+
+/**
+ * Streams `body` into `res` with backpressure and resolves once `res` closed; rejects when the
+ * body fails. Lighter than `stream/promises` `pipeline`, which creates and aborts an
+ * AbortController (and its DOMException, with a stack trace) for every response — measurable on
+ * a proxy's hot path.
+ */
+function pipeTo(body: Readable, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => {
+      res.off('close', onClose)
+      reject(err)
+    }
+    const onClose = () => {
+      body.off('error', onError)
+      if (!res.writableFinished) body.destroy()
+      resolve()
+    }
+    body.once('error', onError)
+    res.once('close', onClose)
+    body.pipe(res)
+  })
 }
 
 function hasRequestBody(req: IncomingMessage): boolean {
