@@ -2,7 +2,13 @@
  * The test-only control API under `/__control` (enabled in test mode only): mint tokens —
  * including hostile ones — rotate keys, inject endpoint faults, list what the IdP received.
  */
-import { createHmac, createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto'
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+} from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type JWTPayload, SignJWT } from 'jose'
 import type { KeyRing } from './keys.js'
@@ -128,9 +134,12 @@ async function mint(
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
     token = await new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(privateKey)
   } else {
-    token = await new SignJWT(claims)
-      .setProtectedHeader(header as { alg: string })
-      .sign(key.privateKey)
+    // A WebCrypto RSA key is bound to one algorithm; a KeyObject of the same key signs PS256 too.
+    const signingKey =
+      alg === 'PS256'
+        ? createPrivateKey({ key: key.privateJwk as never, format: 'jwk' })
+        : key.privateKey
+    token = await new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(signingKey)
   }
   return { access_token: token, header, claims }
 }

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+/**
+ * `mock-idp [--port 9000] [--host 127.0.0.1] [--public-url <url>] [--https] [--api-token <t>]
+ * [--no-test-mode]`: runs the bridged-IdP simulator until SIGINT/SIGTERM.
+ */
+import { parseArgs } from 'node:util'
+import { startMockIdp } from '../src/index.js'
+
+const USAGE = `usage: mock-idp [options]
+
+  --port <port>         port to listen on (default 9000; 0 picks a free one)
+  --host <address>      address to bind (default 127.0.0.1)
+  --public-url <url>    org URL as clients see it, e.g. http://localhost:9000 behind docker
+  --https               serve HTTPS with a generated test CA (its path is printed)
+  --api-token <token>   API token org-level client registration requires (default test-api-token)
+  --no-test-mode        disable /__control and the headless login_hint sign-in
+  -h, --help            show this help
+`
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`mock-idp: ${message}\n`)
+  process.exit(code)
+}
+
+let values: {
+  port: string
+  host: string
+  'public-url'?: string
+  https: boolean
+  'api-token': string
+  'no-test-mode': boolean
+  help: boolean
+}
+try {
+  values = parseArgs({
+    options: {
+      port: { type: 'string', default: '9000' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'public-url': { type: 'string' },
+      https: { type: 'boolean', default: false },
+      'api-token': { type: 'string', default: 'test-api-token' },
+      'no-test-mode': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }).values as typeof values
+} catch (err) {
+  fail(`${(err as Error).message}\n\n${USAGE}`, 2)
+}
+if (values.help) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
+const port = Number(values.port)
+if (!Number.isInteger(port) || port < 0 || port > 65535)
+  fail(`--port: expected an integer 0-65535, got "${values.port}"`, 2)
+if (values['public-url'] !== undefined && !URL.canParse(values['public-url'])) {
+  fail(
+    `--public-url: expected a URL such as http://localhost:9000, got "${values['public-url']}"`,
+    2,
+  )
+}
+
+try {
+  const idp = await startMockIdp({
+    port,
+    host: values.host,
+    https: values.https,
+    apiToken: values['api-token'],
+    testMode: !values['no-test-mode'],
+    ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
+  })
+  const lines = [
+    `mock-idp listening: ${idp.orgUrl}`,
+    `  issuer        ${idp.issuer}`,
+    `  discovery     ${idp.discoveryUrl}`,
+    `  keys          ${idp.jwksUri}`,
+    `  registration  ${idp.registrationUrl} (Authorization: SSWS <api token>)`,
+    `  public client ${idp.publicClientId}; users alice (AI-Users), bob`,
+  ]
+  if (idp.caCertPath) lines.push(`  CA bundle     ${idp.caCertPath}`)
+  if (!values['no-test-mode']) {
+    lines.push(
+      `  test token    curl -s -X POST ${idp.controlUrl}/token -H 'content-type: application/json' -d '{"sub":"alice"}'`,
+    )
+  }
+  process.stdout.write(`${lines.join('\n')}\n`)
+  let stopping = false
+  const stop = (signal: string): void => {
+    if (stopping) process.exit(1)
+    stopping = true
+    process.stdout.write(`mock-idp: ${signal}, stopping\n`)
+    void idp.stop().then(() => process.exit(0))
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+} catch (err) {
+  const e = err as NodeJS.ErrnoException
+  const hint = e.code === 'EADDRINUSE' ? ` (port ${port} is in use; pick another with --port)` : ''
+  fail(`cannot start on ${values.host}:${port}: ${e.message}${hint}`, 1)
+}
