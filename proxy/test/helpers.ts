@@ -19,7 +19,7 @@ export interface TestGatehouse extends Gatehouse {
 /** Starts a gatehouse on ephemeral ports with admin off unless the config says otherwise. */
 export async function startTestGatehouse(
   config: GatehouseConfigInput,
-  options: { faults?: FaultSet; logFilter?: string } = {},
+  options: { faults?: FaultSet; logFilter?: string; ephemeralPorts?: boolean } = {},
 ): Promise<TestGatehouse> {
   const logs: Array<Record<string, unknown>> = []
   const destination = new Writable({
@@ -32,11 +32,21 @@ export async function startTestGatehouse(
   const parsed = parseConfig(stringify(withDefaults), 'test.yaml')
   const gh = await startGatehouse({
     config: parsed,
-    ephemeralPorts: true,
+    ephemeralPorts: options.ephemeralPorts ?? true,
     faults: options.faults ?? NO_FAULTS,
     logging: createLogging({ filter: options.logFilter ?? 'info', destination }),
   })
   return Object.assign(gh, { url: gh.gateways[0]?.url ?? '', logs })
+}
+
+/** A free TCP port on 127.0.0.1 (for configs whose URLs must name the real port). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net')
+  const s = createServer()
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
+  const { port } = s.address() as { port: number }
+  await new Promise((r) => s.close(r))
+  return port
 }
 
 /** A minimal config: one gateway, one route to `backend` at host:port. */

@@ -1,0 +1,172 @@
+/**
+ * End to end with real parts only: the official MCP TypeScript SDK client with its OAuth client
+ * provider, given only the gateway URL, against gatehouse protecting the real MCP backend with
+ * the real OpenID provider (mock-idp on oidc-provider). Seed: "Authentication" 4.
+ */
+import { authorizeHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort, startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { authConfig } from './config.js'
+
+let idp: MockIdp
+let backend: McpBackend
+let gh: TestGatehouse
+let mcpUrl: URL
+
+/** An in-memory OAuth client provider, as a CLI MCP client would implement it. */
+class TestOAuthProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined
+  saved: OAuthTokens | undefined
+  verifier = ''
+  authorizationUrl: URL | undefined
+  readonly redirectUrl = 'http://127.0.0.1:33418/callback'
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'gatehouse e2e',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }
+  }
+  clientInformation() {
+    return this.info
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+}
+
+/** Statuses of the gateway's `/mcp` answers, as the SDK client received them. */
+const mcpStatuses: number[] = []
+const recordingFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init)
+  const url = new URL(input instanceof Request ? input.url : String(input))
+  if (url.pathname === '/mcp') mcpStatuses.push(res.status)
+  return res
+}
+
+/** Runs the whole flow for a user; returns the connected client (or throws what connect threw). */
+async function signInAndConnect(
+  login: string,
+): Promise<{ client: Client; provider: TestOAuthProvider }> {
+  const provider = new TestOAuthProvider()
+  const first = new Client({ name: 'e2e', version: '0.0.0' })
+  const transport = new StreamableHTTPClientTransport(mcpUrl, {
+    authProvider: provider,
+    fetch: recordingFetch,
+  })
+  await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
+  if (!provider.authorizationUrl) throw new Error('the SDK did not start authorization')
+  // What the user's browser does: sign in at the IdP and come back with a code.
+  const back = await authorizeHeadless(provider.authorizationUrl, { loginHint: login })
+  const code = back.searchParams.get('code')
+  if (!code) throw new Error(`no code in ${back}`)
+  await transport.finishAuth(code)
+  const client = new Client({ name: 'e2e', version: '0.0.0' })
+  await client.connect(
+    new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: recordingFetch }),
+  )
+  return { client, provider }
+}
+
+beforeAll(async () => {
+  idp = await startMockIdp()
+  backend = await startMcpBackend()
+  // The resource is the gateway's real address here: the SDK checks it against the URL it uses.
+  const port = await freePort()
+  gh = await startTestGatehouse(
+    {
+      ...authConfig({
+        idpPort: idp.port,
+        backendPort: backend.port,
+        issuer: idp.issuer,
+        resource: `http://127.0.0.1:${port}/mcp`,
+      }),
+      gateways: { default: { port, address: '127.0.0.1' } },
+    },
+    { ephemeralPorts: false },
+  )
+  mcpUrl = new URL(`${gh.url}/mcp`)
+})
+afterAll(async () => {
+  await gh?.stop('done')
+  await backend.stop()
+  await idp.stop()
+})
+
+describe('MCP SDK client through gatehouse with the bridged IdP', () => {
+  it('alice: 401 → metadata → registration (clientId) → PKCE sign-in → token → initialize → tools/call', async () => {
+    const { client, provider } = await signInAndConnect('alice')
+    expect(provider.info?.client_id).toBe('gatehouse-demo-client')
+    const authorize = provider.authorizationUrl
+    expect(authorize?.origin).toBe(idp.orgUrl)
+    expect(authorize?.searchParams.get('audience')).toBe('api://default')
+    expect(authorize?.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(client.getServerVersion()?.name).toBe('mcp-backend')
+    const result = await client.callTool({
+      name: 'fetch',
+      arguments: { url: `${backend.origin}/healthz` },
+    })
+    expect(JSON.stringify(result.content)).toContain('status')
+    const registrations = await controlClient(idp.controlUrl).registrations()
+    expect(registrations).toHaveLength(0) // answered by the gateway, never proxied
+    await client.close()
+  })
+
+  it('bob: the same flow ends in 403 insufficient_scope at the gateway', async () => {
+    mcpStatuses.length = 0
+    // The SDK answers a 403 insufficient_scope by asking for authorization again (step-up),
+    // which our provider does not complete: connect fails after the gateway said 403.
+    await expect(signInAndConnect('bob')).rejects.toThrow()
+    expect(mcpStatuses).toEqual([401, 403])
+  })
+
+  it('a client-credentials token (no user, no groups) gets 403', async () => {
+    const basic = Buffer.from(
+      `${idp.serviceClient.clientId}:${idp.serviceClient.clientSecret}`,
+    ).toString('base64')
+    const res = await fetch(`${idp.issuer}/v1/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${basic}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid' }),
+    })
+    const { access_token } = (await res.json()) as { access_token: string }
+    const client = new Client({ name: 'service', version: '0.0.0' })
+    const transport = new StreamableHTTPClientTransport(mcpUrl, {
+      requestInit: { headers: { authorization: `Bearer ${access_token}` } },
+      fetch: recordingFetch,
+    })
+    mcpStatuses.length = 0
+    await expect(client.connect(transport)).rejects.toThrow(/insufficient_scope/)
+    expect(mcpStatuses).toEqual([403])
+  })
+})
