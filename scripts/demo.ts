@@ -97,7 +97,7 @@ Gatehouse demo stack is running (loopback only):
   gateway      ${gw}/mcp            (config: examples/standalone/gatehouse.yaml)
   admin        http://127.0.0.1:${PORTS.admin}/ui      (config dump, trace, log level, profiles)
   mcp-backend  ${backendUrl}
-  mock-idp     ${issuer}   (users: alice in AI-Users, bob not; password = login)
+  mock-idp     ${issuer}   (users: alice in AI-Users, bob not; the sign-in page lets you pick one)
 
 1) No token -> 401 with WWW-Authenticate: Bearer resource_metadata="${gw}/.well-known/oauth-protected-resource/mcp"
    ${mcpCurl('')}
