@@ -1,0 +1,196 @@
+#!/usr/bin/env node
+/**
+ * `npm run conformance [-- options]`: judges an MCP-auth gateway against the requirements
+ * catalogue. Without `--target`, starts the embedded stack (mock-idp, mcp-backend and the
+ * reference proxy) and judges it. Exit 0 when no MUST failed, 1 otherwise, 2 on bad usage.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createInterface } from 'node:readline/promises'
+import { controlClient } from '@gatehouse/mock-idp'
+import { Command, InvalidArgumentError, Option } from 'commander'
+import { stringify } from 'yaml'
+import { consoleReport, jsonReport, junitReport } from '../src/report.js'
+import { parseBaseline, runChecks, summarize } from '../src/runner.js'
+import {
+  freePort,
+  gatehouseConfig,
+  kubernetesManifests,
+  startFixtures,
+  startGateway,
+} from '../src/stack.js'
+import { PROFILES, type Profile, type Result, type Target } from '../src/types.js'
+
+const list = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+]
+const url = (v: string) => {
+  if (!URL.canParse(v))
+    throw new InvalidArgumentError(`expected a URL such as http://127.0.0.1:3000, got "${v}"`)
+  return v.replace(/\/$/, '')
+}
+
+const program = new Command()
+  .name('conformance')
+  .description('Judge an MCP-auth gateway against the Gatehouse requirements catalogue.')
+  .option(
+    '--target <base_url>',
+    'judge an external gateway at this base URL (default: the embedded reference proxy)',
+    url,
+  )
+  .option(
+    '--configured-base <url>',
+    'with --target: the base of mcp.resourceMetadata.resource, if it differs',
+    url,
+  )
+  .option(
+    '--admin <admin_url>',
+    'with --target: its admin interface (enables the admin profile)',
+    url,
+  )
+  .option(
+    '--proxied-target <base_url>',
+    'with --target: a gateway/route whose policy has no clientId',
+    url,
+  )
+  .option(
+    '--broken-path <prefix>',
+    'with --target: a path prefix whose policy has a wrong jwksPath',
+  )
+  .option(
+    '--allow-shutdown',
+    'with --target: let the suite call /quitquitquit (it stops the target)',
+    false,
+  )
+  .option('--no-wait', 'with --target: do not wait for Enter after printing the configuration')
+  .addOption(
+    new Option('--profile <names>', `profiles to run (${PROFILES.join(', ')})`).argParser(list),
+  )
+  .option('--only <ids>', 'run only these requirement IDs', list)
+  .option('--skip <ids>', 'skip these requirement IDs', list)
+  .option('--baseline <file>', 'expected failures: one requirement ID per line')
+  .option('--junit <file>', 'write a JUnit XML report')
+  .option('--json <file>', 'write a JSON report')
+  .showHelpAfterError()
+
+program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+program.parse()
+const opts = program.opts<{
+  target?: string
+  configuredBase?: string
+  admin?: string
+  proxiedTarget?: string
+  brokenPath?: string
+  allowShutdown: boolean
+  wait: boolean
+  profile?: string[]
+  only?: string[]
+  skip?: string[]
+  baseline?: string
+  junit?: string
+  json?: string
+}>()
+
+for (const p of opts.profile ?? []) {
+  if (!(PROFILES as readonly string[]).includes(p)) {
+    process.stderr.write(
+      `conformance: unknown profile "${p}"; profiles are ${PROFILES.join(', ')}\n`,
+    )
+    process.exit(2)
+  }
+}
+let baseline: Set<string> | undefined
+if (opts.baseline) {
+  try {
+    baseline = parseBaseline(readFileSync(opts.baseline, 'utf8'))
+  } catch (err) {
+    process.stderr.write(
+      `conformance: cannot read the baseline ${opts.baseline}: ${(err as Error).message}\n`,
+    )
+    process.exit(2)
+  }
+}
+
+const started = performance.now()
+const fixtures = await startFixtures()
+let results: Result[] = []
+let title: string
+let targetInfo: Record<string, unknown>
+try {
+  let stop: (() => Promise<void>) | undefined
+  let target: Target
+  if (opts.target) {
+    const configuredBase = opts.configuredBase ?? opts.target
+    const ports = {
+      gateway: Number(new URL(opts.target).port || 80),
+      proxied: await freePort(),
+      admin: 15000,
+    }
+    process.stdout.write(
+      [
+        'The suite runs mock-idp and mcp-backend for the target. Configure the target with:',
+        '',
+        `# gatehouse standalone YAML (the harness's own configuration; adapt ports and hosts)`,
+        stringify(gatehouseConfig(fixtures, ports)),
+        "# or the seed's Kubernetes manifests",
+        kubernetesManifests(fixtures, `${configuredBase}/mcp`),
+        '',
+      ].join('\n'),
+    )
+    if (opts.wait && process.stdin.isTTY) {
+      const rl = createInterface({ input: process.stdin, output: process.stdout })
+      await rl.question('Press Enter when the target is configured… ')
+      rl.close()
+    }
+    target = {
+      base: opts.target,
+      configuredBase,
+      ...(opts.proxiedTarget ? { proxiedBase: opts.proxiedTarget } : {}),
+      ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
+      ...(opts.admin ? { admin: opts.admin } : {}),
+      idp: {
+        issuer: fixtures.idp.issuer,
+        audience: fixtures.idp.audience,
+        orgUrl: fixtures.idp.orgUrl,
+        control: controlClient(fixtures.idp.controlUrl),
+      },
+      backendOrigin: fixtures.backend.origin,
+      secrets: [],
+      allowShutdown: opts.allowShutdown,
+    }
+    title = `target ${opts.target}`
+  } else {
+    const gateway = await startGateway(fixtures)
+    target = gateway.target
+    stop = gateway.stop
+    title = `embedded reference proxy (gatehouse) at ${target.base}`
+  }
+  targetInfo = {
+    base: target.base,
+    configuredBase: target.configuredBase,
+    admin: target.admin ?? null,
+  }
+  try {
+    results = await runChecks(target, {
+      ...(opts.profile ? { profiles: opts.profile as Profile[] } : {}),
+      ...(opts.only ? { only: opts.only } : {}),
+      ...(opts.skip ? { skip: opts.skip } : {}),
+      ...(baseline ? { baseline } : {}),
+    })
+  } finally {
+    await stop?.()
+  }
+} finally {
+  await fixtures.stop()
+}
+
+if (opts.junit) writeFileSync(opts.junit, junitReport(results))
+if (opts.json) writeFileSync(opts.json, jsonReport(results, targetInfo))
+const seconds = ((performance.now() - started) / 1000).toFixed(1)
+const report = consoleReport(results, `${title} (${seconds} s)`)
+process.stdout.write(`${report}\n`)
+const { mustFailed } = summarize(results)
+setImmediate(() => process.exit(mustFailed > 0 ? 1 : 0))

@@ -1,0 +1,220 @@
+/**
+ * Profile `bridged-idp`: the gaps of the seed's identity provider bridged by the gateway —
+ * authorization-server metadata from OIDC discovery, the `audience` parameter (no RFC 8707), and
+ * Dynamic Client Registration (RFC 7591) answered or proxied. Source: seed "What the service does" 3,
+ * Endpoints, Errors.
+ */
+import { CheckSkipped, must, type Requirement } from '../types.js'
+
+const AS_PATH = '/.well-known/oauth-authorization-server/mcp'
+const REG_PATH = `${AS_PATH}/client-registration`
+const SEED_BRIDGE = 'seed: What the service does 3'
+
+const metadata = async (ctx: Parameters<Requirement['check']>[0]) => {
+  const res = await ctx.http(`${ctx.target.base}${AS_PATH}`)
+  must(res.status === 200, '200', `${res.status}`)
+  return res.json<Record<string, string>>()
+}
+
+const register = (
+  ctx: Parameters<Requirement['check']>[0],
+  base: string,
+  headers: Record<string, string> = {},
+) =>
+  ctx.http(`${base}${REG_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({
+      client_name: 'conformance',
+      redirect_uris: ['http://127.0.0.1:33418/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  })
+
+export const bridged: Requirement[] = [
+  {
+    id: 'ASM-001',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: `seed: Endpoints (GET ${AS_PATH}); ${SEED_BRIDGE}`,
+    text: "Authorization-server metadata is served at the gateway, built from the provider's OIDC discovery: issuer is the authorization server URL.",
+    async check(ctx) {
+      const doc = await metadata(ctx)
+      must(
+        doc.issuer === ctx.target.idp.issuer,
+        `issuer "${ctx.target.idp.issuer}"`,
+        `issuer "${doc.issuer}"`,
+      )
+    },
+  },
+  {
+    id: 'ASM-002',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: `seed: Endpoints (GET ${AS_PATH}: jwks_uri)`,
+    text: 'jwks_uri is <issuer>/v1/keys.',
+    async check(ctx) {
+      const doc = await metadata(ctx)
+      const want = `${ctx.target.idp.issuer}/v1/keys`
+      must(doc.jwks_uri === want, want, String(doc.jwks_uri))
+    },
+  },
+  {
+    id: 'ASM-003',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: `${SEED_BRIDGE} ("appends the first configured audience … as the query parameter audience")`,
+    text: 'authorization_endpoint is <issuer>/v1/authorize with audience=<first audience> (the IdP lacks RFC 8707).',
+    async check(ctx) {
+      const doc = await metadata(ctx)
+      const url = new URL(doc.authorization_endpoint ?? 'about:blank')
+      must(
+        `${url.origin}${url.pathname}` === `${ctx.target.idp.issuer}/v1/authorize`,
+        `${ctx.target.idp.issuer}/v1/authorize`,
+        String(doc.authorization_endpoint),
+      )
+      must(
+        url.searchParams.get('audience') === ctx.target.idp.audience,
+        `audience=${ctx.target.idp.audience}`,
+        String(doc.authorization_endpoint),
+      )
+    },
+  },
+  {
+    id: 'ASM-004',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: `seed: Endpoints (registration_endpoint "back at the gateway"); ${SEED_BRIDGE}`,
+    text: 'registration_endpoint points back at the gateway: <configured base>/.well-known/oauth-authorization-server/mcp/client-registration.',
+    async check(ctx) {
+      const doc = await metadata(ctx)
+      const want = `${ctx.target.configuredBase}${REG_PATH}`
+      must(doc.registration_endpoint === want, want, String(doc.registration_endpoint))
+    },
+  },
+  {
+    id: 'ASM-005',
+    level: 'SHOULD',
+    profile: 'bridged-idp',
+    source: 'RFC 8414 §2 (token_endpoint, response_types_supported); OIDC Discovery §3',
+    text: 'The other discovery fields pass through (token_endpoint of the issuer, S256 PKCE).',
+    async check(ctx) {
+      const doc = (await metadata(ctx)) as Record<string, unknown>
+      must(
+        doc.token_endpoint === `${ctx.target.idp.issuer}/v1/token`,
+        `${ctx.target.idp.issuer}/v1/token`,
+        String(doc.token_endpoint),
+      )
+      must(
+        JSON.stringify(doc.code_challenge_methods_supported ?? []).includes('S256'),
+        'S256 supported',
+        JSON.stringify(doc.code_challenge_methods_supported),
+      )
+    },
+  },
+  {
+    id: 'DCR-001',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: `${SEED_BRIDGE} ("answers … with that pre-registered client id"); RFC 7591 §3.2.1`,
+    text: 'With mcp.clientId set, registration is answered 201 with that client_id and no client secret (a public PKCE client).',
+    async check(ctx) {
+      const res = await register(ctx, ctx.target.base)
+      must(res.status === 201, '201', `${res.status}`)
+      const body = res.json()
+      must(
+        typeof body.client_id === 'string' && body.client_id.length > 0,
+        'a client_id',
+        JSON.stringify(body.client_id),
+      )
+      must(body.client_secret === undefined, 'no client_secret', 'a client_secret')
+    },
+  },
+  {
+    id: 'DCR-002',
+    level: 'SHOULD',
+    profile: 'bridged-idp',
+    source: 'RFC 7591 §3.2.1 (the response contains the registered metadata)',
+    text: 'The registration answer echoes redirect_uris and token_endpoint_auth_method "none".',
+    async check(ctx) {
+      const body = (await register(ctx, ctx.target.base)).json()
+      must(
+        JSON.stringify(body.redirect_uris) === '["http://127.0.0.1:33418/callback"]',
+        'redirect_uris echoed',
+        JSON.stringify(body.redirect_uris),
+      )
+      must(
+        body.token_endpoint_auth_method === 'none',
+        'token_endpoint_auth_method "none"',
+        String(body.token_endpoint_auth_method),
+      )
+    },
+  },
+  {
+    id: 'DCR-003',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: `${SEED_BRIDGE} ("instead of proxying them")`,
+    text: 'With mcp.clientId set, the registration never reaches the provider.',
+    async check(ctx) {
+      const before = (await ctx.target.idp.control.registrations()).length
+      await register(ctx, ctx.target.base)
+      const after = (await ctx.target.idp.control.registrations()).length
+      must(after === before, 'no registration at the provider', `${after - before} registration(s)`)
+    },
+  },
+  {
+    id: 'DCR-004',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: `${SEED_BRIDGE} ("rewrites it to https://<org_domain>/oauth2/v1/clients")`,
+    text: "Without mcp.clientId, registration is proxied to the provider's org-level endpoint /oauth2/v1/clients (not issuer-relative), with the caller's Authorization.",
+    async check(ctx) {
+      const base = ctx.target.proxiedBase
+      if (!base)
+        throw new CheckSkipped('no gateway without mcp.clientId was configured (--proxied-target)')
+      await ctx.target.idp.control.clearRequests()
+      const res = await register(ctx, base, { authorization: 'SSWS test-api-token' })
+      const seen = await ctx.target.idp.control.requests()
+      const hit = seen.filter((r) => r.method === 'POST' && r.path.endsWith('/clients'))
+      must(
+        hit.length === 1 && hit[0]?.path === '/oauth2/v1/clients',
+        'one POST /oauth2/v1/clients at the provider',
+        JSON.stringify(hit.map((r) => r.path)),
+      )
+      must(res.status === 201, '201 (the provider accepted the API token)', `${res.status}`)
+    },
+  },
+  {
+    id: 'DCR-005',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source:
+      'seed: Errors ("Registration request proxied to the provider without an API token → Fails")',
+    text: "A proxied registration without the provider's API token fails (4xx), and the answer says what to do.",
+    async check(ctx) {
+      const base = ctx.target.proxiedBase
+      if (!base)
+        throw new CheckSkipped('no gateway without mcp.clientId was configured (--proxied-target)')
+      const res = await register(ctx, base)
+      must(res.status === 401 || res.status === 403, '401 or 403', `${res.status}`)
+    },
+  },
+  {
+    id: 'DCR-006',
+    level: 'SHOULD',
+    profile: 'bridged-idp',
+    source: 'RFC 7591 §3 (registration requests are POSTed JSON)',
+    text: 'A registration request that is not JSON is refused with 4xx.',
+    async check(ctx) {
+      const res = await ctx.http(`${ctx.target.base}${REG_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello',
+      })
+      must(res.status >= 400 && res.status < 500, '4xx', `${res.status}`)
+    },
+  },
+]

@@ -1,0 +1,325 @@
+/**
+ * Profile `core`: bearer-token authentication (401), authorization rules (403), fail-closed key
+ * handling and RFC 9728 protected-resource metadata. Sources: the seed (Endpoints, Authentication,
+ * Errors), MCP authorization 2025-06-18 / 2025-11-25, RFC 6750, RFC 9728, RFC 8725.
+ */
+import { CheckSkipped, must, type Requirement } from '../types.js'
+import { challengeParams, postMcp, prmUrl, token } from './util.js'
+
+const SEED_ERRORS = 'seed: Errors'
+
+/** A hostile token must be refused with 401 `invalid_token`. */
+function hostile(
+  id: string,
+  what: string,
+  mint: Record<string, unknown>,
+  source: string,
+): Requirement {
+  return {
+    id,
+    level: 'MUST',
+    profile: 'core',
+    source,
+    text: `A bearer token that is ${what} is rejected with 401.`,
+    async check(ctx) {
+      const res = await postMcp(ctx, { token: await token(ctx, mint) })
+      must(res.status === 401, '401', `${res.status}`)
+    },
+  }
+}
+
+export const core: Requirement[] = [
+  {
+    id: 'AUTH-001',
+    level: 'MUST',
+    profile: 'core',
+    source: `${SEED_ERRORS}; seed: Authentication 1`,
+    text: 'POST /mcp without a bearer token is rejected with 401.',
+    async check(ctx) {
+      const res = await postMcp(ctx)
+      must(res.status === 401, '401', `${res.status}`)
+    },
+  },
+  {
+    id: 'AUTH-002',
+    level: 'MUST',
+    profile: 'core',
+    source: 'seed: Endpoints (POST /mcp); RFC 9728 §5.1; MCP authorization 2025-06-18 §2.3.1',
+    text: 'The 401 carries WWW-Authenticate: Bearer resource_metadata="<configured base>/.well-known/oauth-protected-resource/mcp", built from the configured resource, not the request Host.',
+    async check(ctx) {
+      const res = await postMcp(ctx)
+      const params = challengeParams(res.headers.get('www-authenticate'))
+      const want = prmUrl(ctx.target.configuredBase)
+      must(
+        params !== undefined,
+        'a Bearer challenge in WWW-Authenticate',
+        String(res.headers.get('www-authenticate')),
+      )
+      must(
+        params.resource_metadata === want,
+        `resource_metadata="${want}"`,
+        `resource_metadata="${params.resource_metadata}"`,
+      )
+    },
+  },
+  {
+    id: 'AUTH-003',
+    level: 'MUST',
+    profile: 'core',
+    source: 'RFC 6750 §3.1',
+    text: 'An invalid token gets 401 with error="invalid_token" in the challenge.',
+    async check(ctx) {
+      const res = await postMcp(ctx, { token: 'not-a-jwt' })
+      const params = challengeParams(res.headers.get('www-authenticate'))
+      must(res.status === 401, '401', `${res.status}`)
+      must(
+        params?.error === 'invalid_token',
+        'error="invalid_token"',
+        String(res.headers.get('www-authenticate')),
+      )
+    },
+  },
+  {
+    id: 'AUTH-004',
+    level: 'SHOULD',
+    profile: 'core',
+    source: 'Gatehouse issue 2 (error bodies)',
+    text: 'Error answers have a JSON body {error, error_description}.',
+    async check(ctx) {
+      const res = await postMcp(ctx)
+      let body: Record<string, unknown> = {}
+      try {
+        body = res.json()
+      } catch {}
+      must(
+        typeof body.error === 'string' && typeof body.error_description === 'string',
+        'JSON {error, error_description}',
+        res.text.slice(0, 200),
+      )
+    },
+  },
+  hostile('AUTH-010', 'expired', { sub: 'alice', expiresIn: -600 }, 'RFC 7519 §4.1.4'),
+  hostile(
+    'AUTH-011',
+    'not yet valid (nbf in the future)',
+    { sub: 'alice', notBefore: 3600 },
+    'RFC 7519 §4.1.5',
+  ),
+  hostile(
+    'AUTH-012',
+    'issued by another issuer',
+    { sub: 'alice', claims: { iss: 'https://attacker.example/oauth2/default' } },
+    'seed: Authentication 2 ("iss equals the configured issuer")',
+  ),
+  hostile(
+    'AUTH-013',
+    'for another audience',
+    { sub: 'alice', claims: { aud: 'api://another-resource' } },
+    'seed: Authentication 2 ("aud matches the configured audience"); MCP authorization 2025-06-18 §2.6',
+  ),
+  hostile(
+    'AUTH-014',
+    'signed with a key the issuer does not publish',
+    { sub: 'alice', forge: 'unknown-kid' },
+    'seed: Authentication 2 (signature)',
+  ),
+  hostile(
+    'AUTH-015',
+    'unsigned (alg "none")',
+    { sub: 'alice', forge: 'alg-none' },
+    'RFC 8725 §3.1',
+  ),
+  hostile(
+    'AUTH-016',
+    "HS256-signed with the issuer's public key",
+    { sub: 'alice', forge: 'hs256-public-key' },
+    'RFC 8725 §2.1, §3.1',
+  ),
+  {
+    id: 'AUTH-017',
+    level: 'MUST',
+    profile: 'core',
+    source: 'seed: Authentication 2 (signature)',
+    text: 'A token whose claims were changed after signing is rejected with 401.',
+    async check(ctx) {
+      const [header, , signature] = (await token(ctx, { sub: 'bob' })).split('.')
+      const [, alicePayload] = (await token(ctx, { sub: 'alice' })).split('.')
+      const res = await postMcp(ctx, { token: `${header}.${alicePayload}.${signature}` })
+      must(res.status === 401, '401', `${res.status}`)
+    },
+  },
+  {
+    id: 'AUTH-020',
+    level: 'MUST',
+    profile: 'core',
+    source: 'seed: Endpoints (POST /mcp: forwarded when authentication and authorization pass)',
+    text: 'A valid token of a user the rules allow is forwarded to the MCP backend (200).',
+    async check(ctx) {
+      const res = await postMcp(ctx, { token: await token(ctx, { sub: 'alice' }) })
+      must(res.status === 200, '200', `${res.status}`)
+    },
+  },
+  {
+    id: 'AUTH-021',
+    level: 'MUST',
+    profile: 'core',
+    source:
+      'MCP authorization 2025-06-18 §2.6.1 ("MUST NOT include access tokens in the URI query string")',
+    text: 'A token in the access_token query parameter is not accepted.',
+    async check(ctx) {
+      const t = await token(ctx, { sub: 'alice' })
+      const res = await postMcp(ctx, { path: `/mcp?access_token=${encodeURIComponent(t)}` })
+      must(res.status === 401, '401', `${res.status}`)
+    },
+  },
+  {
+    id: 'AUTH-022',
+    level: 'SHOULD',
+    profile: 'core',
+    source: 'MCP security best practices (token passthrough)',
+    text: "The gateway does not pass the client's bearer token on to the MCP backend.",
+    async check(ctx) {
+      const origin = ctx.target.backendOrigin
+      if (!origin) throw new CheckSkipped('the backend is not observable')
+      await ctx.http(`${origin}/__requests`, { method: 'DELETE' })
+      await postMcp(ctx, { token: await token(ctx, { sub: 'alice' }) })
+      const seen = (await ctx.http(`${origin}/__requests`)).json<
+        Array<{ hasAuthorization: boolean }>
+      >()
+      must(seen.length > 0, 'the request to reach the backend', 'nothing reached it')
+      must(
+        seen.every((r) => !r.hasAuthorization),
+        'no Authorization header at the backend',
+        'it received one',
+      )
+    },
+  },
+  {
+    id: 'AUTHZ-001',
+    level: 'MUST',
+    profile: 'core',
+    source: `${SEED_ERRORS} ("Valid token, authorization rule not satisfied → 403"); seed: Authentication 3`,
+    text: 'A valid token that fails the authorization rules (user not in the group) gets 403, not 401.',
+    async check(ctx) {
+      const res = await postMcp(ctx, { token: await token(ctx, { sub: 'bob' }) })
+      must(res.status === 403, '403', `${res.status}`)
+    },
+  },
+  {
+    id: 'AUTHZ-002',
+    level: 'MUST',
+    profile: 'core',
+    source: 'RFC 6750 §3.1; MCP authorization 2025-11-25 (scope challenge)',
+    text: 'The 403 carries WWW-Authenticate: Bearer error="insufficient_scope" with the resource_metadata URL.',
+    async check(ctx) {
+      const res = await postMcp(ctx, { token: await token(ctx, { sub: 'bob' }) })
+      const params = challengeParams(res.headers.get('www-authenticate'))
+      must(
+        params?.error === 'insufficient_scope',
+        'error="insufficient_scope"',
+        String(res.headers.get('www-authenticate')),
+      )
+      must(
+        params.resource_metadata === prmUrl(ctx.target.configuredBase),
+        'the resource_metadata URL',
+        String(params.resource_metadata),
+      )
+    },
+  },
+  {
+    id: 'AUTHZ-003',
+    level: 'MUST',
+    profile: 'core',
+    source: 'seed: Authentication 3 ("including client-only tokens not issued for a user")',
+    text: 'A client-credentials token (no user, no groups claim) gets 403: a rule that cannot be evaluated denies.',
+    async check(ctx) {
+      const res = await postMcp(ctx, { token: await token(ctx, { client: 'service' }) })
+      must(res.status === 403, '403', `${res.status}`)
+    },
+  },
+  {
+    id: 'FAIL-001',
+    level: 'MUST',
+    profile: 'core',
+    source: `${SEED_ERRORS} ("Wrong domain or JWKS path … token validation fails"); seed: States`,
+    text: 'On a route whose policy cannot fetch its key set (wrong jwksPath), a valid token is rejected with 401 — never passed through.',
+    async check(ctx) {
+      const path = ctx.target.brokenPath
+      if (!path)
+        throw new CheckSkipped('no route with a wrong jwksPath was configured (--broken-path)')
+      const res = await postMcp(ctx, { path, token: await token(ctx, { sub: 'alice' }) })
+      must(res.status === 401, '401', `${res.status}`)
+    },
+  },
+  {
+    id: 'PRM-001',
+    level: 'MUST',
+    profile: 'core',
+    source: 'seed: Endpoints (GET /.well-known/oauth-protected-resource/mcp); RFC 9728 §3.2',
+    text: 'Protected-resource metadata is served unauthenticated as JSON whose resource is the configured resource.',
+    async check(ctx) {
+      const res = await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
+      must(res.status === 200, '200', `${res.status}`)
+      const doc = res.json()
+      const want = `${ctx.target.configuredBase}/mcp`
+      must(doc.resource === want, `resource "${want}"`, `resource ${JSON.stringify(doc.resource)}`)
+    },
+  },
+  {
+    id: 'PRM-002',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: 'Gatehouse issue 4 (BridgedIdp); RFC 8414 §3.1 path insertion',
+    text: 'With BridgedIdp, authorization_servers is ["<configured base>/mcp"], so clients find the gateway\'s authorization-server metadata.',
+    async check(ctx) {
+      const doc = (
+        await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
+      ).json()
+      const want = [`${ctx.target.configuredBase}/mcp`]
+      must(
+        JSON.stringify(doc.authorization_servers) === JSON.stringify(want),
+        JSON.stringify(want),
+        JSON.stringify(doc.authorization_servers),
+      )
+    },
+  },
+  {
+    id: 'PRM-003',
+    level: 'SHOULD',
+    profile: 'core',
+    source:
+      'seed: GatewayPolicy (mcp.resourceMetadata.scopesSupported, bearerMethodsSupported); RFC 9728 §2',
+    text: 'The metadata lists scopes_supported and bearer_methods_supported ["header"].',
+    async check(ctx) {
+      const doc = (
+        await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
+      ).json()
+      must(
+        Array.isArray(doc.scopes_supported),
+        'scopes_supported',
+        JSON.stringify(doc.scopes_supported),
+      )
+      must(
+        JSON.stringify(doc.bearer_methods_supported) === '["header"]',
+        '["header"]',
+        JSON.stringify(doc.bearer_methods_supported),
+      )
+    },
+  },
+  {
+    id: 'PRM-004',
+    level: 'MUST',
+    profile: 'core',
+    source: 'RFC 9728 §3; MCP authorization 2025-06-18 §2.3',
+    text: 'The metadata endpoint needs no token (it is how clients learn where to get one).',
+    async check(ctx) {
+      const res = await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
+      must(res.status !== 401 && res.status !== 403, 'no 401/403', `${res.status}`)
+      must(
+        /json/.test(res.headers.get('content-type') ?? ''),
+        'a JSON content type',
+        String(res.headers.get('content-type')),
+      )
+    },
+  },
+]

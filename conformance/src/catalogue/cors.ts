@@ -1,0 +1,118 @@
+/**
+ * Profile `cors`: the seed's CORS filter (allowCredentials true, allowOrigins *, exposeHeaders
+ * Origin + Mcp-Session-Id, maxAge 86400) as browsers need it. Sources: seed "CORS filter fields",
+ * Fetch standard §3.2 (CORS protocol).
+ */
+import { must, type Requirement } from '../types.js'
+import { postMcp } from './util.js'
+
+const ORIGIN = 'http://conformance-app.example'
+
+const preflight = (ctx: Parameters<Requirement['check']>[0]) =>
+  ctx.http(`${ctx.target.base}/mcp`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: ORIGIN,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
+  })
+
+export const cors: Requirement[] = [
+  {
+    id: 'CORS-001',
+    level: 'MUST',
+    profile: 'cors',
+    source:
+      'Fetch standard §3.2.2 (a preflight carries no credentials); seed: HTTPRoute CORS filter',
+    text: 'A CORS preflight to /mcp is answered (2xx) with Access-Control-Allow-Origin, before any authentication.',
+    async check(ctx) {
+      const res = await preflight(ctx)
+      must(res.status >= 200 && res.status < 300, '2xx', `${res.status}`)
+      must(
+        res.headers.get('access-control-allow-origin') !== null,
+        'Access-Control-Allow-Origin',
+        'none',
+      )
+    },
+  },
+  {
+    id: 'CORS-002',
+    level: 'MUST',
+    profile: 'cors',
+    source:
+      'Fetch standard §3.2.5 ("*" is not allowed with credentials); seed: allowCredentials true, allowOrigins *',
+    text: 'With credentials allowed and origins "*", the origin is reflected (not "*"), with Access-Control-Allow-Credentials: true and Vary: Origin.',
+    async check(ctx) {
+      const res = await preflight(ctx)
+      must(
+        res.headers.get('access-control-allow-origin') === ORIGIN,
+        ORIGIN,
+        String(res.headers.get('access-control-allow-origin')),
+      )
+      must(
+        res.headers.get('access-control-allow-credentials') === 'true',
+        'Access-Control-Allow-Credentials: true',
+        String(res.headers.get('access-control-allow-credentials')),
+      )
+      must(
+        /\borigin\b/i.test(res.headers.get('vary') ?? ''),
+        'Vary: Origin',
+        String(res.headers.get('vary')),
+      )
+    },
+  },
+  {
+    id: 'CORS-003',
+    level: 'MUST',
+    profile: 'cors',
+    source:
+      'MCP authorization 2025-06-18 §2.3 (browser clients read the challenge); Fetch standard §3.2.3',
+    text: 'A 401 carries the CORS headers and exposes WWW-Authenticate, so a browser client can read the challenge.',
+    async check(ctx) {
+      const res = await postMcp(ctx, { headers: { origin: ORIGIN } })
+      must(res.status === 401, '401', `${res.status}`)
+      must(
+        res.headers.get('access-control-allow-origin') === ORIGIN,
+        `Access-Control-Allow-Origin: ${ORIGIN}`,
+        String(res.headers.get('access-control-allow-origin')),
+      )
+      must(
+        /www-authenticate/i.test(res.headers.get('access-control-expose-headers') ?? ''),
+        'WWW-Authenticate exposed',
+        String(res.headers.get('access-control-expose-headers')),
+      )
+    },
+  },
+  {
+    id: 'CORS-004',
+    level: 'SHOULD',
+    profile: 'cors',
+    source: 'seed: CORS filter (exposeHeaders Origin, Mcp-Session-Id)',
+    text: 'Forwarded answers expose Mcp-Session-Id to the browser.',
+    async check(ctx) {
+      const token = (await ctx.target.idp.control.token({ sub: 'alice' })).access_token
+      const res = await postMcp(ctx, { token, headers: { origin: ORIGIN } })
+      must(
+        /mcp-session-id/i.test(res.headers.get('access-control-expose-headers') ?? ''),
+        'Mcp-Session-Id exposed',
+        String(res.headers.get('access-control-expose-headers')),
+      )
+    },
+  },
+  {
+    id: 'CORS-005',
+    level: 'SHOULD',
+    profile: 'cors',
+    source: 'seed: CORS filter (maxAge 86400); seed: Limits',
+    text: 'The preflight answer carries Access-Control-Max-Age: 86400.',
+    async check(ctx) {
+      const res = await preflight(ctx)
+      must(
+        res.headers.get('access-control-max-age') === '86400',
+        '86400',
+        String(res.headers.get('access-control-max-age')),
+      )
+    },
+  },
+]

@@ -1,0 +1,140 @@
+/**
+ * Profile `transport`: MCP Streamable HTTP through the gateway with a valid token, using the
+ * official MCP SDK client. Sources: seed Endpoints (POST /mcp), MCP 2025-06-18 "Transports".
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { type CheckContext, CheckFailure, CheckSkipped, must, type Requirement } from '../types.js'
+
+async function connect(
+  ctx: CheckContext,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const token = (await ctx.target.idp.control.token({ sub: 'alice' })).access_token
+  const client = new Client({ name: 'gatehouse-conformance', version: '0.1.0' })
+  const transport = new StreamableHTTPClientTransport(new URL(`${ctx.target.base}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  })
+  try {
+    await client.connect(transport)
+  } catch (err) {
+    throw new CheckFailure(
+      'the MCP SDK client to initialize through the gateway',
+      (err as Error).message,
+    )
+  }
+  return { client, transport }
+}
+
+export const transport: Requirement[] = [
+  {
+    id: 'TRN-001',
+    level: 'MUST',
+    profile: 'transport',
+    source: 'seed: Endpoints (POST /mcp, initialize); seed: What the service does 1',
+    text: 'An MCP client with a valid token initializes a session through the gateway and calls a tool.',
+    async check(ctx) {
+      const { client } = await connect(ctx)
+      try {
+        const tools = await client.listTools()
+        must(tools.tools.length > 0, "the backend's tools", 'none')
+        const name = tools.tools.some((t) => t.name === 'echo') ? 'echo' : undefined
+        if (name) {
+          const result = await client.callTool({ name, arguments: { text: 'conformance' } })
+          must(
+            JSON.stringify(result.content).includes('conformance'),
+            'the tool result',
+            JSON.stringify(result.content).slice(0, 200),
+          )
+        }
+      } finally {
+        await client.close()
+      }
+    },
+  },
+  {
+    id: 'TRN-002',
+    level: 'MUST',
+    profile: 'transport',
+    source: 'MCP 2025-06-18 Transports §Session Management (Mcp-Session-Id)',
+    text: 'The Mcp-Session-Id header passes both ways: the session id reaches the client and follow-up requests in the session work.',
+    async check(ctx) {
+      const { client, transport } = await connect(ctx)
+      try {
+        must(
+          typeof transport.sessionId === 'string' && transport.sessionId.length > 0,
+          'an Mcp-Session-Id from the server',
+          String(transport.sessionId),
+        )
+        const tools = await client.listTools().catch((err: Error) => {
+          throw new CheckFailure('a follow-up request in the session to succeed', err.message)
+        })
+        must(tools.tools.length > 0, 'tools listed in the session', 'none')
+      } finally {
+        await client.close()
+      }
+    },
+  },
+  {
+    id: 'TRN-003',
+    level: 'MUST',
+    profile: 'transport',
+    source:
+      'MCP 2025-06-18 Transports §Sending Messages to the Server (SSE stream); Gatehouse issue 2 (no buffering)',
+    text: 'An SSE response is streamed event by event, not buffered: a progress notification reaches the client while the backend still holds the call.',
+    async check(ctx) {
+      const origin = ctx.target.backendOrigin
+      if (!origin)
+        throw new CheckSkipped("the backend is not observable (needs mcp-backend's /__release)")
+      const { client } = await connect(ctx)
+      const seen: number[] = []
+      try {
+        await client.callTool(
+          { name: 'progress', arguments: { steps: 2, delayMs: 0, holdAfterStep: 1 } },
+          undefined,
+          {
+            timeout: 8000,
+            onprogress: (p) => {
+              seen.push(p.progress)
+              if (p.progress === 1) void fetch(`${origin}/__release`, { method: 'POST' })
+            },
+          },
+        )
+      } catch (err) {
+        await fetch(`${origin}/__release`, { method: 'POST' })
+        throw new CheckFailure(
+          'progress 1 before the call ends (the backend waits for it)',
+          `${(err as Error).message}; progress seen: ${JSON.stringify(seen)}`,
+        )
+      } finally {
+        await client.close()
+      }
+      must(JSON.stringify(seen) === '[1,2]', 'progress 1 then 2', JSON.stringify(seen))
+    },
+  },
+  {
+    id: 'TRN-004',
+    level: 'SHOULD',
+    profile: 'transport',
+    source: 'MCP 2025-06-18 Transports §Session Management (DELETE ends a session)',
+    text: 'DELETE with the session id ends the session; a later request in it gets 404.',
+    async check(ctx) {
+      const { client, transport } = await connect(ctx)
+      const sessionId = String(transport.sessionId)
+      await transport.terminateSession()
+      await client.close()
+      const token = (await ctx.target.idp.control.token({ sub: 'alice' })).access_token
+      const res = await ctx.http(`${ctx.target.base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      })
+      must(res.status === 404, '404', `${res.status}`)
+    },
+  },
+]

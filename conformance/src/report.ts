@@ -1,0 +1,78 @@
+/** Reports: console (people), JUnit XML and JSON (CI). */
+import { summarize } from './runner.js'
+import { PROFILES, type Result } from './types.js'
+
+const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const
+
+/** The console report; its last line is `N passed, N failed, N skipped`. */
+export function consoleReport(results: readonly Result[], title: string): string {
+  const lines: string[] = [`Gatehouse conformance — ${title}`, '']
+  for (const profile of PROFILES) {
+    const rs = results.filter((r) => r.profile === profile && r.message !== 'not selected')
+    if (rs.length === 0) continue
+    lines.push(`[${profile}]`)
+    for (const r of rs) {
+      const note =
+        r.baseline === 'expected-failure'
+          ? ' (expected failure, baseline)'
+          : r.baseline === 'stale'
+            ? ' (passes: remove it from the baseline)'
+            : ''
+      lines.push(`  ${MARK[r.status]} ${r.id} ${r.level.padEnd(6)} ${r.text}${note}`)
+      if (r.status === 'skipped' && r.message) lines.push(`         skipped: ${r.message}`)
+      if (r.status === 'failed') {
+        lines.push(`         source: ${r.source}`)
+        lines.push(`         ${r.message}`)
+        const e = r.evidence
+        if (e) {
+          lines.push(`         evidence: ${e.method} ${e.url} → ${e.status}`)
+          for (const h of [
+            'www-authenticate',
+            'content-type',
+            'access-control-allow-origin',
+            'access-control-expose-headers',
+          ]) {
+            if (e.headers[h]) lines.push(`           ${h}: ${e.headers[h]}`)
+          }
+          if (e.bodyExcerpt)
+            lines.push(`           body: ${e.bodyExcerpt.replace(/\s+/g, ' ').slice(0, 200)}`)
+        }
+      }
+    }
+    lines.push('')
+  }
+  const s = summarize(results)
+  lines.push(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`)
+  return lines.join('\n')
+}
+
+const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** JUnit XML: one test suite per profile, one test case per requirement. */
+export function junitReport(results: readonly Result[]): string {
+  const suites = PROFILES.map((profile) => {
+    const rs = results.filter((r) => r.profile === profile)
+    const failures = rs.filter(
+      (r) => r.status === 'failed' && r.baseline !== 'expected-failure',
+    ).length
+    const skipped = rs.filter((r) => r.status === 'skipped').length
+    const cases = rs
+      .map((r) => {
+        const inner =
+          r.status === 'skipped'
+            ? `<skipped message="${xml(r.message ?? '')}"/>`
+            : r.status === 'failed' && r.baseline !== 'expected-failure'
+              ? `<failure message="${xml(r.message ?? '')}">${xml(JSON.stringify(r.evidence ?? {}, null, 2))}</failure>`
+              : ''
+        return `    <testcase classname="${profile}" name="${xml(`${r.id} ${r.text}`)}" time="${(r.durationMs / 1000).toFixed(3)}">${inner}</testcase>`
+      })
+      .join('\n')
+    return `  <testsuite name="${profile}" tests="${rs.length}" failures="${failures}" skipped="${skipped}">\n${cases}\n  </testsuite>`
+  })
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="gatehouse-conformance">\n${suites.join('\n')}\n</testsuites>\n`
+}
+
+/** JSON report. */
+export function jsonReport(results: readonly Result[], target: Record<string, unknown>): string {
+  return `${JSON.stringify({ target, summary: summarize(results), results }, null, 2)}\n`
+}

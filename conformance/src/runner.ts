@@ -1,0 +1,153 @@
+/**
+ * Runs the catalogue against a target: filters by profile / ID, records one HTTP exchange per
+ * request as evidence, applies an expected-failures baseline. Requirements marked `last` (they may
+ * stop the target) run after all others.
+ */
+import { CATALOGUE } from './catalogue/index.js'
+import {
+  type CheckContext,
+  CheckFailure,
+  CheckSkipped,
+  type Exchange,
+  type HttpResult,
+  type Profile,
+  type Requirement,
+  type Result,
+  type Target,
+} from './types.js'
+
+/** Selection and baseline. */
+export interface RunOptions {
+  profiles?: readonly Profile[]
+  only?: readonly string[]
+  skip?: readonly string[]
+  /** IDs expected to fail: their failure passes the run, their success is reported stale. */
+  baseline?: ReadonlySet<string>
+  catalogue?: readonly Requirement[]
+}
+
+const SECRET_HEADERS = /^(authorization|cookie|proxy-authorization)$/i
+
+function headersOf(h: Headers | Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (!h) return out
+  const entries = h instanceof Headers ? [...h.entries()] : Object.entries(h)
+  for (const [k, v] of entries)
+    out[k.toLowerCase()] = SECRET_HEADERS.test(k) ? `${v.split(' ')[0]} <redacted>` : v
+  return out
+}
+
+function createContext(target: Target, record: (e: Exchange) => void): CheckContext {
+  return {
+    target,
+    async http(url, init = {}) {
+      const { timeoutMs, ...rest } = init
+      const res = await fetch(url, { ...rest, signal: AbortSignal.timeout(timeoutMs ?? 10_000) })
+      const text = await res.text()
+      record({
+        method: rest.method ?? 'GET',
+        url: url.replace(/access_token=[^&]+/, 'access_token=<redacted>'),
+        requestHeaders: headersOf(rest.headers as Record<string, string> | undefined),
+        status: res.status,
+        headers: headersOf(res.headers),
+        bodyExcerpt: text.slice(0, 300),
+      })
+      const result: HttpResult = {
+        status: res.status,
+        headers: res.headers,
+        text,
+        json<T>() {
+          return JSON.parse(text) as T
+        },
+      }
+      return result
+    },
+  }
+}
+
+/** Runs the selected requirements in catalogue order (those marked `last` at the end). */
+export async function runChecks(target: Target, options: RunOptions = {}): Promise<Result[]> {
+  const catalogue = options.catalogue ?? CATALOGUE
+  const ordered = [...catalogue.filter((r) => !r.last), ...catalogue.filter((r) => r.last)]
+  const results: Result[] = []
+  for (const req of ordered) {
+    const base = {
+      id: req.id,
+      level: req.level,
+      profile: req.profile,
+      source: req.source,
+      text: req.text,
+    }
+    const selected =
+      (!options.profiles || options.profiles.includes(req.profile)) &&
+      (!options.only || options.only.includes(req.id)) &&
+      !options.skip?.includes(req.id)
+    if (!selected) {
+      results.push({ ...base, status: 'skipped', message: 'not selected', durationMs: 0 })
+      continue
+    }
+    let evidence: Exchange | undefined
+    const ctx = createContext(target, (e) => {
+      evidence = e
+    })
+    const started = performance.now()
+    let result: Result
+    try {
+      await req.check(ctx)
+      result = { ...base, status: 'passed', durationMs: 0 }
+    } catch (err) {
+      if (err instanceof CheckSkipped)
+        result = { ...base, status: 'skipped', message: err.message, durationMs: 0 }
+      else {
+        const message =
+          err instanceof CheckFailure ? err.message : `error: ${(err as Error).message}`
+        result = {
+          ...base,
+          status: 'failed',
+          message,
+          ...(evidence ? { evidence } : {}),
+          durationMs: 0,
+        }
+      }
+    }
+    result.durationMs = Math.round(performance.now() - started)
+    if (options.baseline?.has(req.id)) {
+      if (result.status === 'failed') result.baseline = 'expected-failure'
+      else if (result.status === 'passed') result.baseline = 'stale'
+    }
+    results.push(result)
+  }
+  return results
+}
+
+/** Counts; an expected failure counts as passed. */
+export function summarize(results: readonly Result[]): {
+  passed: number
+  failed: number
+  skipped: number
+  mustFailed: number
+} {
+  let passed = 0
+  let failed = 0
+  let skipped = 0
+  let mustFailed = 0
+  for (const r of results) {
+    if (r.status === 'skipped') skipped++
+    else if (r.status === 'passed' || r.baseline === 'expected-failure') passed++
+    else {
+      failed++
+      if (r.level === 'MUST') mustFailed++
+    }
+  }
+  return { passed, failed, skipped, mustFailed }
+}
+
+/** Parses a baseline file: one requirement ID per line, `#` comments. */
+export function parseBaseline(text: string): Set<string> {
+  return new Set(
+    text
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').trim())
+      .filter(Boolean),
+  )
+}

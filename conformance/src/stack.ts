@@ -1,0 +1,356 @@
+/**
+ * The embedded stack: mock-idp and mcp-backend in this process, and a gateway as a child process
+ * (the reference proxy, or one of its seeded mutants). Also writes the configuration a target
+ * needs — gatehouse YAML and the seed's Kubernetes manifests — for `--target` runs.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { stringify } from 'yaml'
+import type { Target } from './types.js'
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const TSX = join(ROOT, 'node_modules/.bin/tsx')
+
+/** A planted secret: a private RSA exponent-like value inside an inline JWKS. */
+const PLANTED_SECRET = 'conformance-planted-secret-d-value-6f1c2a'
+
+/** A free port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
+  const { port } = s.address() as { port: number }
+  await new Promise((r) => s.close(r))
+  return port
+}
+
+/** The shared parts: IdP and MCP backend. */
+export interface Fixtures {
+  idp: MockIdp
+  backend: McpBackend
+  stop(): Promise<void>
+}
+
+export async function startFixtures(): Promise<Fixtures> {
+  const idp = await startMockIdp()
+  const backend = await startMcpBackend()
+  return {
+    idp,
+    backend,
+    async stop() {
+      await backend.stop()
+      await idp.stop()
+    },
+  }
+}
+
+/** Ports of one gateway instance. */
+export interface Ports {
+  gateway: number
+  proxied: number
+  admin: number
+}
+
+const CORS = {
+  type: 'CORS',
+  cors: {
+    allowCredentials: true,
+    allowHeaders: ['Origin', 'Authorization', 'Content-Type'],
+    allowMethods: ['*'],
+    allowOrigins: ['*'],
+    exposeHeaders: ['Origin', 'Mcp-Session-Id'],
+    maxAge: 86400,
+  },
+}
+
+const MCP_MATCHES = [
+  '/mcp',
+  '/.well-known/oauth-protected-resource/mcp',
+  '/.well-known/oauth-authorization-server/mcp',
+].map((value) => ({ path: { type: 'PathPrefix', value } }))
+
+/** The configured host of the resource: deliberately not the address clients connect to. */
+export const CONFIGURED_HOST = 'gateway.example'
+
+/** The gatehouse configuration the harness runs (and prints for `--target`). */
+export function gatehouseConfig(
+  f: { idp: MockIdp; backend: McpBackend },
+  ports: Ports,
+): Record<string, unknown> {
+  const org = new URL(f.idp.orgUrl)
+  const provider = (jwksPath: string) => ({
+    issuer: f.idp.issuer,
+    audiences: [f.idp.audience],
+    jwks: { remote: { backendRef: { name: 'idp' }, jwksPath } },
+  })
+  const mcp = (port: number, clientId?: string) => ({
+    provider: 'BridgedIdp',
+    ...(clientId ? { clientId } : {}),
+    resourceMetadata: {
+      resource: `http://${CONFIGURED_HOST}:${port}/mcp`,
+      scopesSupported: ['openid', 'profile'],
+      bearerMethodsSupported: ['header'],
+    },
+  })
+  const authorization = {
+    action: 'Allow',
+    policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
+  }
+  return {
+    config: { adminAddr: `127.0.0.1:${ports.admin}`, logLevel: 'info' },
+    gateways: {
+      default: { port: ports.gateway, address: '127.0.0.1' },
+      proxied: { port: ports.proxied, address: '127.0.0.1' },
+    },
+    backends: {
+      'mcp-backend': { static: { host: '127.0.0.1', port: f.backend.port } },
+      idp: { static: { host: org.hostname, port: Number(org.port) } },
+    },
+    routes: {
+      mcp: {
+        parentRefs: [{ name: 'default' }],
+        rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
+      },
+      broken: {
+        parentRefs: [{ name: 'default' }],
+        rules: [
+          {
+            matches: [{ path: { type: 'PathPrefix', value: '/broken' } }],
+            backendRefs: [{ name: 'mcp-backend' }],
+          },
+        ],
+      },
+      'mcp-proxied': {
+        parentRefs: [{ name: 'proxied' }],
+        rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
+      },
+    },
+    policies: {
+      'mcp-auth': {
+        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp' }],
+        traffic: {
+          jwtAuthentication: {
+            mode: 'Strict',
+            providers: [
+              provider('/oauth2/default/v1/keys'),
+              // A second provider with an inline key set whose private member is a planted secret:
+              // the admin dump must never show it.
+              {
+                issuer: 'https://secrets.conformance.example/oauth2/x',
+                audiences: ['api://secrets'],
+                jwks: { inline: { keys: [{ ...SECRET_JWK, d: PLANTED_SECRET }] } },
+              },
+            ],
+            mcp: mcp(ports.gateway, f.idp.publicClientId),
+          },
+          authorization,
+        },
+      },
+      'broken-auth': {
+        targetRefs: [{ kind: 'HTTPRoute', name: 'broken' }],
+        traffic: {
+          jwtAuthentication: {
+            mode: 'Strict',
+            providers: [provider('/oauth2/default/v1/wrong-keys')],
+          },
+        },
+      },
+      'mcp-auth-proxied': {
+        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp-proxied' }],
+        traffic: {
+          jwtAuthentication: {
+            mode: 'Strict',
+            providers: [provider('/oauth2/default/v1/keys')],
+            mcp: mcp(ports.proxied),
+          },
+          authorization,
+        },
+      },
+    },
+  }
+}
+
+/** A public RSA key (the harness only needs a well-formed JWK to carry the planted secret). */
+const SECRET_JWK = {
+  kty: 'RSA',
+  kid: 'planted',
+  e: 'AQAB',
+  n: 'sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw',
+}
+
+/** A running gateway child process and the target it presents. */
+export interface RunningGateway {
+  target: Target
+  child: ChildProcess
+  /** Everything the process wrote (for diagnostics). */
+  output(): string
+  stop(): Promise<void>
+}
+
+/**
+ * Starts a gateway process with the harness configuration.
+ * @param fault - a seeded fault: runs the test-only mutant entry instead of the real binary
+ */
+export async function startGateway(
+  f: Fixtures,
+  options: { fault?: string } = {},
+): Promise<RunningGateway> {
+  const ports: Ports = {
+    gateway: await freePort(),
+    proxied: await freePort(),
+    admin: await freePort(),
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))
+  const file = join(dir, 'gatehouse.yaml')
+  writeFileSync(file, stringify(gatehouseConfig(f, ports)))
+  const args = options.fault
+    ? [join(ROOT, 'proxy/test/mutants/gatehouse-mutant.ts'), '--fault', options.fault, '-f', file]
+    : [join(ROOT, 'proxy/bin/gatehouse.ts'), '-f', file]
+  const child = spawn(TSX, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT })
+  let out = ''
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString()
+  })
+  child.stderr?.on('data', (c: Buffer) => {
+    out += c.toString()
+  })
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the gateway did not start within 30 s:\n${out.slice(-2000)}`)),
+      30_000,
+    )
+    const onData = () => {
+      if (out.includes('gatehouse listening')) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the gateway exited (code ${code}) before listening:\n${out.slice(-2000)}`))
+    })
+  })
+  const control = controlClient(f.idp.controlUrl)
+  const target: Target = {
+    base: `http://127.0.0.1:${ports.gateway}`,
+    configuredBase: `http://${CONFIGURED_HOST}:${ports.gateway}`,
+    proxiedBase: `http://127.0.0.1:${ports.proxied}`,
+    proxiedConfiguredBase: `http://${CONFIGURED_HOST}:${ports.proxied}`,
+    brokenPath: '/broken',
+    admin: `http://127.0.0.1:${ports.admin}`,
+    idp: { issuer: f.idp.issuer, audience: f.idp.audience, orgUrl: f.idp.orgUrl, control },
+    backendOrigin: f.backend.origin,
+    secrets: [PLANTED_SECRET],
+    allowShutdown: true,
+  }
+  return {
+    target,
+    child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+/** The seed's Kubernetes manifests for a target gateway pointed at the harness's IdP and backend. */
+export function kubernetesManifests(
+  f: { idp: MockIdp; backend: McpBackend },
+  resource: string,
+): string {
+  const org = new URL(f.idp.orgUrl)
+  const group = 'gateway.example.dev'
+  const docs = [
+    {
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'GatewayBackend',
+      metadata: { name: 'idp-jwks' },
+      spec: { static: { host: org.hostname, port: Number(org.port) } },
+    },
+    {
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'GatewayBackend',
+      metadata: { name: 'mcp-backend' },
+      spec: { static: { host: '127.0.0.1', port: f.backend.port } },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'BackendTLSPolicy',
+      metadata: { name: 'idp-jwks-tls' },
+      spec: {
+        targetRefs: [{ group, kind: 'GatewayBackend', name: 'idp-jwks' }],
+        validation: { hostname: org.hostname, wellKnownCACertificates: 'System' },
+      },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'mcp' },
+      spec: {
+        parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gateway' }],
+        rules: [
+          {
+            matches: MCP_MATCHES,
+            filters: [CORS],
+            backendRefs: [{ group, kind: 'GatewayBackend', name: 'mcp-backend' }],
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'GatewayPolicy',
+      metadata: { name: 'mcp-auth' },
+      spec: {
+        targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'mcp' }],
+        traffic: {
+          jwtAuthentication: {
+            mode: 'Strict',
+            providers: [
+              {
+                issuer: f.idp.issuer,
+                audiences: [f.idp.audience],
+                jwks: {
+                  remote: {
+                    backendRef: {
+                      group,
+                      kind: 'GatewayBackend',
+                      name: 'idp-jwks',
+                      port: Number(org.port),
+                    },
+                    jwksPath: '/oauth2/default/v1/keys',
+                  },
+                },
+              },
+            ],
+            mcp: {
+              provider: 'BridgedIdp',
+              clientId: f.idp.publicClientId,
+              resourceMetadata: {
+                resource,
+                scopesSupported: ['openid', 'profile'],
+                bearerMethodsSupported: ['header'],
+              },
+            },
+          },
+          authorization: {
+            action: 'Allow',
+            policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
+          },
+        },
+      },
+    },
+  ]
+  return `${docs.map((d) => stringify(d)).join('---\n')}`
+}

@@ -1,0 +1,117 @@
+/**
+ * The conformance suite's vocabulary: requirements with stable IDs, the target they are judged
+ * against, and results with evidence.
+ */
+
+/** RFC 2119 level. Only a failed MUST makes the run fail. */
+export type Level = 'MUST' | 'SHOULD' | 'MAY'
+
+/** Groups of requirements a gateway may claim. */
+export const PROFILES = ['core', 'bridged-idp', 'cors', 'transport', 'admin'] as const
+export type Profile = (typeof PROFILES)[number]
+
+/** One recorded HTTP exchange, shown as evidence when a check fails. */
+export interface Exchange {
+  method: string
+  url: string
+  requestHeaders: Record<string, string>
+  status: number
+  headers: Record<string, string>
+  bodyExcerpt: string
+}
+
+/** Why a check failed. */
+export class CheckFailure extends Error {
+  constructor(
+    /** What was expected, in words. */
+    readonly expected: string,
+    /** What was seen instead. */
+    readonly actual: string,
+  ) {
+    super(`expected ${expected}; got ${actual}`)
+  }
+}
+
+/** Fails the running check unless `ok`, with what was expected and what was seen. */
+export function must(ok: unknown, expected: string, actual: string): asserts ok {
+  if (!ok) throw new CheckFailure(expected, actual)
+}
+
+/** A check needs something the target does not offer (e.g. no admin URL): skipped, not failed. */
+export class CheckSkipped extends Error {}
+
+/** The mock IdP's control API as the checks use it. */
+export interface IdpControl {
+  token(req: Record<string, unknown>): Promise<{ access_token: string }>
+  registrations(): Promise<Array<{ status: number }>>
+  requests(): Promise<Array<{ method: string; path: string }>>
+  clearRequests(): Promise<void>
+}
+
+/** What the checks are run against. */
+export interface Target {
+  /** Where to send requests for the protected MCP route (`<base>/mcp`). */
+  base: string
+  /** The base as configured in the policy's resource (`<configured base>/mcp`), may differ. */
+  configuredBase: string
+  /** A gateway/route whose policy has no `clientId` (registration is proxied), if any. */
+  proxiedBase?: string
+  proxiedConfiguredBase?: string
+  /** A path prefix protected by a policy whose `jwksPath` is wrong, if configured. */
+  brokenPath?: string
+  /** Admin interface URL, when the admin profile is judged. */
+  admin?: string
+  idp: { issuer: string; audience: string; orgUrl: string; control: IdpControl }
+  /** The MCP backend's observation endpoints (mcp-backend), when it is ours. */
+  backendOrigin?: string
+  /** Secret values planted in the configuration that must never appear in `/config_dump`. */
+  secrets: string[]
+  /** Whether `/quitquitquit` may be exercised (it stops the target). */
+  allowShutdown: boolean
+}
+
+/** What a check receives. */
+export interface CheckContext {
+  target: Target
+  /** HTTP with evidence recording. */
+  http(url: string, init?: RequestInit & { timeoutMs?: number }): Promise<HttpResult>
+}
+
+/** A response with its body read. */
+export interface HttpResult {
+  status: number
+  headers: Headers
+  text: string
+  json<T = Record<string, unknown>>(): T
+}
+
+/** A requirement of the catalogue. */
+export interface Requirement {
+  /** Stable ID, e.g. `PRM-001`. Never reused. */
+  id: string
+  level: Level
+  profile: Profile
+  /** Where the requirement comes from: seed section or RFC/spec section. */
+  source: string
+  /** The requirement, stated so a reader of the report understands a failure. */
+  text: string
+  /** Runs the check; throws CheckFailure / CheckSkipped. */
+  check(ctx: CheckContext): Promise<void>
+  /** Runs after every other check (it may stop the target). */
+  last?: boolean
+}
+
+/** Outcome of one requirement. */
+export interface Result {
+  id: string
+  level: Level
+  profile: Profile
+  source: string
+  text: string
+  status: 'passed' | 'failed' | 'skipped'
+  /** Baseline: a listed failure (passes the run) or a listed requirement that now passes. */
+  baseline?: 'expected-failure' | 'stale'
+  message?: string
+  evidence?: Exchange
+  durationMs: number
+}
