@@ -1,0 +1,128 @@
+/** The runner and reports, on a tiny catalogue against a real local HTTP server. */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { consoleReport, jsonReport, junitReport } from '../src/report.js'
+import { parseBaseline, runChecks, summarize } from '../src/runner.js'
+import { CheckSkipped, must, type Requirement, type Target } from '../src/types.js'
+
+let server: Server
+let target: Target
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    res.writeHead(req.url === '/ok' ? 200 : 401, {
+      'www-authenticate': 'Bearer realm="x"',
+      'content-type': 'text/plain',
+    })
+    res.end(req.url === '/ok' ? 'fine' : 'no token here')
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  target = {
+    base,
+    configuredBase: base,
+    idp: {
+      issuer: 'x',
+      audience: 'y',
+      orgUrl: 'z',
+      control: {
+        token: async () => ({ access_token: 't' }),
+        registrations: async () => [],
+        requests: async () => [],
+        clearRequests: async () => {},
+      },
+    },
+    secrets: [],
+    allowShutdown: false,
+  }
+})
+afterAll(() => new Promise<void>((r) => server.close(() => r())))
+
+const req = (
+  id: string,
+  path: string,
+  want: number,
+  extra: Partial<Requirement> = {},
+): Requirement => ({
+  id,
+  level: 'MUST',
+  profile: 'core',
+  source: 'test',
+  text: `GET ${path} answers ${want}`,
+  async check(ctx) {
+    const res = await ctx.http(`${ctx.target.base}${path}`, {
+      headers: { authorization: 'Bearer secret-value' },
+    })
+    must(res.status === want, `${want}`, `${res.status}`)
+  },
+  ...extra,
+})
+
+const catalogue: Requirement[] = [
+  req('T-001', '/ok', 200),
+  req('T-002', '/nope', 200),
+  req('T-003', '/ok', 200, {
+    async check() {
+      throw new CheckSkipped('not offered')
+    },
+  }),
+  req('T-004', '/ok', 200, { last: true, profile: 'admin' }),
+]
+
+describe('runner', () => {
+  it('passes, fails with evidence, skips, and runs `last` requirements at the end', async () => {
+    const results = await runChecks(target, { catalogue })
+    expect(results.map((r) => [r.id, r.status])).toEqual([
+      ['T-001', 'passed'],
+      ['T-002', 'failed'],
+      ['T-003', 'skipped'],
+      ['T-004', 'passed'],
+    ])
+    const failed = results[1]
+    expect(failed?.message).toBe('expected 200; got 401')
+    expect(failed?.evidence).toMatchObject({
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer realm="x"' },
+    })
+    expect(JSON.stringify(failed?.evidence)).not.toContain('secret-value')
+    expect(summarize(results)).toEqual({ passed: 2, failed: 1, skipped: 1, mustFailed: 1 })
+  })
+
+  it('selects by profile, --only and --skip', async () => {
+    const results = await runChecks(target, { catalogue, profiles: ['core'], skip: ['T-002'] })
+    expect(results.filter((r) => r.status !== 'skipped').map((r) => r.id)).toEqual(['T-001'])
+    const only = await runChecks(target, { catalogue, only: ['T-004'] })
+    expect(only.filter((r) => r.status === 'passed').map((r) => r.id)).toEqual(['T-004'])
+  })
+
+  it('applies a baseline: a listed failure passes the run, a listed pass is reported stale', async () => {
+    const baseline = parseBaseline('# known\nT-002  # not yet\nT-001\n')
+    const results = await runChecks(target, { catalogue, baseline })
+    expect(results.find((r) => r.id === 'T-002')?.baseline).toBe('expected-failure')
+    expect(results.find((r) => r.id === 'T-001')?.baseline).toBe('stale')
+    expect(summarize(results).mustFailed).toBe(0)
+  })
+})
+
+describe('reports', () => {
+  it('ends the console report with the summary line and shows evidence for failures', async () => {
+    const results = await runChecks(target, { catalogue })
+    const text = consoleReport(results, 'test')
+    expect(text.split('\n').at(-1)).toBe('2 passed, 1 failed, 1 skipped')
+    expect(text).toContain('FAIL T-002')
+    expect(text).toContain('evidence: GET')
+    expect(text).toContain('www-authenticate: Bearer realm="x"')
+  })
+
+  it('writes JUnit XML with failures and skips, and JSON with the summary', async () => {
+    const results = await runChecks(target, { catalogue })
+    const xml = junitReport(results)
+    expect(xml).toContain('<testsuite name="core" tests="3" failures="1" skipped="1">')
+    expect(xml).toContain('<failure message="expected 200; got 401">')
+    const json = JSON.parse(jsonReport(results, { base: target.base })) as {
+      summary: { failed: number }
+    }
+    expect(json.summary.failed).toBe(1)
+  })
+})
