@@ -269,6 +269,8 @@ class CompiledPolicy implements AuthPolicy {
           result: 'ok',
           issuer: result.issuer,
           subject: typeof claims.sub === 'string' ? claims.sub : null,
+          // The verified claims (never the token) for later stages and for whoever debugs them.
+          claims,
         })
       }
     }
