@@ -15,7 +15,7 @@ import type { ConfigIssue } from '../errors.js'
 import { DiscoveryCache } from './discovery.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
 import { OAuthEndpoints } from './oauth.js'
-import { type CompiledRules, compileRules } from './rules.js'
+import { type CompiledHeader, type CompiledRules, compileHeaders, compileRules } from './rules.js'
 import type {
   AuthContext,
   AuthPolicy,
@@ -44,6 +44,11 @@ export function checkAuthPolicy(name: string, policy: PolicyConfig): ConfigIssue
       })
     }
   })
+  try {
+    compileHeaders(policy.traffic.transformations?.request.set ?? [])
+  } catch (err) {
+    issues.push({ path: `${base}.transformations.request`, message: (err as Error).message })
+  }
   policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
     if (p.jwks.remote) return
     try {
@@ -75,6 +80,8 @@ class CompiledPolicy implements AuthPolicy {
   readonly #verifier: TokenVerifier | undefined
   readonly #keySets: KeySet[] = []
   readonly #rules: CompiledRules | undefined
+  readonly #setHeaders: CompiledHeader[]
+  readonly #removeHeaders: string[]
   readonly #oauth: OAuthEndpoints | undefined
   readonly #discovery: DiscoveryCache | undefined
   readonly #policy: PolicyConfig
@@ -152,6 +159,9 @@ class CompiledPolicy implements AuthPolicy {
     }
     const expressions = policy.traffic.authorization?.policy.matchExpressions
     this.#rules = expressions ? compileRules(expressions) : undefined
+    const transform = policy.traffic.transformations?.request
+    this.#setHeaders = compileHeaders(transform?.set ?? [])
+    this.#removeHeaders = (transform?.remove ?? []).map((h) => h.toLowerCase())
   }
 
   status(): PolicyStatus {
@@ -303,7 +313,15 @@ class CompiledPolicy implements AuthPolicy {
         }
       }
     }
-    return claims ? { ok: true, claims } : { ok: true }
+    if (!claims) return { ok: true }
+    if (this.#setHeaders.length === 0 && this.#removeHeaders.length === 0)
+      return { ok: true, claims }
+    const set: Record<string, string> = {}
+    for (const h of this.#setHeaders) {
+      const value = h.evaluate(claims)
+      if (value !== undefined) set[h.name] = value
+    }
+    return { ok: true, claims, requestHeaders: { set, remove: this.#removeHeaders } }
   }
 
   dump(): Record<string, unknown> {

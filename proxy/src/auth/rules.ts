@@ -56,3 +56,48 @@ export function compileRules(expressions: readonly string[]): CompiledRules {
     },
   }
 }
+
+/** A header value computed from the claims. */
+export interface CompiledHeader {
+  name: string
+  expression: string
+  /** The value, or undefined when the expression fails or yields something not representable. */
+  evaluate(claims: Readonly<Record<string, unknown>>): string | undefined
+}
+
+/** Compiles `transformations.request.set` entries. @throws Error naming the bad expression. */
+export function compileHeaders(
+  entries: ReadonlyArray<{ name: string; value: string }>,
+): CompiledHeader[] {
+  return entries.map(({ name, value }, i) => {
+    let run: ReturnType<typeof parse>
+    try {
+      run = parse(value)
+    } catch (err) {
+      throw new Error(`set[${i}]: invalid CEL "${value}": ${(err as Error).message}`)
+    }
+    return {
+      name: name.toLowerCase(),
+      expression: value,
+      evaluate(claims) {
+        let v: unknown
+        try {
+          v = run({ jwt: claims })
+        } catch {
+          return undefined
+        }
+        const text =
+          typeof v === 'string' ||
+          typeof v === 'number' ||
+          typeof v === 'bigint' ||
+          typeof v === 'boolean'
+            ? String(v)
+            : Array.isArray(v) && v.every((x) => typeof x === 'string')
+              ? v.join(', ')
+              : undefined
+        // Header values carry no control characters (RFC 9110 §5.5): never split a header.
+        return text !== undefined && !/[\x00-\x08\x0a-\x1f\x7f]/.test(text) ? text : undefined
+      },
+    }
+  })
+}

@@ -50,7 +50,12 @@ export interface AuthRequest {
 
 /** The outcome of authentication + authorization. */
 export type AuthResult =
-  | { ok: true; claims?: Readonly<Record<string, unknown>> }
+  | {
+      ok: true
+      claims?: Readonly<Record<string, unknown>>
+      /** Header changes for the request to the backend (policy `transformations`). */
+      requestHeaders?: { set: Record<string, string>; remove: string[] }
+    }
   | { ok: false; response: LocalResponse }
 
 /** One compiled policy. */

@@ -278,12 +278,53 @@ export const Authorization = z.strictObject({
   }),
 })
 
+const HeaderName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, {
+    message: 'expected an HTTP header name (RFC 9110 §5.1)',
+  })
+  .refine(
+    (v) =>
+      !['host', 'connection', 'content-length', 'transfer-encoding', 'te', 'upgrade'].includes(
+        v.toLowerCase(),
+      ),
+    {
+      message: 'this header is managed by the proxy and cannot be transformed',
+    },
+  )
+
+export const Transformations = z.strictObject({
+  request: z.strictObject({
+    set: z
+      .array(
+        z.strictObject({
+          name: HeaderName,
+          value: z
+            .string()
+            .min(1)
+            .describe(
+              'CEL over the verified claims (jwt), e.g. jwt.sub; a failed evaluation leaves the header unset.',
+            ),
+        }),
+      )
+      .default([])
+      .describe('Headers set on the request to the backend.'),
+    remove: z
+      .array(HeaderName)
+      .default([])
+      .describe('Headers removed from the request to the backend.'),
+  }),
+})
+
 export const PolicyConfig = z
   .strictObject({
     targetRefs: z.array(TargetRef).min(1),
     traffic: z.strictObject({
       jwtAuthentication: JwtAuthentication.optional(),
       authorization: Authorization.optional(),
+      transformations: Transformations.optional().describe(
+        'Request header changes computed from the verified claims (seed: claims available to transformations).',
+      ),
     }),
   })
   .describe('A policy (GatewayPolicy), attached to routes.')

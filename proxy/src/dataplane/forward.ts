@@ -60,6 +60,16 @@ export function upstreamHeaders(
   return out
 }
 
+function withChanges(
+  headers: Record<string, string | string[]>,
+  changes: ForwardInput['requestHeaders'],
+): Record<string, string | string[]> {
+  if (!changes) return headers
+  for (const name of changes.remove) delete headers[name]
+  Object.assign(headers, changes.set)
+  return headers
+}
+
 function downstreamHeaders(
   headers: Record<string, string | string[] | undefined>,
   extra: Record<string, string>,
@@ -123,6 +133,8 @@ export interface ForwardInput {
   responseHeaders: Record<string, string>
   /** Remove the bearer token: the backend is behind the gateway and must not replay it. */
   stripAuthorization: boolean
+  /** Header changes from policies (`transformations`), applied after the proxy's own headers. */
+  requestHeaders?: { set: Record<string, string>; remove: string[] } | undefined
   faults: FaultSet
   log: Logger
   trace?: RequestTrace | undefined
@@ -152,11 +164,9 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
       origin: upstream.origin,
       method: method as Dispatcher.HttpMethod,
       path: input.pathAndQuery,
-      headers: upstreamHeaders(
-        req.headers,
-        req.socket.remoteAddress,
-        'http',
-        input.stripAuthorization,
+      headers: withChanges(
+        upstreamHeaders(req.headers, req.socket.remoteAddress, 'http', input.stripAuthorization),
+        input.requestHeaders,
       ),
       body: hasBody ? req : null,
       signal: abort.signal,

@@ -220,6 +220,7 @@ export function createPipeline(
       }
       task.stage('auth')
       let authenticated = false
+      let requestHeaders: { set: Record<string, string>; remove: string[] } | undefined
       for (const policy of rule.policies) {
         const result = await policy.authenticate({
           method,
@@ -237,9 +238,14 @@ export function createPipeline(
           return result.response.status
         }
         if (result.claims) authenticated = true
+        if (result.requestHeaders) {
+          requestHeaders ??= { set: {}, remove: [] }
+          requestHeaders.remove.push(...result.requestHeaders.remove)
+          Object.assign(requestHeaders.set, result.requestHeaders.set)
+        }
       }
       if (preflight && rule.cors) return answerPreflight(rule.cors, req, res, trace)
-      return forwardTo(rule, req, res, url, cors, authenticated, trace, task)
+      return forwardTo(rule, req, res, url, cors, authenticated, trace, task, requestHeaders)
     }
     return forwardTo(rule, req, res, url, cors, false, trace, task)
   }
@@ -268,6 +274,7 @@ export function createPipeline(
     authenticated: boolean,
     trace: RequestTrace | undefined,
     task: RequestTask,
+    requestHeaders?: { set: Record<string, string>; remove: string[] },
   ): Promise<number> {
     const result = await forward({
       req,
@@ -277,6 +284,7 @@ export function createPipeline(
       pathAndQuery: url,
       responseHeaders: cors,
       stripAuthorization: authenticated,
+      requestHeaders,
       faults,
       log: httpLog as Logger,
       trace,
