@@ -96,8 +96,17 @@ export function compileHeaders(
               ? v.join(', ')
               : undefined
         // Header values carry no control characters (RFC 9110 §5.5): never split a header.
-        return text !== undefined && !/[\x00-\x08\x0a-\x1f\x7f]/.test(text) ? text : undefined
+        return text !== undefined && !hasControlCharacter(text) ? text : undefined
       },
     }
   })
+}
+
+/** Whether a value has a control character other than horizontal tab (RFC 9110 §5.5). */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return true
+  }
+  return false
 }

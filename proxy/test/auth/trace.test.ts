@@ -72,7 +72,7 @@ describe('trace of authentication and authorization', () => {
       issuer: idp.issuer,
       subject: 'alice@example.com',
     })
-    expect((auth?.data.claims as { groups: string[] }).groups).toEqual(['AI-Users'])
+    expect(auth?.data.claims).toMatchObject({ groups: ['AI-Users'] })
     const authz = events.find((e) => e.type === 'authorization')
     expect(authz?.data).toMatchObject({
       allowed: true,
