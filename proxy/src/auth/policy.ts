@@ -15,7 +15,13 @@ import type { ConfigIssue } from '../errors.js'
 import { DiscoveryCache } from './discovery.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
 import { OAuthEndpoints } from './oauth.js'
-import { type CompiledHeader, type CompiledRules, compileHeaders, compileRules } from './rules.js'
+import {
+  type CompiledHeader,
+  type CompiledRules,
+  compileHeaders,
+  compileRules,
+  type RuleResult,
+} from './rules.js'
 import type {
   AuthContext,
   AuthPolicy,
@@ -80,6 +86,7 @@ class CompiledPolicy implements AuthPolicy {
   readonly #verifier: TokenVerifier | undefined
   readonly #keySets: KeySet[] = []
   readonly #rules: CompiledRules | undefined
+  readonly #decisions = new WeakMap<object, RuleResult[]>()
   readonly #setHeaders: CompiledHeader[]
   readonly #removeHeaders: string[]
   readonly #oauth: OAuthEndpoints | undefined
@@ -285,8 +292,14 @@ class CompiledPolicy implements AuthPolicy {
       }
     }
     if (this.#rules) {
-      // Without claims (Optional mode, no token) the rules see an empty claim set.
-      const results = this.#rules.evaluate(claims ?? {}, this.#ctx.faults.has('cel-error-allows'))
+      // Without claims (Optional mode, no token) the rules see an empty claim set. Rules depend on
+      // the claims only, and the verifier hands out one claims object per cached token, so the
+      // outcome is remembered per claims object for as long as the token is cached.
+      let results = claims ? this.#decisions.get(claims) : undefined
+      if (!results) {
+        results = this.#rules.evaluate(claims ?? {}, this.#ctx.faults.has('cel-error-allows'))
+        if (claims) this.#decisions.set(claims, results)
+      }
       const allowed = results.every((r) => r.matched)
       req.trace?.event('authorization', { policy: this.name, allowed, rules: results })
       if (!allowed) {
