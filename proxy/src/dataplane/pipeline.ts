@@ -199,23 +199,30 @@ export function createPipeline(
 
     if (rule.policies.length > 0) {
       const requestOrigin = `http://${req.headers.host ?? 'localhost'}`
-      const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
-      const local: LocalRequest & { trace?: RequestTrace | undefined } = {
-        method,
-        path,
-        query,
-        headers: req.headers,
-        requestOrigin,
-        body: (limit = BODY_LIMIT) => readBody(req, limit),
-        trace,
-      }
-      task.stage('mcp_oauth')
-      for (const policy of rule.policies) {
-        const answer = await policy.serveOAuth(local)
-        if (answer) {
-          trace?.event('mcp_oauth', { policy: policy.name, status: answer.status })
-          sendLocal(res, answer, cors)
-          return answer.status
+      // Parsed only when someone reads it: most requests carry no query worth parsing.
+      let parsedQuery: URLSearchParams | undefined
+      const query = () => (parsedQuery ??= new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
+      // The MCP OAuth endpoints all live under /.well-known/ (RFC 8615): skip the lookup otherwise.
+      if (path.startsWith('/.well-known/')) {
+        const local: LocalRequest & { trace?: RequestTrace | undefined } = {
+          method,
+          path,
+          get query() {
+            return query()
+          },
+          headers: req.headers,
+          requestOrigin,
+          body: (limit = BODY_LIMIT) => readBody(req, limit),
+          trace,
+        }
+        task.stage('mcp_oauth')
+        for (const policy of rule.policies) {
+          const answer = await policy.serveOAuth(local)
+          if (answer) {
+            trace?.event('mcp_oauth', { policy: policy.name, status: answer.status })
+            sendLocal(res, answer, cors)
+            return answer.status
+          }
         }
       }
       task.stage('auth')
@@ -225,7 +232,9 @@ export function createPipeline(
         const result = await policy.authenticate({
           method,
           path,
-          query,
+          get query() {
+            return query()
+          },
           headers: req.headers,
           requestOrigin,
           trace,
