@@ -182,13 +182,26 @@ function tmux(...args: string[]): string {
   return execFileSync('tmux', args, { encoding: 'utf8' })
 }
 
+/** Polls the pane until it shows `text`; after 15 s fails with what the pane shows. */
 async function paneUntil(session: string, text: string): Promise<string> {
+  const deadline = Date.now() + 15_000
   for (;;) {
     const pane = tmux('capture-pane', '-p', '-t', session)
     if (pane.includes(text)) return pane
+    if (Date.now() > deadline) {
+      throw new Error(`the tmux pane never showed ${JSON.stringify(text)}; it shows:\n${pane}`)
+    }
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+/**
+ * The pane stands for a person's terminal, so it must not look like a CI job: Ink draws no
+ * frames while it runs when `CI`, `CONTINUOUS_INTEGRATION` or a `CI_*` variable is set
+ * (`is-in-ci`), and only prints the last frame on exit.
+ */
+const NOT_IN_CI =
+  'unset CI CONTINUOUS_INTEGRATION; for v in $(compgen -e | grep "^CI_"); do unset "$v"; done'
 
 describe('gwctl proxy trace terminal UI under tmux', () => {
   let live: LiveGatehouse
@@ -217,7 +230,7 @@ describe('gwctl proxy trace terminal UI under tmux', () => {
     const script = join(cwd, 'run.sh')
     await writeFile(
       script,
-      `#!/bin/bash\ntrap 'echo shell got INT' INT\n${process.execPath} ${GWCTL_BIN} ${args}\necho "gwctl exited $?"\nsleep 600\n`,
+      `#!/bin/bash\ntrap 'echo shell got INT' INT\n${NOT_IN_CI}\n${process.execPath} ${GWCTL_BIN} ${args}\necho "gwctl exited $?"\nsleep 600\n`,
     )
     await chmod(script, 0o755)
     sessions.push(name)
@@ -249,10 +262,10 @@ describe('gwctl proxy trace terminal UI under tmux', () => {
   })
 
   it('shows the route, backend and status of the request sent while it waits, then exits 0', async () => {
-    const cmd = `${process.execPath} ${GWCTL_BIN} -p ${live.adminPort} proxy trace --local; echo "gwctl exited $?"; sleep 600`
+    const cmd = `${NOT_IN_CI}; ${process.execPath} ${GWCTL_BIN} -p ${live.adminPort} proxy trace --local; echo "gwctl exited $?"; sleep 600`
     // Started in a directory without a tsconfig.json: the UI must not depend on the cwd's one.
     const cwd = await mkdtemp(join(tmpdir(), 'gwctl-tui-'))
-    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', '-c', cwd, cmd)
+    tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', '-c', cwd, 'bash', '-c', cmd)
     await paneUntil(session, 'Waiting for the next request')
     expect(
       (await fetch(`${live.url}/mcp`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
