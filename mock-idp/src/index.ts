@@ -582,7 +582,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
       // No RFC 8707; the audience parameter must name this server's audience.
       const audience = url.searchParams.get('audience')
       if (audience !== null && audience !== s.audience) {
-        return json(res, 400, {
+        return refuseAuthorization(s, url, res, {
           error: 'access_denied',
           error_description: `Policy evaluation failed for this request: the audience "${audience}" is not the audience of authorization server ${s.id} ("${s.audience}").`,
         })
@@ -593,6 +593,34 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     ;(req as IncomingMessage & { originalUrl?: string }).originalUrl = req.url
     req.url = `${rest}${url.search}`
     s.provider.callback()(req, res)
+  }
+
+  /**
+   * Refuses an authorization request the way an authorization server does (RFC 6749 §4.1.2.1):
+   * back to the client's redirect URI with `error`, `error_description`, `state` and `iss`
+   * (RFC 9207) when the client is known and the redirect URI is registered for it; otherwise an
+   * error page, since an unverified redirect URI must not be followed.
+   */
+  async function refuseAuthorization(
+    s: AuthServer,
+    url: URL,
+    res: ServerResponse,
+    error: { error: string; error_description: string },
+  ): Promise<void> {
+    const clientId = url.searchParams.get('client_id')
+    const redirectUri = url.searchParams.get('redirect_uri')
+    const client = clientId ? await s.provider.Client.find(clientId) : undefined
+    if (!client || !redirectUri || !client.redirectUriAllowed(redirectUri)) {
+      return json(res, 400, error)
+    }
+    const target = new URL(redirectUri)
+    target.searchParams.set('error', error.error)
+    target.searchParams.set('error_description', error.error_description)
+    const state = url.searchParams.get('state')
+    if (state !== null) target.searchParams.set('state', state)
+    target.searchParams.set('iss', s.issuer)
+    res.writeHead(303, { location: target.toString() })
+    res.end()
   }
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {

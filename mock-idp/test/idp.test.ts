@@ -116,11 +116,30 @@ describe('authorization code + PKCE, headless', () => {
   })
 
   it('refuses an audience parameter that is not the server audience', async () => {
+    // Back to the client (RFC 6749 §4.1.2.1), as its redirect URI is registered.
     const res = await fetch(authorizeUrl(pkce().challenge, { audience: 'api://other' }), {
       redirect: 'manual',
     })
-    expect(res.status).toBe(400)
-    expect(((await res.json()) as { error: string }).error).toBe('access_denied')
+    expect(res.status).toBe(303)
+    const back = new URL(res.headers.get('location') ?? '')
+    expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:53682/callback')
+    expect(back.searchParams.get('error')).toBe('access_denied')
+    expect(back.searchParams.get('error_description')).toContain('"api://other"')
+    expect(back.searchParams.get('state')).toBe('st-1')
+    expect(back.searchParams.get('iss')).toBe(idp.issuer)
+    // An unknown client or redirect URI gets an error page: never redirect to an unverified URI.
+    const unverified: Record<string, string>[] = [
+      { client_id: 'nobody' },
+      { redirect_uri: 'https://evil.example/cb' },
+    ]
+    for (const extra of unverified) {
+      const page = await fetch(
+        authorizeUrl(pkce().challenge, { audience: 'api://other', ...extra }),
+        { redirect: 'manual' },
+      )
+      expect(page.status).toBe(400)
+      expect(((await page.json()) as { error: string }).error).toBe('access_denied')
+    }
     const ok = await authorizeHeadless(
       authorizeUrl(pkce().challenge, { audience: 'api://default' }),
       { loginHint: 'alice' },
