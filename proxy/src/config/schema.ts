@@ -339,9 +339,15 @@ export const GatehouseConfig = z
     routes: z.record(name, RouteConfig).default({}),
     policies: z.record(name, PolicyConfig).default({}),
     ui: z
-      .strictObject({ gateway: name.optional() })
+      .strictObject({
+        gateway: name
+          .optional()
+          .describe(
+            'Gateway to attach the UI to. Accepted and checked (the gateway must exist), not yet supported: gatehouse logs a warning and serves the UI under the admin address only.',
+          ),
+      })
       .optional()
-      .describe('Web UI (served under the admin address).'),
+      .describe('Web UI. Served at <admin address>/ui whenever the admin interface is on.'),
   })
   .describe('Gatehouse standalone configuration file.')
 

@@ -27,6 +27,21 @@ describe('admin server', () => {
     expect(logsWith(gh.logs, 'UI served at')[0]?.ui).toBe(`${gh.admin}/ui`)
   })
 
+  it('warns that ui.gateway is not supported yet and names where the UI is', async () => {
+    const other = await startAdminGatehouse(backend.port, {
+      config: { ui: { gateway: 'default' } },
+    })
+    try {
+      const [warning] = logsWith(other.logs, 'ui.gateway: attaching the UI to gateway default')
+      expect(warning?.level).toBe('warn')
+      expect(warning?.msg).toContain(`the UI is served at ${other.admin}/ui`)
+      expect((await fetch(`${other.admin}/ui`)).status).toBe(200)
+    } finally {
+      await other.stop()
+    }
+    expect(logsWith(gh.logs, 'ui.gateway').length).toBe(0)
+  })
+
   it('serves a minimal UI linking the endpoints', async () => {
     const res = await fetch(`${gh.admin}/ui`)
     expect(res.status).toBe(200)
