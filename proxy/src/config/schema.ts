@@ -347,7 +347,7 @@ export const GatehouseConfig = z
           ),
       })
       .optional()
-      .describe('Web UI. Served at <admin address>/ui whenever the admin interface is on.'),
+      .describe('Web UI. Served at `<admin address>/ui` whenever the admin interface is on.'),
   })
   .describe('Gatehouse standalone configuration file.')
 
