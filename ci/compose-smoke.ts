@@ -5,6 +5,7 @@
  * a pass. Not part of `npm test`.
  */
 import { fileURLToPath } from 'node:url'
+import { initializeRequest } from '@gatehouse/mock-mcp'
 import { DockerComposeEnvironment, getContainerRuntimeClient, Wait } from 'testcontainers'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -35,24 +36,7 @@ async function token(sub: string): Promise<string> {
 }
 
 async function initialize(bearer?: string): Promise<Response> {
-  return fetch(`${GATEWAY}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2024-11-05',
-        capabilities: {},
-        clientInfo: { name: 'smoke', version: '0' },
-      },
-    }),
-  })
+  return fetch(`${GATEWAY}/mcp`, initializeRequest({ bearer, clientName: 'smoke' }))
 }
 
 if (!(await engineAvailable())) {

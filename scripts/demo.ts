@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { startMockIdp } from '@gatehouse/mock-idp'
-import { startMcpBackend } from '@gatehouse/mock-mcp'
+import { initializeBody, startMcpBackend } from '@gatehouse/mock-mcp'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const PORTS = { idp: 9000, backend: 8090, gateway: 3000, admin: 15000 }
@@ -78,16 +78,7 @@ async function main(): Promise<void> {
 
 function printBanner(orgUrl: string, issuer: string, backendUrl: string): void {
   const gw = `http://127.0.0.1:${PORTS.gateway}`
-  const init = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2024-11-05',
-      capabilities: {},
-      clientInfo: { name: 'curl', version: '0' },
-    },
-  })
+  const init = initializeBody('curl')
   const mcpCurl = (token: string) =>
     `curl -i -X POST ${gw}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream'${token} -d '${init}'`
   const tokenCmd = (who: string) =>

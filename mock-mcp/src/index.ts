@@ -20,6 +20,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 
+export { type InitializeRequestOptions, initializeBody, initializeRequest } from './requests.js'
+
 /** Options of {@link startMcpBackend}. */
 export interface McpBackendOptions {
   /** Port to listen on; `0` (default) picks a free one. */

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  initializeRequest,
   type McpBackend,
   type RecordedRequest,
   startMcpBackend,
@@ -145,23 +146,7 @@ describe('mcp-backend', () => {
 
   it('answers with JSON instead of SSE when started with jsonResponse', async () => {
     const json = await startMcpBackend({ jsonResponse: true })
-    const res = await fetch(json.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2024-11-05',
-          capabilities: {},
-          clientInfo: { name: 't', version: '0' },
-        },
-      }),
-    })
+    const res = await fetch(json.url, initializeRequest())
     expect(res.headers.get('content-type')).toContain('application/json')
     expect(
       ((await res.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name,

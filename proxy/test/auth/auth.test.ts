@@ -2,7 +2,7 @@
  * Authentication (401), authorization (403) and the MCP OAuth endpoints over real HTTP, with a
  * key endpoint the test switches on and off (tiny-idp) and the real MCP backend.
  */
-import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { exportJWK, generateKeyPair } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { checkCompilable } from '../../src/config/compile.js'
@@ -16,32 +16,12 @@ let backend: McpBackend
 let gh: TestGatehouse
 const extra: TestGatehouse[] = []
 
-const INIT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2024-11-05',
-    capabilities: {},
-    clientInfo: { name: 't', version: '0' },
-  },
-})
-
 function post(
   base: string,
   token?: string,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    body: INIT,
-  })
+  return fetch(`${base}/mcp`, initializeRequest({ bearer: token, headers }))
 }
 
 async function start(
@@ -134,14 +114,7 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
   })
 
   it('does not accept a token in the query string', async () => {
-    const res = await fetch(`${gh.url}/mcp?access_token=${await idp.sign()}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: INIT,
-    })
+    const res = await fetch(`${gh.url}/mcp?access_token=${await idp.sign()}`, initializeRequest())
     expect(res.status).toBe(401)
   })
 

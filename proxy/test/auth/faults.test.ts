@@ -2,7 +2,7 @@
  * Each seeded auth fault (proxy/src/faults.ts) changes exactly the behaviour it names, so the
  * conformance suite's mutation check has something real to catch.
  */
-import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Fault, faultSet } from '../../src/faults.js'
 import { startTestGatehouse } from '../helpers.js'
@@ -21,26 +21,8 @@ afterAll(async () => {
   await idp.stop()
 })
 
-const INIT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2024-11-05',
-    capabilities: {},
-    clientInfo: { name: 't', version: '0' },
-  },
-})
 const post = (base: string, token?: string, path = '/mcp') =>
-  fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: INIT,
-  })
+  fetch(`${base}${path}`, initializeRequest({ bearer: token || undefined }))
 const register = (base: string) =>
   fetch(`${base}/.well-known/oauth-authorization-server/mcp/client-registration`, {
     method: 'POST',

@@ -1,5 +1,5 @@
 /** The trace of an authenticated request shows the verified claims and each rule, never the token. */
-import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
 import { authConfig } from './config.js'
@@ -30,24 +30,7 @@ async function traceOf(
   const res = await fetch(`${gh.adminUrl}/debug/trace`, { signal: abort.signal })
   const reader = res.body?.getReader()
   if (!reader) throw new Error('no stream')
-  const sent = fetch(`${gh.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2024-11-05',
-        capabilities: {},
-        clientInfo: { name: 't', version: '0' },
-      },
-    }),
-  })
+  const sent = fetch(`${gh.url}/mcp`, initializeRequest({ bearer: token }))
   let raw = ''
   while (!raw.includes('request_finished')) {
     const { value, done } = await reader.read()

@@ -1,5 +1,5 @@
 /** Claims feed route-level request transformations (seed: "available to … transformations"). */
-import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkCompilable } from '../../src/config/compile.js'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
@@ -46,26 +46,13 @@ afterAll(async () => {
 describe('request transformations from claims', () => {
   it('sets headers from CEL over the claims, removes listed ones, and skips failed expressions', async () => {
     await fetch(`${backend.origin}/__requests`, { method: 'DELETE' })
-    const res = await fetch(`${gh.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${await idp.sign()}`,
-        'x-remove-me': 'client value',
-        'x-user': 'spoofed-by-client',
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2024-11-05',
-          capabilities: {},
-          clientInfo: { name: 't', version: '0' },
-        },
+    const res = await fetch(
+      `${gh.url}/mcp`,
+      initializeRequest({
+        bearer: await idp.sign(),
+        headers: { 'x-remove-me': 'client value', 'x-user': 'spoofed-by-client' },
       }),
-    })
+    )
     expect(res.status).toBe(200)
     const [seen] = (await (await fetch(`${backend.origin}/__requests`)).json()) as Array<{
       headers: Record<string, string>

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:https'
 import { type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
-import { startMcpBackend } from '@gatehouse/mock-mcp'
+import { initializeRequest, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { authConfig } from '../auth/config.js'
@@ -87,24 +87,7 @@ describe('TLS origination', () => {
       req.on('error', reject)
       req.end(JSON.stringify({ sub: 'alice' }))
     })
-    const res = await fetch(`${gh.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${access_token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2024-11-05',
-          capabilities: {},
-          clientInfo: { name: 't', version: '0' },
-        },
-      }),
-    })
+    const res = await fetch(`${gh.url}/mcp`, initializeRequest({ bearer: access_token }))
     expect(res.status).toBe(200)
     await gh.stop('done')
     await backend.stop()
