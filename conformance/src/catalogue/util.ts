@@ -1,17 +1,9 @@
 /** Small helpers shared by the checks. */
+import { initializeBody } from '@gatehouse/mock-mcp'
 import type { CheckContext, HttpResult } from '../types.js'
 
 /** The seed's sample initialize request (protocol version 2024-11-05). */
-export const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2024-11-05',
-    capabilities: {},
-    clientInfo: { name: 'gatehouse-conformance', version: '0.1.0' },
-  },
-})
+export const INITIALIZE = initializeBody('gatehouse-conformance')
 
 /** `POST <base>/mcp` with the initialize request. */
 export function postMcp(
