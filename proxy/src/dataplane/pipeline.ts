@@ -202,19 +202,20 @@ export function createPipeline(
       // Parsed only when someone reads it: most requests carry no query worth parsing.
       let parsedQuery: URLSearchParams | undefined
       const query = () => (parsedQuery ??= new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
+      // What the policies see of the request (the OAuth endpoints also read the body).
+      const local: LocalRequest & { trace?: RequestTrace | undefined } = {
+        method,
+        path,
+        get query() {
+          return query()
+        },
+        headers: req.headers,
+        requestOrigin,
+        body: (limit = BODY_LIMIT) => readBody(req, limit),
+        trace,
+      }
       // The MCP OAuth endpoints all live under /.well-known/ (RFC 8615): skip the lookup otherwise.
       if (path.startsWith('/.well-known/')) {
-        const local: LocalRequest & { trace?: RequestTrace | undefined } = {
-          method,
-          path,
-          get query() {
-            return query()
-          },
-          headers: req.headers,
-          requestOrigin,
-          body: (limit = BODY_LIMIT) => readBody(req, limit),
-          trace,
-        }
         task.stage('mcp_oauth')
         for (const policy of rule.policies) {
           const answer = await policy.serveOAuth(local)
@@ -229,16 +230,7 @@ export function createPipeline(
       let authenticated = false
       let requestHeaders: { set: Record<string, string>; remove: string[] } | undefined
       for (const policy of rule.policies) {
-        const result = await policy.authenticate({
-          method,
-          path,
-          get query() {
-            return query()
-          },
-          headers: req.headers,
-          requestOrigin,
-          trace,
-        })
+        const result = await policy.authenticate(local)
         if (!result.ok) {
           const denyCors = faults.has('no-cors-on-deny')
             ? {}
