@@ -298,6 +298,9 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
       ttl: {
         AccessToken: ttl,
         AuthorizationCode: 120,
+        IdToken: ttl,
+        RefreshToken: 24 * 3600,
+        ClientCredentials: ttl,
         Interaction: 600,
         Session: 3600,
         Grant: 3600,

@@ -37,6 +37,14 @@ function authorizeUrl(challenge: string, extra: Record<string, string> = {}): UR
 }
 
 async function codeFlow(login: string, extra: Record<string, string> = {}): Promise<string> {
+  return (await codeFlowTokens(login, extra)).access_token
+}
+
+/** The whole token response of a headless authorization-code + PKCE flow. */
+async function codeFlowTokens(
+  login: string,
+  extra: Record<string, string> = {},
+): Promise<{ access_token: string; refresh_token?: string; scope: string }> {
   const { verifier, challenge } = pkce()
   const back = await authorizeHeadless(authorizeUrl(challenge, extra), { loginHint: login })
   expect(back.origin).toBe('http://127.0.0.1:53682')
@@ -54,7 +62,7 @@ async function codeFlow(login: string, extra: Record<string, string> = {}): Prom
     }),
   })
   expect(res.status).toBe(200)
-  return ((await res.json()) as { access_token: string }).access_token
+  return (await res.json()) as { access_token: string; refresh_token?: string; scope: string }
 }
 
 describe('discovery and keys (seed: "Configuration variables used by the setup")', () => {
@@ -106,6 +114,33 @@ describe('authorization code + PKCE, headless', () => {
       groups: ['AI-Users', 'Everyone'],
     })
     expect(payload.scp).toEqual(expect.arrayContaining(['openid']))
+  })
+
+  it('issues a refresh token for offline_access that yields a new access token for the same user', async () => {
+    const first = await codeFlowTokens('alice', {
+      scope: 'openid offline_access',
+      prompt: 'consent',
+    })
+    expect(first.scope.split(' ')).toContain('offline_access')
+    expect(first.refresh_token).toBeTruthy()
+    const res = await fetch(`${idp.issuer}/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token ?? '',
+        client_id: idp.publicClientId,
+      }),
+    })
+    expect(res.status).toBe(200)
+    const refreshed = (await res.json()) as { access_token: string }
+    expect(refreshed.access_token).not.toBe(first.access_token)
+    const { payload } = await jwtVerify(
+      refreshed.access_token,
+      createRemoteJWKSet(new URL(idp.jwksUri)),
+      { issuer: idp.issuer, audience: 'api://default' },
+    )
+    expect(payload).toMatchObject({ sub: 'alice', groups: ['AI-Users', 'Everyone'] })
   })
 
   it('ignores the resource parameter: aud stays the server audience (no RFC 8707)', async () => {
