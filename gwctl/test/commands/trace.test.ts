@@ -3,6 +3,7 @@ import { chmod, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hasTmux, tmuxPath } from '../../../ci/tmux.js'
 import {
   GWCTL_BIN,
   type LiveGatehouse,
@@ -179,7 +180,7 @@ describe('gwctl proxy trace stream errors', () => {
 })
 
 function tmux(...args: string[]): string {
-  return execFileSync('tmux', args, { encoding: 'utf8' })
+  return execFileSync(tmuxPath(), args, { encoding: 'utf8' })
 }
 
 /** Polls the pane until it shows `text`; after 15 s fails with what the pane shows. */
@@ -203,7 +204,11 @@ async function paneUntil(session: string, text: string): Promise<string> {
 const NOT_IN_CI =
   'unset CI CONTINUOUS_INTEGRATION; for v in $(compgen -e | grep "^CI_"); do unset "$v"; done'
 
-describe('gwctl proxy trace terminal UI under tmux', () => {
+const TUI_SUITE = hasTmux()
+  ? 'gwctl proxy trace terminal UI under tmux'
+  : `gwctl proxy trace terminal UI under tmux (skipped: no tmux at ${tmuxPath()}; npm run setup:test-tools)`
+
+describe.skipIf(!hasTmux())(TUI_SUITE, () => {
   let live: LiveGatehouse
   const session = `gwctl-trace-${process.pid}`
   const sessions: string[] = []
