@@ -29,7 +29,12 @@ async function ensureFree(name: string, port: number): Promise<void> {
 
 async function main(): Promise<void> {
   for (const [name, port] of Object.entries(PORTS)) await ensureFree(name, port)
-  const idp = await startMockIdp({ port: PORTS.idp, testMode: true })
+  const idp = await startMockIdp({
+    port: PORTS.idp,
+    testMode: true,
+    // MCP Inspector's default origin may exchange codes at the token endpoint from the browser.
+    trustedOrigins: ['http://localhost:6274', 'http://127.0.0.1:6274'],
+  })
   const backend = await startMcpBackend({ port: PORTS.backend })
   const gatehouse = spawn(
     process.execPath,

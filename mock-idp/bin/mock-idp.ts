@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `mock-idp [--port 9000] [--host 127.0.0.1] [--public-url <url>] [--https] [--api-token <t>]
- * [--no-test-mode]`: runs the bridged-IdP simulator until SIGINT/SIGTERM.
+ * [--trusted-origin <origin>]... [--no-test-mode]`: runs the bridged-IdP simulator until SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util'
 import { startMockIdp } from '../src/index.js'
@@ -13,6 +13,8 @@ const USAGE = `usage: mock-idp [options]
   --public-url <url>    org URL as clients see it, e.g. http://localhost:9000 behind docker
   --https               serve HTTPS with a generated test CA (its path is printed)
   --api-token <token>   API token org-level client registration requires (default test-api-token)
+  --trusted-origin <o>  a web origin allowed to call the token endpoint from a browser
+                        (CORS), e.g. http://localhost:6274; repeatable
   --no-test-mode        disable /__control and the headless login_hint sign-in
   -h, --help            show this help
 `
@@ -28,6 +30,7 @@ let values: {
   'public-url'?: string
   https: boolean
   'api-token': string
+  'trusted-origin': string[]
   'no-test-mode': boolean
   help: boolean
 }
@@ -39,6 +42,7 @@ try {
       'public-url': { type: 'string' },
       https: { type: 'boolean', default: false },
       'api-token': { type: 'string', default: 'test-api-token' },
+      'trusted-origin': { type: 'string', multiple: true, default: [] },
       'no-test-mode': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -53,6 +57,11 @@ if (values.help) {
 const port = Number(values.port)
 if (!Number.isInteger(port) || port < 0 || port > 65535)
   fail(`--port: expected an integer 0-65535, got "${values.port}"`, 2)
+for (const origin of values['trusted-origin']) {
+  if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+    fail(`--trusted-origin: expected an origin such as http://localhost:6274, got "${origin}"`, 2)
+  }
+}
 if (values['public-url'] !== undefined && !URL.canParse(values['public-url'])) {
   fail(
     `--public-url: expected a URL such as http://localhost:9000, got "${values['public-url']}"`,
@@ -67,6 +76,7 @@ try {
     https: values.https,
     apiToken: values['api-token'],
     testMode: !values['no-test-mode'],
+    trustedOrigins: values['trusted-origin'],
     ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
   })
   const lines = [

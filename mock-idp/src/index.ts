@@ -65,6 +65,13 @@ export interface MockIdpOptions {
   /** Extra public clients (PKCE, loopback redirect URIs). */
   clients?: Array<{ clientId: string; redirectUris?: string[] }>
   accessTokenTtlSeconds?: number
+  /**
+   * Web origins allowed to call the authorization servers' token, userinfo, revocation and
+   * introspection endpoints from a browser, like the provider's "Trusted Origins" of type CORS.
+   * Exact origins such as `http://localhost:6274`. Default none: no CORS there, as on a fresh
+   * org. Org-level client registration never gets CORS, whatever this says.
+   */
+  trustedOrigins?: string[]
 }
 
 /** A running mock-idp. */
@@ -167,6 +174,7 @@ async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string
 export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockIdp> {
   const host = options.host ?? '127.0.0.1'
   const testMode = options.testMode ?? true
+  const trustedOrigins = new Set(options.trustedOrigins ?? [])
   const apiToken = options.apiToken ?? 'test-api-token'
   const ttl = options.accessTokenTtlSeconds ?? 3600
   const users = new Map((options.users ?? DEFAULT_USERS).map((u) => [u.login, u]))
@@ -251,6 +259,8 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
         end_session: '/v1/logout',
       },
       discovery: { registration_endpoint: `${orgUrl}/oauth2/v1/clients` },
+      // CORS only for the configured trusted origins (not oidc-provider's redirect-URI default).
+      clientBasedCORS: (_ctx, origin) => trustedOrigins.has(origin),
       features: {
         devInteractions: { enabled: false },
         clientCredentials: { enabled: true },

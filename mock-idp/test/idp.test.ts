@@ -271,6 +271,40 @@ describe('org-level Dynamic Client Registration', () => {
   })
 })
 
+describe('CORS at the token endpoint (trusted origins)', () => {
+  // oidc-provider answers every preflight (it cannot know the client yet) and decides on the
+  // actual request, whose answer the browser then hands to the page or not.
+  async function tokenCors(server: MockIdp, origin: string): Promise<string | null> {
+    const res = await fetch(`${server.issuer}/v1/token`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'not-a-code',
+        client_id: server.publicClientId,
+        redirect_uri: 'http://127.0.0.1:6274/oauth/callback',
+        code_verifier: pkce().verifier,
+      }),
+    })
+    expect(res.status).toBe(400)
+    return res.headers.get('access-control-allow-origin')
+  }
+
+  it('allows none by default, like a fresh org', async () => {
+    expect(await tokenCors(idp, 'http://127.0.0.1:6274')).toBeNull()
+  })
+
+  it('allows exactly the configured trusted origins', async () => {
+    const trusting = await startMockIdp({ trustedOrigins: ['http://localhost:6274'] })
+    try {
+      expect(await tokenCors(trusting, 'http://localhost:6274')).toBe('http://localhost:6274')
+      expect(await tokenCors(trusting, 'http://127.0.0.1:6274')).toBeNull()
+    } finally {
+      await trusting.stop()
+    }
+  })
+})
+
 describe('control API', () => {
   const jwks = () => createRemoteJWKSet(new URL(idp.jwksUri))
 

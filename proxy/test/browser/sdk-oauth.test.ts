@@ -1,0 +1,184 @@
+/**
+ * The whole MCP authorization flow from a web page, in real Chromium: the official MCP SDK
+ * client (bundled for the browser with esbuild) is given only the gateway's URL, gets the 401,
+ * reads the protected-resource and authorization-server metadata, registers at the gateway
+ * (answered with `mcp.clientId`), navigates the page to the IdP's authorization endpoint (mock-idp
+ * signs alice in from `login_hint`), comes back to the page's callback with a code, exchanges it at
+ * the IdP's token endpoint (a CORS request the IdP allows for trusted origins), and calls a tool
+ * through the gateway. Every cross-origin step is subject to Chromium's CORS enforcement.
+ *
+ * Needs Chromium (`npm run setup:test-tools` installs Debian's where it can).
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { build } from 'esbuild'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromiumPath, hasChromium, launchChromium } from '../../../ci/chromium.js'
+import type { GatehouseConfigInput } from '../../src/config/schema.js'
+import { authConfig } from '../auth/config.js'
+import { freePort, startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import type { FinishResult } from './sdk-client.js'
+
+const ENTRY = fileURLToPath(new URL('./sdk-client.ts', import.meta.url))
+
+/** The SDK client module as one browser script exposing `gatehouseClient.start/finish`. */
+async function bundleClient(): Promise<string> {
+  const out = await build({
+    entryPoints: [ENTRY],
+    bundle: true,
+    format: 'iife',
+    globalName: 'gatehouseClient',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  })
+  const file = out.outputFiles[0]
+  if (!file) throw new Error('esbuild produced no output')
+  return file.text
+}
+
+/** The web app: `/` and `/callback` both load the client script. */
+async function startApp(script: string): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => {
+    if (req.url === '/client.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' })
+      res.end(script)
+      return
+    }
+    res.writeHead(200, { 'content-type': 'text/html' })
+    res.end('<!doctype html><title>web MCP client</title><script src="/client.js"></script>')
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+}
+
+/** The seed's reference CORS filter with the MCP transport's own request headers allowed too. */
+function withBrowserCors(
+  config: GatehouseConfigInput,
+  allowHeaders: string[],
+): GatehouseConfigInput {
+  const rule = config.routes?.mcp?.rules[0]
+  const cors = rule?.filters?.[0]
+  if (cors?.type !== 'CORS') throw new Error('authConfig has no CORS filter')
+  cors.cors.allowHeaders = allowHeaders
+  return config
+}
+
+/** The scope of the first authorization request (what a step-up without `scope` asks again). */
+function authorizeScope(result: FinishResult): string | null {
+  return new URL(result.authorizationUrl ?? '').searchParams.get('scope')
+}
+
+const SUITE = hasChromium()
+  ? 'the MCP SDK client in a web page, through gatehouse, signing in at the bridged IdP (Chromium)'
+  : `the MCP SDK client in a web page (skipped: no Chromium at ${chromiumPath()}; npm run setup:test-tools)`
+
+describe.skipIf(!hasChromium())(SUITE, () => {
+  let app: { server: Server; origin: string }
+  let idp: MockIdp
+  let backend: McpBackend
+  let gh: TestGatehouse
+  let browser: Browser
+  let mcpUrl: string
+
+  beforeAll(async () => {
+    app = await startApp(await bundleClient())
+    // The IdP lets the app's origin call its token endpoint, as its "Trusted Origins" would.
+    idp = await startMockIdp({ trustedOrigins: [app.origin] })
+    backend = await startMcpBackend()
+    const port = await freePort()
+    mcpUrl = `http://127.0.0.1:${port}/mcp`
+    gh = await startTestGatehouse(
+      withBrowserCors(
+        {
+          ...authConfig({
+            idpPort: idp.port,
+            backendPort: backend.port,
+            issuer: idp.issuer,
+            resource: mcpUrl,
+          }),
+          gateways: { default: { port, address: '127.0.0.1' } },
+        },
+        ['Origin', 'Authorization', 'Content-Type', 'Mcp-Session-Id', 'MCP-Protocol-Version'],
+      ),
+      { ephemeralPorts: false },
+    )
+    browser = await launchChromium()
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await gh?.stop('done')
+    await backend?.stop()
+    await idp?.stop()
+    await new Promise<void>((r) => (app ? app.server.close(() => r()) : r()))
+  })
+
+  async function signIn(page: Page, login: string): Promise<FinishResult> {
+    await page.goto(`${app.origin}/`)
+    const started = await page.evaluate(
+      ([url, hint]) =>
+        (
+          globalThis as unknown as {
+            gatehouseClient: { start(u: string, h: string): Promise<string> }
+          }
+        ).gatehouseClient.start(url, hint),
+      [mcpUrl, login] as const,
+    )
+    expect(started).toBe('redirecting')
+    // The page goes to the IdP, which signs the user in and sends the browser back with a code.
+    await page.waitForURL((u) => u.origin === app.origin && u.pathname === '/callback')
+    return page.evaluate(
+      (url) =>
+        (
+          globalThis as unknown as {
+            gatehouseClient: { finish(u: string): Promise<FinishResult> }
+          }
+        ).gatehouseClient.finish(url),
+      mcpUrl,
+    )
+  }
+
+  it('alice: 401 → metadata → registration → sign-in at the IdP → token → initialize → tools/call', async () => {
+    const page = await browser.newPage()
+    const result = await signIn(page, 'alice')
+    expect(result.error).toBeUndefined()
+    expect(result.client).toMatchObject({ client_id: 'gatehouse-demo-client' })
+    const authorize = new URL(result.authorizationUrl ?? '')
+    expect(authorize.origin).toBe(idp.orgUrl)
+    expect(authorize.searchParams.get('audience')).toBe('api://default')
+    expect(result.server).toBe('mcp-backend')
+    expect(result.tool).toContain('from the browser')
+    expect(result.mcp.map((a) => a.status).every((s) => s >= 200 && s < 300)).toBe(true)
+    expect(result.stepUps).toEqual([])
+    // Registration was answered by the gateway; nothing reached the IdP's org endpoint.
+    expect(await controlClient(idp.controlUrl).registrations()).toHaveLength(0)
+    await page.close()
+  })
+
+  it('bob signs in but the rule refuses him: the page reads 403 insufficient_scope without a scope', async () => {
+    const page = await browser.newPage()
+    const result = await signIn(page, 'bob')
+    expect(result.server).toBeUndefined()
+    expect(result.error).toBeDefined()
+    expect(result.mcp).toHaveLength(1)
+    expect(result.mcp[0]?.status).toBe(403)
+    const challenge = result.mcp[0]?.wwwAuthenticate ?? ''
+    expect(challenge).toContain('error="insufficient_scope"')
+    expect(challenge).toContain(
+      `resource_metadata="${gh.url}/.well-known/oauth-protected-resource/mcp"`,
+    )
+    expect(challenge).not.toContain('scope="')
+    // No scope to step up to (MCP 2025-11-25): the SDK asks at most once more for what it had.
+    expect(result.stepUps.length).toBeLessThanOrEqual(1)
+    for (const url of result.stepUps) {
+      expect(new URL(url).searchParams.get('scope')).toBe(authorizeScope(result))
+    }
+    await page.close()
+  })
+})
