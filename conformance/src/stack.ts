@@ -60,7 +60,15 @@ const CORS = {
   type: 'CORS',
   cors: {
     allowCredentials: true,
-    allowHeaders: ['Origin', 'Authorization', 'Content-Type'],
+    // The seed's values plus the MCP transport's headers, without which browser sessions break
+    // after initialize (CORS-006; docs/auth.md "Browser MCP clients").
+    allowHeaders: [
+      'Origin',
+      'Authorization',
+      'Content-Type',
+      'Mcp-Session-Id',
+      'MCP-Protocol-Version',
+    ],
     allowMethods: ['*'],
     allowOrigins: ['*'],
     exposeHeaders: ['Origin', 'Mcp-Session-Id'],

@@ -80,7 +80,7 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'HTTPRoute (CORS filter fields)',
     statement:
       'CORS: allowCredentials true, allowOrigins *, allowHeaders, exposeHeaders Origin and Mcp-Session-Id, maxAge 86400.',
-    requirements: ['CORS-001', 'CORS-002', 'CORS-004', 'CORS-005'],
+    requirements: ['CORS-001', 'CORS-002', 'CORS-004', 'CORS-005', 'CORS-006'],
   },
   {
     section: 'States and transitions',

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util'
 import { checkCompilable } from './config/compile.js'
 import { loadConfigFile } from './config/load.js'
+import { configWarnings } from './config/warnings.js'
 import { GatehouseError } from './errors.js'
 import type { FaultSet } from './faults.js'
 import { startGatehouse, VERSION } from './index.js'
@@ -65,6 +66,9 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     const config = await loadConfigFile(values.file)
     if (values.validate) {
       await checkCompilable(config, values.file)
+      for (const w of configWarnings(config)) {
+        process.stderr.write(`gatehouse: warning: ${w.path}: ${w.message}\n`)
+      }
       const n = (o: object) => Object.keys(o).length
       process.stdout.write(
         `${values.file}: configuration is valid (${n(config.gateways)} gateway(s), ${n(config.routes)} route(s), ${n(config.backends)} backend(s), ${n(config.policies)} policy(ies))\n`,

@@ -8,6 +8,7 @@ import type { AuthPolicy } from './auth/types.js'
 import { checkCompilable, compileSnapshot } from './config/compile.js'
 import { durationMs } from './config/duration.js'
 import type { GatehouseConfig } from './config/schema.js'
+import { configWarnings } from './config/warnings.js'
 import { type Listener, startListener } from './dataplane/listener.js'
 import { createPipeline } from './dataplane/pipeline.js'
 import { ConfigError } from './errors.js'
@@ -82,6 +83,9 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const tasks = new TaskRegistry()
   const traceBus = new TraceBus()
   const snapshot = await compileSnapshot(config, { logging, tasks, faults })
+  for (const w of configWarnings(config)) {
+    logging.logger('proxy::config').warn({ path: w.path }, `${w.path}: ${w.message}`)
+  }
   const startedAt = new Date()
 
   const listeners: Listener[] = []

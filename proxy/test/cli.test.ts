@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -36,6 +36,20 @@ describe('gatehouse CLI', () => {
       'configuration is valid (1 gateway(s), 1 route(s), 2 backend(s), 1 policy(ies))',
     )
     expect(r.code).toBe(0)
+  })
+
+  it("warns, and still exits 0, when the CORS filter of an MCP route has only the seed's headers", async () => {
+    const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
+    const seedCors = readFileSync(example, 'utf8').replace(
+      /allowHeaders: \[[^\]]*\]/,
+      'allowHeaders: [Origin, Authorization, Content-Type]',
+    )
+    const r = await gatehouse(['--validate', '-f', file(seedCors)])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('configuration is valid')
+    expect(r.stderr).toBe(
+      "gatehouse: warning: routes.mcp.rules[0].filters[0].cors.allowHeaders: lacks Mcp-Session-Id, MCP-Protocol-Version: browser MCP clients send them on every request after initialize, so their preflight is refused and the session breaks; add them (the seed's reference values omit them)\n",
+    )
   })
 
   it('exits 1 naming the path and value of a bad field', async () => {

@@ -1,7 +1,8 @@
 /**
  * Profile `cors`: the seed's CORS filter (allowCredentials true, allowOrigins *, exposeHeaders
  * Origin + Mcp-Session-Id, maxAge 86400) as browsers need it. Sources: seed "CORS filter fields",
- * Fetch standard §3.2 (CORS protocol).
+ * Fetch standard §3.2 (CORS protocol), and the MCP transport's own request headers, which the
+ * seed's allowHeaders omit (CORS-006, a SHOULD: the harness configures them).
  */
 import { must, type Requirement } from '../types.js'
 import { postMcp } from './util.js'
@@ -112,6 +113,37 @@ export const cors: Requirement[] = [
         res.headers.get('access-control-max-age') === '86400',
         '86400',
         String(res.headers.get('access-control-max-age')),
+      )
+    },
+  },
+  {
+    id: 'CORS-006',
+    level: 'SHOULD',
+    profile: 'cors',
+    source:
+      'MCP 2025-06-18 Transports (Session Management: Mcp-Session-Id; Protocol Version Header); Fetch standard §3.2.2 (the preflight must allow every requested header)',
+    text: 'A preflight for a request within a session allows Mcp-Session-Id and MCP-Protocol-Version, so a browser client can go on after initialize.',
+    async check(ctx) {
+      const requested = ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id']
+      const res = await ctx.http(`${ctx.target.base}/mcp`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': requested.join(', '),
+        },
+      })
+      const allowed = (res.headers.get('access-control-allow-headers') ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+      // "*" counts only without credentials (Fetch §3.2.5); the seed's filter allows credentials.
+      const wildcard =
+        allowed.includes('*') && res.headers.get('access-control-allow-credentials') !== 'true'
+      const missing = wildcard ? [] : requested.filter((h) => !allowed.includes(h))
+      must(
+        missing.length === 0,
+        `Access-Control-Allow-Headers allowing ${requested.join(', ')}`,
+        `${String(res.headers.get('access-control-allow-headers'))} (missing ${missing.join(', ')})`,
       )
     },
   },

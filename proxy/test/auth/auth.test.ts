@@ -138,6 +138,16 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
       'www-authenticate',
     )
   })
+
+  it("warns at start that the seed's CORS headers break browser MCP sessions", () => {
+    const warnings = gh.logs.filter(
+      (l) => l.level === 'warn' && l.module === 'proxy::config' && l.path !== undefined,
+    )
+    expect(warnings.map((l) => l.path)).toEqual([
+      'routes.mcp.rules[0].filters[0].cors.allowHeaders',
+    ])
+    expect(String(warnings[0]?.msg)).toContain('lacks Mcp-Session-Id, MCP-Protocol-Version')
+  })
 })
 
 describe('fail closed (seed: Errors, "Wrong domain or JWKS path")', () => {

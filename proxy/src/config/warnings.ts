@@ -1,0 +1,42 @@
+/**
+ * Configuration that is valid but will not do what its author most likely wants. Reported by
+ * `gatehouse --validate` and logged at start; never a reason to refuse the file.
+ */
+import type { ConfigIssue } from '../errors.js'
+import type { GatehouseConfig } from './schema.js'
+
+/**
+ * Request headers a browser MCP client sends on `/mcp` beyond the CORS-safelisted ones and those
+ * the seed's reference filter allows (`Origin`, `Authorization`, `Content-Type`): the session id
+ * after `initialize` and the protocol version (MCP 2025-06-18, Transports: Session Management,
+ * Protocol Version Header). A preflight that does not allow them makes the browser refuse every
+ * request after `initialize`.
+ */
+export const MCP_TRANSPORT_REQUEST_HEADERS = ['Mcp-Session-Id', 'MCP-Protocol-Version'] as const
+
+/** Warnings about a configuration that passed validation. */
+export function configWarnings(config: GatehouseConfig): ConfigIssue[] {
+  const warnings: ConfigIssue[] = []
+  const mcpRoutes = new Set<string>()
+  for (const policy of Object.values(config.policies)) {
+    if (!policy.traffic.jwtAuthentication?.mcp) continue
+    for (const ref of policy.targetRefs) mcpRoutes.add(ref.name)
+  }
+  for (const [routeName, route] of Object.entries(config.routes)) {
+    if (!mcpRoutes.has(routeName)) continue
+    route.rules.forEach((rule, r) => {
+      rule.filters.forEach((filter, f) => {
+        if (filter.type !== 'CORS') return
+        const allowed = new Set(filter.cors.allowHeaders.map((h) => h.toLowerCase()))
+        if (allowed.has('*')) return
+        const missing = MCP_TRANSPORT_REQUEST_HEADERS.filter((h) => !allowed.has(h.toLowerCase()))
+        if (missing.length === 0) return
+        warnings.push({
+          path: `routes.${routeName}.rules[${r}].filters[${f}].cors.allowHeaders`,
+          message: `lacks ${missing.join(', ')}: browser MCP clients send them on every request after initialize, so their preflight is refused and the session breaks; add them (the seed's reference values omit them)`,
+        })
+      })
+    })
+  }
+  return warnings
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import type { GatehouseConfigInput } from '../../src/config/schema.js'
+import { configWarnings } from '../../src/config/warnings.js'
+import { parseConfig as parseText } from '../../src/index.js'
+import { authConfig } from '../auth/config.js'
+
+function withAllowHeaders(
+  config: GatehouseConfigInput,
+  allowHeaders: string[],
+): GatehouseConfigInput {
+  const filter = config.routes?.mcp?.rules[0]?.filters?.[0]
+  if (filter?.type !== 'CORS') throw new Error('authConfig has no CORS filter')
+  filter.cors.allowHeaders = allowHeaders
+  return config
+}
+
+/** JSON is YAML: the file parser, given an object. */
+const parseConfig = (config: GatehouseConfigInput) => parseText(JSON.stringify(config))
+
+const base = () =>
+  authConfig({ idpPort: 9000, backendPort: 8090, issuer: 'http://127.0.0.1:9000/oauth2/default' })
+
+describe('configuration warnings', () => {
+  it("names the MCP transport headers a CORS filter on an MCP route lacks (the seed's values)", () => {
+    const warnings = configWarnings(parseConfig(base()))
+    expect(warnings).toEqual([
+      {
+        path: 'routes.mcp.rules[0].filters[0].cors.allowHeaders',
+        message: expect.stringMatching(
+          /^lacks Mcp-Session-Id, MCP-Protocol-Version: browser MCP clients/,
+        ),
+      },
+    ])
+  })
+
+  it('is quiet when the headers are allowed (any case), or all are', () => {
+    for (const headers of [
+      ['Origin', 'Authorization', 'Content-Type', 'mcp-session-id', 'mcp-protocol-version'],
+      ['*'],
+    ]) {
+      expect(
+        configWarnings(parseConfig(withAllowHeaders(base(), headers))),
+        headers.join(),
+      ).toEqual([])
+    }
+  })
+
+  it('names only what is missing', () => {
+    const config = withAllowHeaders(base(), ['Authorization', 'Content-Type', 'Mcp-Session-Id'])
+    expect(configWarnings(parseConfig(config))[0]?.message).toMatch(/^lacks MCP-Protocol-Version:/)
+  })
+
+  it('leaves routes without an MCP policy alone', () => {
+    const config = base()
+    const policy = config.policies?.['mcp-auth']
+    if (!policy?.traffic.jwtAuthentication) throw new Error('authConfig has no jwtAuthentication')
+    delete policy.traffic.jwtAuthentication.mcp
+    expect(configWarnings(parseConfig(config))).toEqual([])
+  })
+})
