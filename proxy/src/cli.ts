@@ -8,7 +8,7 @@ import { loadConfigFile } from './config/load.js'
 import { configWarnings } from './config/warnings.js'
 import { GatehouseError } from './errors.js'
 import type { FaultSet } from './faults.js'
-import { startGatehouse, VERSION } from './index.js'
+import { type Gatehouse, startGatehouse, VERSION } from './index.js'
 
 const USAGE = `Usage: gatehouse -f <config.yaml> [--validate]
 
@@ -75,11 +75,10 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
       )
       return 0
     }
-    const gatehouse = await startGatehouse({
-      config,
-      configFile: values.file,
-      ...(options.faults ? { faults: options.faults } : {}),
-    })
+    // Handlers first: a signal that arrives while starting (or just after the "listening" line)
+    // must still stop gracefully, not kill the process with the default action.
+    let gatehouse: Gatehouse | undefined
+    let early: NodeJS.Signals | undefined
     let signals = 0
     const onSignal = (signal: NodeJS.Signals) => {
       signals++
@@ -87,10 +86,17 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
         process.stderr.write(`gatehouse: ${signal} again, exiting without draining\n`)
         process.exit(1)
       }
-      void gatehouse.stop(signal)
+      if (gatehouse) void gatehouse.stop(signal)
+      else early = signal
     }
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
+    gatehouse = await startGatehouse({
+      config,
+      configFile: values.file,
+      ...(options.faults ? { faults: options.faults } : {}),
+    })
+    if (early) void gatehouse.stop(early)
     await gatehouse.stopped
     return 0
   } catch (err) {
