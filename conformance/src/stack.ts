@@ -14,6 +14,7 @@ import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { stringify } from 'yaml'
 import type { Target } from './types.js'
 
+/** The repository root (where the reference proxy's entry points live). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 
@@ -36,6 +37,7 @@ export interface Fixtures {
   stop(): Promise<void>
 }
 
+/** Starts mock-idp and mcp-backend in this process, on free loopback ports. */
 export async function startFixtures(): Promise<Fixtures> {
   const idp = await startMockIdp()
   const backend = await startMcpBackend()

@@ -13,6 +13,7 @@ export interface SeedStatement {
   requirements: string[]
 }
 
+/** The seed's normative statements, by section, with the requirements that check them. */
 export const SEED_STATEMENTS: readonly SeedStatement[] = [
   {
     section: 'What the service does 1',

@@ -8,6 +8,7 @@ export type Level = 'MUST' | 'SHOULD' | 'MAY'
 
 /** Groups of requirements a gateway may claim. */
 export const PROFILES = ['core', 'bridged-idp', 'cors', 'transport', 'admin'] as const
+/** One of {@link PROFILES}. */
 export type Profile = (typeof PROFILES)[number]
 
 /** One recorded HTTP exchange, shown as evidence when a check fails. */

@@ -1,6 +1,7 @@
 /** A typed client of mock-idp's control API (test mode). */
 import type { TokenRequestBody } from './control.js'
 
+/** What `POST /__control/token` accepts (see the README's control API). */
 export type TokenRequest = TokenRequestBody
 
 async function call<T>(url: string, method: string, body?: unknown): Promise<T> {

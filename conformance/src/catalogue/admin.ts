@@ -29,6 +29,7 @@ interface PolicyView {
 const condition = (p: PolicyView | undefined, type: string) =>
   p?.status?.conditions?.find((c) => c.type === type)?.status
 
+/** Profile `admin`: the seed's admin interface table, judged over the admin URL. */
 export const admin: Requirement[] = [
   {
     id: 'ADM-001',

@@ -33,6 +33,7 @@ const register = (
     }),
   })
 
+/** Profile `bridged-idp`: metadata built from OIDC discovery and registration bridging. */
 export const bridged: Requirement[] = [
   {
     id: 'ASM-001',

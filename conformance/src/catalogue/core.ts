@@ -28,6 +28,7 @@ function hostile(
   }
 }
 
+/** Profile `core`: the resource-server duties every MCP-auth gateway has. */
 export const core: Requirement[] = [
   {
     id: 'AUTH-001',

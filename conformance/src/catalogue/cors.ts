@@ -19,6 +19,7 @@ const preflight = (ctx: Parameters<Requirement['check']>[0]) =>
     },
   })
 
+/** Profile `cors`: what browsers need of the route's CORS filter. */
 export const cors: Requirement[] = [
   {
     id: 'CORS-001',

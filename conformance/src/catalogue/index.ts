@@ -6,6 +6,7 @@ import { core } from './core.js'
 import { cors } from './cors.js'
 import { transport } from './transport.js'
 
+/** Every requirement, in report order (admin last: its shutdown check ends a run). */
 export const CATALOGUE: readonly Requirement[] = [
   ...core,
   ...bridged,

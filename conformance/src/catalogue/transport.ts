@@ -25,6 +25,7 @@ async function connect(
   return { client, transport }
 }
 
+/** Profile `transport`: MCP Streamable HTTP through the gateway, with the official SDK. */
 export const transport: Requirement[] = [
   {
     id: 'TRN-001',

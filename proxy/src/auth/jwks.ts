@@ -24,6 +24,7 @@ import { describeError, maxAgeMs, requestUpstream } from './fetch.js'
  * {@link KID_REFETCH_WINDOW_MS} (a sliding window).
  */
 export const KID_REFETCH_BURST = 3
+/** The window {@link KID_REFETCH_BURST} applies to. */
 export const KID_REFETCH_WINDOW_MS = 10_000
 const MIN_REFRESH_MS = 60_000
 const MAX_REFRESH_MS = 24 * 60 * 60_000

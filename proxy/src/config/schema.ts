@@ -47,6 +47,7 @@ export const AdminAddr = z
       'shutdown and config dump to the network.',
   )
 
+/** `config`: process-wide settings. */
 export const ProcessConfig = z
   .strictObject({
     adminAddr: AdminAddr.default('localhost:15000'),
@@ -67,6 +68,7 @@ export const ProcessConfig = z
 // ---------------------------------------------------------------------------------------------
 // gateways: listeners.
 
+/** `gateways.<name>`: one listener. */
 export const GatewayConfig = z
   .strictObject({
     port: port.describe('Listen port.'),
@@ -80,6 +82,7 @@ export const GatewayConfig = z
 // ---------------------------------------------------------------------------------------------
 // backends: GatewayBackend (static host:port) with the BackendTLSPolicy folded in.
 
+/** `backends.<name>.tls`: TLS origination (the seed's BackendTLSPolicy). */
 export const BackendTls = z
   .strictObject({
     hostname: hostname
@@ -103,6 +106,7 @@ export const BackendTls = z
   })
   .describe("TLS origination to the backend (the seed's BackendTLSPolicy).")
 
+/** `backends.<name>`: an upstream (the seed's GatewayBackend). */
 export const BackendConfig = z
   .strictObject({
     static: z.strictObject({ host: hostname, port }).describe('Where the backend listens.'),
@@ -124,11 +128,13 @@ export const BackendConfig = z
 // ---------------------------------------------------------------------------------------------
 // routes: HTTPRoute.
 
+/** `routes.<name>.rules[].matches[].path`. */
 export const PathMatch = z.strictObject({
   type: z.enum(['PathPrefix', 'Exact']).default('PathPrefix'),
   value: z.string().startsWith('/', { message: 'expected a path starting with "/"' }),
 })
 
+/** The HTTPRoute CORS filter's fields (seed: CORS filter). */
 export const CorsFilter = z
   .strictObject({
     allowCredentials: z.boolean().default(false),
@@ -146,10 +152,12 @@ export const CorsFilter = z
   })
   .describe('CORS settings (HTTPRoute CORS filter).')
 
+/** `routes.<name>.rules[].filters[]`. */
 export const RouteFilter = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('CORS'), cors: CorsFilter }),
 ])
 
+/** A reference to a backend by name. */
 export const BackendRef = z.strictObject({
   name,
   group: z.string().optional(),
@@ -157,6 +165,7 @@ export const BackendRef = z.strictObject({
   port: port.optional(),
 })
 
+/** `routes.<name>.rules[]`: matches, filters and backends. */
 export const RouteRule = z.strictObject({
   matches: z.array(z.strictObject({ path: PathMatch })).min(1),
   filters: z.array(RouteFilter).default([]),
@@ -165,6 +174,7 @@ export const RouteRule = z.strictObject({
   }),
 })
 
+/** `routes.<name>`: an HTTPRoute. */
 export const RouteConfig = z
   .strictObject({
     parentRefs: z
@@ -178,12 +188,14 @@ export const RouteConfig = z
 // ---------------------------------------------------------------------------------------------
 // policies: GatewayPolicy, shape of spec.traffic.
 
+/** What a policy attaches to (an HTTPRoute). */
 export const TargetRef = z.strictObject({
   group: z.string().optional(),
   kind: z.literal('HTTPRoute').default('HTTPRoute'),
   name,
 })
 
+/** `jwks.remote`: keys fetched through a backend. */
 export const JwksRemote = z.strictObject({
   backendRef: BackendRef.describe('The JWKS backend (the org domain, port 443 in production).'),
   jwksPath: z
@@ -195,6 +207,7 @@ export const JwksRemote = z.strictObject({
     .describe('Refresh interval; a Cache-Control max-age from the IdP is honoured within 1m-24h.'),
 })
 
+/** `jwks`: remote, inline or file keys. */
 export const JwksSource = z
   .strictObject({
     remote: JwksRemote.optional(),
@@ -208,6 +221,7 @@ export const JwksSource = z
     message: 'expected exactly one of jwks.remote, jwks.inline or jwks.file',
   })
 
+/** `jwtAuthentication.providers[]`: one accepted issuer. */
 export const JwtProvider = z.strictObject({
   issuer: z
     .url({
@@ -227,6 +241,7 @@ export const JwtProvider = z.strictObject({
   clockSkew: duration.default('60s').describe('Tolerance for exp and nbf.'),
 })
 
+/** `mcp.resourceMetadata`: the RFC 9728 document's source. */
 export const ResourceMetadata = z.strictObject({
   resource: z
     .url()
@@ -237,6 +252,7 @@ export const ResourceMetadata = z.strictObject({
   resourceDocumentation: z.url().optional(),
 })
 
+/** `jwtAuthentication.mcp`: MCP OAuth discovery and the BridgedIdp bridging. */
 export const McpAuth = z.strictObject({
   provider: z
     .enum(['BridgedIdp'])
@@ -262,12 +278,14 @@ export const McpAuth = z.strictObject({
     ),
 })
 
+/** `traffic.jwtAuthentication` (seed: GatewayPolicy). */
 export const JwtAuthentication = z.strictObject({
   mode: z.enum(['Strict', 'Optional']).default('Strict'),
   providers: z.array(JwtProvider).min(1),
   mcp: McpAuth.optional(),
 })
 
+/** `traffic.authorization`: CEL rules over the verified claims. */
 export const Authorization = z.strictObject({
   action: z.literal('Allow').default('Allow'),
   policy: z.strictObject({
@@ -293,6 +311,7 @@ const HeaderName = z
     },
   )
 
+/** `traffic.transformations`: request headers from the claims. */
 export const Transformations = z.strictObject({
   request: z.strictObject({
     set: z
@@ -316,6 +335,7 @@ export const Transformations = z.strictObject({
   }),
 })
 
+/** `policies.<name>`: a GatewayPolicy. */
 export const PolicyConfig = z
   .strictObject({
     targetRefs: z.array(TargetRef).min(1),
@@ -331,6 +351,7 @@ export const PolicyConfig = z
 
 // ---------------------------------------------------------------------------------------------
 
+/** The whole standalone configuration file: the schema everything else is generated from. */
 export const GatehouseConfig = z
   .strictObject({
     config: ProcessConfig.prefault({}),
@@ -355,8 +376,13 @@ export const GatehouseConfig = z
 export type GatehouseConfig = z.output<typeof GatehouseConfig>
 /** The configuration as written by a user. */
 export type GatehouseConfigInput = z.input<typeof GatehouseConfig>
+/** A validated policy. */
 export type PolicyConfig = z.output<typeof PolicyConfig>
+/** A validated JWT provider. */
 export type JwtProviderConfig = z.output<typeof JwtProvider>
+/** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuth>
+/** A validated CORS filter. */
 export type CorsConfig = z.output<typeof CorsFilter>
+/** A validated backend. */
 export type BackendConfig = z.output<typeof BackendConfig>
