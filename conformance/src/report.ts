@@ -25,7 +25,10 @@ export function consoleReport(results: readonly Result[], title: string): string
         lines.push(`         ${r.message}`)
         const e = r.evidence
         if (e) {
-          lines.push(`         evidence: ${e.method} ${e.url} → ${e.status}`)
+          lines.push(
+            `         evidence: ${e.method} ${e.url} → ${e.status === 0 ? 'no answer' : e.status}`,
+          )
+          if (e.networkError) lines.push(`           network: ${e.networkError}`)
           for (const h of [
             'www-authenticate',
             'content-type',

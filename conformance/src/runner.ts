@@ -37,17 +37,50 @@ function headersOf(h: Headers | Record<string, string> | undefined): Record<stri
   return out
 }
 
+/** A fetch failure in words: undici hides the socket error in `cause`. */
+function describeNetworkError(err: unknown): string {
+  const e = err as Error & { cause?: Error & { code?: string } }
+  if (e.name === 'TimeoutError') return e.message
+  const cause = e.cause
+  if (cause) return `${e.message}: ${cause.code ? `${cause.code} ` : ''}${cause.message}`.trim()
+  return e.message
+}
+
 function createContext(target: Target, record: (e: Exchange) => void): CheckContext {
   return {
     target,
     async http(url, init = {}) {
       const { timeoutMs, ...rest } = init
-      const res = await fetch(url, { ...rest, signal: AbortSignal.timeout(timeoutMs ?? 10_000) })
-      const text = await res.text()
-      record({
+      const request = {
         method: rest.method ?? 'GET',
         url: url.replace(/access_token=[^&]+/, 'access_token=<redacted>'),
         requestHeaders: headersOf(rest.headers as Record<string, string> | undefined),
+      }
+      // A check that cannot get an answer fails with the request as evidence, and the run goes on.
+      let res: Response
+      try {
+        res = await fetch(url, { ...rest, signal: AbortSignal.timeout(timeoutMs ?? 10_000) })
+      } catch (err) {
+        const networkError = describeNetworkError(err)
+        record({ ...request, status: 0, headers: {}, bodyExcerpt: '', networkError })
+        throw new CheckFailure(`an answer to ${request.method} ${request.url}`, networkError)
+      }
+      let text: string
+      try {
+        text = await res.text()
+      } catch (err) {
+        const networkError = `the body broke off: ${describeNetworkError(err)}`
+        record({
+          ...request,
+          status: res.status,
+          headers: headersOf(res.headers),
+          bodyExcerpt: '',
+          networkError,
+        })
+        throw new CheckFailure(`a whole answer to ${request.method} ${request.url}`, networkError)
+      }
+      record({
+        ...request,
         status: res.status,
         headers: headersOf(res.headers),
         bodyExcerpt: text.slice(0, 300),

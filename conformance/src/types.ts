@@ -16,9 +16,12 @@ export interface Exchange {
   method: string
   url: string
   requestHeaders: Record<string, string>
+  /** 0 when no answer arrived. */
   status: number
   headers: Record<string, string>
   bodyExcerpt: string
+  /** What went wrong on the wire: no answer at all, or a body that broke off. */
+  networkError?: string
 }
 
 /** Why a check failed. */
