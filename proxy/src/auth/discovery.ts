@@ -4,9 +4,11 @@
  * or the IdP's `Cache-Control: max-age` within 1 minute to 24 hours) and refreshed on demand.
  * When a refresh fails the last-known-good document is served and a warning logged.
  */
+
 import type { pino } from 'pino'
 import type { Upstream } from '../dataplane/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
+import { firstIssue, OidcDiscovery } from './documents.js'
 import { describeError, maxAgeMs, requestUpstream } from './fetch.js'
 
 const DEFAULT_TTL_MS = 5 * 60_000
@@ -17,7 +19,7 @@ const FAILURE_BACKOFF_MS = 2000
 
 /** A discovery document, or why there is none. */
 export type DiscoveryResult =
-  | { ok: true; document: Record<string, unknown>; stale: boolean }
+  | { ok: true; document: OidcDiscovery; stale: boolean }
   | { ok: false; url: string; cause: string }
 
 /** The cached discovery document of one issuer. */
@@ -27,7 +29,7 @@ export class DiscoveryCache {
   readonly #path: string
   readonly #log: pino.Logger
   readonly #tasks: TaskRegistry
-  #document: Record<string, unknown> | undefined
+  #document: OidcDiscovery | undefined
   #expiresAt = 0
   #failedAt = 0
   #lastError: string | undefined
@@ -90,10 +92,12 @@ export class DiscoveryCache {
         ttl = cc ? maxAgeMs({ 'cache-control': cc }) : undefined
       }
       if (status !== 200) throw new Error(`HTTP ${status}`)
-      const doc = JSON.parse(text) as unknown
-      if (!doc || typeof doc !== 'object' || Array.isArray(doc))
-        throw new Error('not a JSON object')
-      const d = doc as Record<string, unknown>
+      const parsed = OidcDiscovery.safeParse(JSON.parse(text))
+      if (!parsed.success) {
+        const { member, message } = firstIssue(parsed.error)
+        throw new Error(`not an OpenID Connect discovery document (${member}: ${message})`)
+      }
+      const d = parsed.data
       if (d.issuer !== this.#issuer) {
         // OpenID Connect Discovery §4.3: the issuer in the document must be the one asked for.
         throw new Error(`the document names issuer ${String(d.issuer)}, expected ${this.#issuer}`)

@@ -20,6 +20,12 @@ import {
 import type { Upstream } from '../dataplane/upstream.js'
 import type { FaultSet } from '../faults.js'
 import type { DiscoveryCache } from './discovery.js'
+import {
+  type AuthorizationServerMetadata,
+  ClientRegistration,
+  firstIssue,
+  type ProtectedResourceMetadata,
+} from './documents.js'
 import { describeError, requestUpstream } from './fetch.js'
 
 const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
@@ -102,14 +108,14 @@ export class OAuthEndpoints {
   #protectedResource(): LocalResponse {
     const m = this.#o.mcp.resourceMetadata
     // RFC 9728 §2.
-    const body: Record<string, unknown> = {
+    const body: ProtectedResourceMetadata = {
       resource: m.resource,
       authorization_servers: [this.#authorizationServer],
+      ...(m.scopesSupported ? { scopes_supported: m.scopesSupported } : {}),
+      bearer_methods_supported: m.bearerMethodsSupported ?? ['header'],
+      ...(m.resourceName ? { resource_name: m.resourceName } : {}),
+      ...(m.resourceDocumentation ? { resource_documentation: m.resourceDocumentation } : {}),
     }
-    if (m.scopesSupported) body.scopes_supported = m.scopesSupported
-    body.bearer_methods_supported = m.bearerMethodsSupported ?? ['header']
-    if (m.resourceName) body.resource_name = m.resourceName
-    if (m.resourceDocumentation) body.resource_documentation = m.resourceDocumentation
     return { status: 200, headers: { 'cache-control': 'public, max-age=300' }, body }
   }
 
@@ -123,15 +129,14 @@ export class OAuthEndpoints {
         { 'retry-after': '5' },
       )
     }
-    const doc: Record<string, unknown> = { ...found.document }
+    // RFC 8414 §2, from the IdP's document (seed: Endpoints, data plane).
+    const doc: AuthorizationServerMetadata = {
+      ...found.document,
+      jwks_uri: found.document.jwks_uri ?? `${this.#o.issuer}/v1/keys`,
+    }
     if (this.#o.mcp.issuerMode === 'Gateway') doc.issuer = `${this.base}${this.resourcePath}`
-    if (typeof doc.jwks_uri !== 'string') doc.jwks_uri = `${this.#o.issuer}/v1/keys`
     const audience = this.#o.audience
-    if (
-      typeof doc.authorization_endpoint === 'string' &&
-      audience &&
-      !this.#o.faults.has('no-audience-param')
-    ) {
+    if (doc.authorization_endpoint && audience && !this.#o.faults.has('no-audience-param')) {
       const url = new URL(doc.authorization_endpoint)
       url.searchParams.set('audience', audience)
       doc.authorization_endpoint = url.toString()
@@ -168,22 +173,23 @@ export class OAuthEndpoints {
         'send the client metadata as application/json (RFC 7591 §3.1)',
       )
     }
-    let metadata: Record<string, unknown>
+    let json: unknown
     try {
-      const parsed = JSON.parse(raw.toString('utf8')) as unknown
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-        throw new Error('not an object')
-      metadata = parsed as Record<string, unknown>
+      json = JSON.parse(raw.toString('utf8'))
     } catch {
-      return errorResponse(400, 'invalid_client_metadata', 'the body is not a JSON object')
+      return errorResponse(400, 'invalid_client_metadata', 'the body is not JSON')
     }
+    const parsed = ClientRegistration.safeParse(json)
+    if (!parsed.success) {
+      const { member, message } = firstIssue(parsed.error)
+      // RFC 7591 §3.2.2: redirect URI problems have their own error code.
+      const code = member.startsWith('redirect_uris')
+        ? 'invalid_redirect_uri'
+        : 'invalid_client_metadata'
+      return errorResponse(400, code, `${member}: ${message} (RFC 7591 §2)`)
+    }
+    const metadata = parsed.data
     const redirectUris = metadata.redirect_uris
-    if (
-      redirectUris !== undefined &&
-      (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string'))
-    ) {
-      return errorResponse(400, 'invalid_redirect_uri', 'redirect_uris must be an array of strings')
-    }
     const clientId = this.#o.mcp.clientId
     if (clientId && !this.#o.faults.has('ignore-client-id')) {
       // The pre-registered public client (PKCE): no secret, no client authentication.
@@ -203,12 +209,8 @@ export class OAuthEndpoints {
           client_id: clientId,
           client_id_issued_at: Math.floor(Date.now() / 1000),
           redirect_uris: redirectUris ?? [],
-          grant_types: Array.isArray(metadata.grant_types)
-            ? metadata.grant_types
-            : ['authorization_code', 'refresh_token'],
-          response_types: Array.isArray(metadata.response_types)
-            ? metadata.response_types
-            : ['code'],
+          grant_types: metadata.grant_types ?? ['authorization_code', 'refresh_token'],
+          response_types: metadata.response_types ?? ['code'],
           token_endpoint_auth_method: 'none',
         },
       }

@@ -46,6 +46,7 @@ beforeAll(async () => {
 afterEach(() => {
   idp.keysDown(false)
   idp.discoveryDown(false)
+  idp.discoveryDocument(undefined)
 })
 afterAll(async () => {
   for (const g of extra) await g.stop('test done')
@@ -272,6 +273,17 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
     await g.stop('done')
   })
 
+  it('answers 503 naming the problem when the discovery document is not one', async () => {
+    idp.discoveryDocument({ authorization_endpoint: 'https://idp.example/authorize' })
+    const g = await start()
+    const res = await fetch(`${g.url}/.well-known/oauth-authorization-server/mcp`)
+    expect(res.status).toBe(503)
+    expect(((await res.json()) as { error_description: string }).error_description).toContain(
+      'not an OpenID Connect discovery document (issuer: ',
+    )
+    await g.stop('done')
+  })
+
   it('answers registration with the pre-registered client id (RFC 7591)', async () => {
     const res = await fetch(
       `${gh.url}/.well-known/oauth-authorization-server/mcp/client-registration`,
@@ -343,6 +355,29 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
         })
       ).status,
     ).toBe(400)
+  })
+
+  it('names the member of bad client metadata, with the RFC 7591 error code for it', async () => {
+    const url = `${gh.url}/.well-known/oauth-authorization-server/mcp/client-registration`
+    const register = async (body: unknown) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      return { status: res.status, body: (await res.json()) as Record<string, string> }
+    }
+    const uris = await register({ redirect_uris: 'http://127.0.0.1:1/cb' })
+    expect(uris.status).toBe(400)
+    expect(uris.body.error).toBe('invalid_redirect_uri')
+    expect(uris.body.error_description).toMatch(/^redirect_uris: /)
+    const grants = await register({ redirect_uris: [], grant_types: 'authorization_code' })
+    expect(grants.body).toMatchObject({ error: 'invalid_client_metadata' })
+    expect(grants.body.error_description).toMatch(/^grant_types: /)
+    const array = await register([{ redirect_uris: [] }])
+    expect(array.body).toMatchObject({ error: 'invalid_client_metadata' })
+    // Unknown members are fine (read tolerantly).
+    expect((await register({ redirect_uris: [], x_vendor: { any: 1 } })).status).toBe(201)
   })
 })
 

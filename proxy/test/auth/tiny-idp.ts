@@ -35,7 +35,10 @@ export interface TinyIdp {
   rotate(dropOld?: boolean): Promise<string>
   /** Makes the key endpoint answer 500 (true) or normally (false). */
   keysDown(down: boolean): void
+  /** Makes discovery answer 500 (true) or normally (false). */
   discoveryDown(down: boolean): void
+  /** Replaces the discovery document (undefined: the normal one). */
+  discoveryDocument(doc: unknown): void
   /** Requests received, by path. */
   hits: Array<{ method: string; path: string; authorization?: string; body?: string }>
   publicJwks(): { keys: JWK[] }
@@ -53,6 +56,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
   const keys: Key[] = [await newKey(1)]
   let keysDown = opts.keysInitiallyDown ?? false
   let discoveryDown = false
+  let discoveryDoc: unknown
   const hits: TinyIdp['hits'] = []
   let orgUrl = ''
   const server: Server = createServer((req, res) => {
@@ -79,6 +83,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
       }
       if (path === '/oauth2/default/.well-known/openid-configuration') {
         if (discoveryDown) return json(500, { error: 'down' })
+        if (discoveryDoc !== undefined) return json(200, discoveryDoc)
         return json(200, {
           issuer,
           authorization_endpoint: `${issuer}/v1/authorize`,
@@ -135,6 +140,9 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
     },
     keysDown(down) {
       keysDown = down
+    },
+    discoveryDocument(doc) {
+      discoveryDoc = doc
     },
     discoveryDown(down) {
       discoveryDown = down
