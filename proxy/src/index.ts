@@ -169,14 +169,6 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     `gatehouse listening: ${gateways.map((g) => `${g.name} ${g.url}`).join(', ')}; admin ${admin?.url ?? 'off'}`,
   )
   if (admin) log.info({ ui: `${admin.url}/ui` }, `UI served at ${admin.url}/ui`)
-  if (config.ui?.gateway) {
-    // The seed's `ui` section attaches the web UI to a gateway; this build serves it under the
-    // admin address only, and says so rather than ignoring the field silently.
-    log.warn(
-      { path: 'ui.gateway', gateway: config.ui.gateway, ui: admin ? `${admin.url}/ui` : null },
-      `ui.gateway: attaching the UI to gateway ${config.ui.gateway} is not supported yet; ${admin ? `the UI is served at ${admin.url}/ui` : 'the admin interface is off, so no UI is served'}`,
-    )
-  }
 
   return {
     gateways,

@@ -4,7 +4,6 @@
  * or the IdP's `Cache-Control: max-age` within 1 minute to 24 hours) and refreshed on demand.
  * When a refresh fails the last-known-good document is served and a warning logged.
  */
-
 import type { pino } from 'pino'
 import type { Upstream } from '../dataplane/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'

@@ -364,7 +364,7 @@ export const GatehouseConfig = z
         gateway: name
           .optional()
           .describe(
-            'Gateway to attach the UI to. Accepted and checked (the gateway must exist), not yet supported: gatehouse logs a warning and serves the UI under the admin address only.',
+            'Gateway to attach the UI to. Accepted and checked (the gateway must exist), not yet supported: --validate and the start-up log warn, and the UI is served under the admin address only.',
           ),
       })
       .optional()

@@ -1,5 +1,6 @@
 /**
- * Configuration that is valid but will not do what its author most likely wants. Reported by
+ * Configuration that is valid but will not do what its author most likely wants, or asks for what
+ * this build does not do. Reported by
  * `gatehouse --validate` and logged at start; never a reason to refuse the file.
  */
 import type { ConfigIssue } from '../errors.js'
@@ -36,6 +37,14 @@ export function configWarnings(config: GatehouseConfig): ConfigIssue[] {
           message: `lacks ${missing.join(', ')}: browser MCP clients send them on every request after initialize, so their preflight is refused and the session breaks; add them (the seed's reference values omit them)`,
         })
       })
+    })
+  }
+  if (config.ui?.gateway) {
+    // The seed's `ui` section attaches the web UI to a gateway; this build serves it under the
+    // admin address only, and says so rather than ignoring the field silently.
+    warnings.push({
+      path: 'ui.gateway',
+      message: `attaching the UI to gateway ${config.ui.gateway} is not supported yet; the UI is served at /ui under the admin address (config.adminAddr) only`,
     })
   }
   return warnings

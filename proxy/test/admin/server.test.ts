@@ -33,8 +33,8 @@ describe('admin server', () => {
     })
     try {
       const [warning] = logsWith(other.logs, 'ui.gateway: attaching the UI to gateway default')
-      expect(warning?.level).toBe('warn')
-      expect(warning?.msg).toContain(`the UI is served at ${other.admin}/ui`)
+      expect(warning).toMatchObject({ level: 'warn', module: 'proxy::config', path: 'ui.gateway' })
+      expect(warning?.msg).toContain('the UI is served at /ui under the admin address')
       expect((await fetch(`${other.admin}/ui`)).status).toBe(200)
     } finally {
       await other.stop()

@@ -50,6 +50,19 @@ describe('configuration warnings', () => {
     expect(configWarnings(parseConfig(config))[0]?.message).toMatch(/^lacks MCP-Protocol-Version:/)
   })
 
+  it('says that ui.gateway is not supported yet', () => {
+    const config = withAllowHeaders(base(), ['*'])
+    config.ui = { gateway: 'default' }
+    expect(configWarnings(parseConfig(config))).toEqual([
+      {
+        path: 'ui.gateway',
+        message: expect.stringMatching(
+          /^attaching the UI to gateway default is not supported yet;/,
+        ),
+      },
+    ])
+  })
+
   it('leaves routes without an MCP policy alone', () => {
     const config = base()
     const policy = config.policies?.['mcp-auth']
