@@ -14,7 +14,7 @@
  * In test mode it also offers a headless login (`login_hint` of a known user) and a control API
  * under `/__control` (mint tokens, rotate keys, inject faults, list registrations and requests).
  */
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -23,10 +23,18 @@ import {
 } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import Provider, { type ClientMetadata } from 'oidc-provider'
+import type Provider from 'oidc-provider'
 import { createTestCertificates } from './certs.js'
 import { type ControlContext, handleControl } from './control.js'
+import { json, readBody } from './http.js'
+import { handleInteraction, type InteractionContext } from './interaction.js'
 import { KeyRing } from './keys.js'
+import { createProvider, type ProvidedServer, type ProviderContext, SCOPES } from './provider.js'
+import {
+  handleRegistration,
+  type RecordedRegistration,
+  type RegistrationContext,
+} from './registration.js'
 import { Store } from './store.js'
 
 export { controlClient, type TokenRequest } from './control-client.js'
@@ -60,10 +68,13 @@ export interface MockIdpOptions {
   testMode?: boolean
   /** The org API token DCR needs (`Authorization: SSWS <token>`). Default `test-api-token`. */
   apiToken?: string
+  /** Authorization servers; default `[{ id: 'default', audience: 'api://default' }]`. */
   authServers?: AuthServerOptions[]
+  /** The directory; default alice (groups AI-Users, Everyone) and bob (Everyone). */
   users?: MockUser[]
   /** Extra public clients (PKCE, loopback redirect URIs). */
   clients?: Array<{ clientId: string; redirectUris?: string[] }>
+  /** Lifetime of access and ID tokens in seconds; default 3600. */
   accessTokenTtlSeconds?: number
   /**
    * Web origins allowed to call the authorization servers' token, userinfo, revocation and
@@ -107,62 +118,10 @@ const DEFAULT_USERS: MockUser[] = [
   { login: 'bob', name: 'Bob Example', groups: ['Everyone'] },
 ]
 const PUBLIC_CLIENT_ID = 'gatehouse-demo-client'
-const SCOPES = ['openid', 'profile', 'email', 'offline_access']
 
-interface AuthServer {
-  id: string
-  audience: string
-  scopes: string[]
-  issuer: string
-  path: string
-  keys: KeyRing
+/** An authorization server with its provider (replaced on key rotation). */
+interface AuthServer extends ProvidedServer {
   provider: Provider
-}
-
-/** Whether a URL is `http://127.0.0.1|localhost:<any port>/<any path>`. */
-function isLoopbackHttp(value: string): boolean {
-  try {
-    const u = new URL(value)
-    return (
-      u.protocol === 'http:' &&
-      (u.hostname === '127.0.0.1' || u.hostname === 'localhost' || u.hostname === '[::1]')
-    )
-  } catch {
-    return false
-  }
-}
-
-function html(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-  res.end(body)
-}
-
-function json(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  })
-  res.end(text)
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
-
-async function readBody(req: IncomingMessage, limit = 64 * 1024): Promise<string> {
-  let body = ''
-  for await (const chunk of req) {
-    body += chunk
-    if (body.length > limit) throw new RangeError('body too large')
-  }
-  return body
 }
 
 /**
@@ -191,12 +150,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   const faults = new Map<FaultEndpoint, Fault>()
   const hanging = new Set<ServerResponse>()
   const requests: Array<{ method: string; path: string; query: string; at: string }> = []
-  const registrations: Array<{
-    at: string
-    headers: Record<string, string>
-    body: unknown
-    status: number
-  }> = []
+  const registrations: RecordedRegistration[] = []
 
   const certs = options.https ? await createTestCertificates(host) : undefined
   const server: Server = certs
@@ -215,122 +169,19 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     '',
   )
 
-  const buildProvider = (s: Omit<AuthServer, 'provider'>): Provider => {
-    const clients: ClientMetadata[] = [
-      {
-        client_id: PUBLIC_CLIENT_ID,
-        application_type: 'native' as const,
-        token_endpoint_auth_method: 'none' as const,
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'] as const,
-        redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
-      },
-      ...(options.clients ?? []).map((c) => ({
-        client_id: c.clientId,
-        application_type: 'native' as const,
-        token_endpoint_auth_method: 'none' as const,
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'] as const,
-        redirect_uris: c.redirectUris ?? ['http://127.0.0.1/callback'],
-      })),
-      {
-        client_id: serviceClient.clientId,
-        client_secret: serviceClient.clientSecret,
-        grant_types: ['client_credentials'],
-        response_types: [] as const,
-        redirect_uris: [],
-      },
-    ]
-    const provider = new Provider(s.issuer, {
-      adapter: store.adapterClass(),
-      clients,
-      jwks: s.keys.privateJwks(),
-      cookies: { keys: cookieKeys },
-      scopes: SCOPES,
-      claims: { openid: ['sub'], profile: ['name', 'groups'], email: ['email'] },
-      pkce: { required: () => true },
-      routes: {
-        authorization: '/v1/authorize',
-        token: '/v1/token',
-        jwks: '/v1/keys',
-        userinfo: '/v1/userinfo',
-        revocation: '/v1/revoke',
-        introspection: '/v1/introspect',
-        end_session: '/v1/logout',
-      },
-      discovery: { registration_endpoint: `${orgUrl}/oauth2/v1/clients` },
-      // CORS only for the configured trusted origins (not oidc-provider's redirect-URI default).
-      clientBasedCORS: (_ctx, origin) => trustedOrigins.has(origin),
-      features: {
-        devInteractions: { enabled: false },
-        clientCredentials: { enabled: true },
-        introspection: { enabled: true },
-        revocation: { enabled: true },
-        // Used to issue JWT access tokens whose audience is the server's, whatever `resource`
-        // the client sends: the IdP has no RFC 8707.
-        resourceIndicators: {
-          enabled: true,
-          defaultResource: async () => s.audience,
-          useGrantedResource: async () => true,
-          getResourceServerInfo: async () => ({
-            scope: s.scopes.join(' '),
-            audience: s.audience,
-            accessTokenTTL: ttl,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
-          }),
-        },
-      },
-      findAccount: async (_ctx, sub) => {
-        const user = users.get(sub)
-        if (!user) return undefined
-        return {
-          accountId: sub,
-          claims: async () => ({
-            sub,
-            name: user.name ?? sub,
-            groups: user.groups,
-            email: `${sub}@example.com`,
-          }),
-        }
-      },
-      extraTokenClaims: async (_ctx, token) => {
-        const t = token as unknown as { accountId?: string; clientId?: string; scope?: string }
-        const scp = (t.scope ?? '').split(' ').filter(Boolean)
-        const user = t.accountId ? users.get(t.accountId) : undefined
-        return {
-          cid: t.clientId,
-          scp,
-          ...(user ? { uid: `00u-${user.login}`, groups: user.groups } : {}),
-        }
-      },
-      interactions: { url: (_ctx, interaction) => `${s.path}/interaction/${interaction.uid}` },
-      ttl: {
-        AccessToken: ttl,
-        AuthorizationCode: 120,
-        IdToken: ttl,
-        RefreshToken: 24 * 3600,
-        ClientCredentials: ttl,
-        Interaction: 600,
-        Session: 3600,
-        Grant: 3600,
-      },
-      renderError: async (ctx, out) => {
-        ctx.type = 'html'
-        ctx.body = `<!doctype html><title>Error</title><h1>${escapeHtml(String(out.error))}</h1><p>${escapeHtml(String(out.error_description ?? ''))}</p>`
-      },
-    })
-    // Loopback redirect URIs on any port and path for the public clients (RFC 8252 §7.3).
-    const proto = provider.Client.prototype as unknown as {
-      redirectUriAllowed(this: { clientId: string }, value: string): boolean
-    }
-    const original = proto.redirectUriAllowed
-    proto.redirectUriAllowed = function (value: string) {
-      if (loopbackClients.has(this.clientId) && isLoopbackHttp(value)) return true
-      return original.call(this, value)
-    }
-    return provider
+  const providerCtx: ProviderContext = {
+    orgUrl,
+    store,
+    cookieKeys,
+    users,
+    accessTokenTtl: ttl,
+    trustedOrigins,
+    loopbackClients,
+    publicClientId: PUBLIC_CLIENT_ID,
+    extraClients: options.clients ?? [],
+    serviceClient,
   }
+  const buildProvider = (s: ProvidedServer): Provider => createProvider(providerCtx, s)
 
   const servers = new Map<string, AuthServer>()
   for (const o of options.authServers ?? [{ id: 'default', audience: 'api://default' }]) {
@@ -387,166 +238,20 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     },
   }
 
-  const handleRegistration = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // No CORS headers here, preflight included: the gap the gateway bridges.
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, { allow: 'POST' })
-      res.end()
-      return
-    }
-    if (req.method !== 'POST')
-      return json(
-        res,
-        405,
-        { errorCode: 'E0000022', errorSummary: 'Method not allowed' },
-        { allow: 'POST' },
-      )
-    let raw = ''
-    try {
-      raw = await readBody(req)
-    } catch {
-      return json(res, 413, { errorCode: 'E0000001', errorSummary: 'Request too large' })
-    }
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v !== 'string') continue
-      headers[k] = k === 'authorization' ? v.replace(/^(SSWS|Bearer)\s+.+$/i, '$1 <redacted>') : v
-    }
-    let body: unknown = raw
-    try {
-      body = raw ? JSON.parse(raw) : undefined
-    } catch {}
-    const record = (status: number) =>
-      registrations.push({ at: new Date().toISOString(), headers, body, status })
-    if (req.headers.authorization !== `SSWS ${apiToken}`) {
-      record(401)
-      return json(res, 401, {
-        errorCode: 'E0000011',
-        errorSummary: 'Invalid token provided',
-        errorLink: 'E0000011',
-        errorId: `oae${randomUUID().replace(/-/g, '').slice(0, 20)}`,
-        errorCauses: [],
-      })
-    }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) {
-      record(400)
-      return json(res, 400, {
-        error: 'invalid_client_metadata',
-        error_description: 'the body must be a JSON object',
-      })
-    }
-    const m = body as Record<string, unknown>
-    const authMethod =
-      typeof m.token_endpoint_auth_method === 'string'
-        ? m.token_endpoint_auth_method
-        : 'client_secret_basic'
-    const metadata: Record<string, unknown> = {
-      application_type: 'native' as const,
-      grant_types: ['authorization_code'],
-      response_types: ['code'] as const,
-      ...m,
-      token_endpoint_auth_method: authMethod,
-      client_id: `0oa${randomUUID().replace(/-/g, '').slice(0, 17)}`,
-      client_id_issued_at: Math.floor(Date.now() / 1000),
-      ...(authMethod === 'none' ? {} : { client_secret: randomBytes(32).toString('base64url') }),
-    }
-    try {
+  const registrationCtx: RegistrationContext = {
+    apiToken,
+    registrations,
+    store,
+    loopbackClients,
+    validate: async (metadata) => {
       const Client = defaultServer.provider.Client as unknown as {
         validate(m: unknown): Promise<unknown>
       }
       await Client.validate(metadata)
-    } catch (err) {
-      record(400)
-      return json(res, 400, {
-        error: 'invalid_client_metadata',
-        error_description: (err as Error).message,
-      })
-    }
-    await new (store.adapterClass())('Client').upsert(String(metadata.client_id), metadata)
-    loopbackClients.add(String(metadata.client_id))
-    record(201)
-    json(res, 201, metadata)
+    },
   }
 
-  const handleInteraction = async (
-    s: AuthServer,
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): Promise<void> => {
-    const provider = s.provider
-    let details: Awaited<ReturnType<Provider['interactionDetails']>>
-    try {
-      details = await provider.interactionDetails(req, res)
-    } catch (err) {
-      return html(
-        res,
-        400,
-        `<!doctype html><title>Sign-in expired</title><p>${escapeHtml((err as Error).message)}. Start again from your application.</p>`,
-      )
-    }
-    const prompt = details.prompt.name
-    if (prompt === 'consent') {
-      // First-party demo: consent is granted without a page.
-      const d = details.prompt.details as {
-        missingOIDCScope?: string[]
-        missingOIDCClaims?: string[]
-        missingResourceScopes?: Record<string, string[]>
-      }
-      const grant = details.grantId
-        ? await provider.Grant.find(details.grantId)
-        : new provider.Grant({
-            accountId: details.session?.accountId,
-            clientId: String(details.params.client_id),
-          })
-      if (!grant) return html(res, 400, '<p>grant not found</p>')
-      if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(' '))
-      if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims)
-      for (const [indicator, scope] of Object.entries(d.missingResourceScopes ?? {})) {
-        grant.addResourceScope(indicator, scope.join(' '))
-      }
-      const grantId = await grant.save()
-      return provider.interactionFinished(
-        req,
-        res,
-        { consent: { grantId } },
-        { mergeWithLastSubmission: true },
-      )
-    }
-    // Login.
-    let login: string | undefined
-    if (req.method === 'POST') {
-      login = new URLSearchParams(await readBody(req)).get('login') ?? undefined
-    } else if (
-      testMode &&
-      typeof details.params.login_hint === 'string' &&
-      users.has(details.params.login_hint)
-    ) {
-      login = details.params.login_hint
-    }
-    if (login && users.has(login)) {
-      return provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: login } },
-        { mergeWithLastSubmission: false },
-      )
-    }
-    const options = [...users.values()]
-      .map(
-        (u) =>
-          `<option value="${escapeHtml(u.login)}">${escapeHtml(u.name ?? u.login)} (${escapeHtml(u.login)}; groups: ${escapeHtml(u.groups.join(', ') || 'none')})</option>`,
-      )
-      .join('')
-    return html(
-      res,
-      200,
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in — mock-idp</title>
-<style>body{font:16px system-ui;max-width:28rem;margin:4rem auto}select,button{font:inherit;padding:.4rem;width:100%;margin:.5rem 0}</style></head>
-<body><h1>Sign in</h1><p>Client <code>${escapeHtml(String(details.params.client_id))}</code> asks to sign you in to <code>${escapeHtml(s.issuer)}</code>.</p>
-<form method="post"><label>User<select name="login" autofocus>${options}</select></label><button type="submit">Sign in and approve</button></form>
-<p><small>mock-idp: a test identity provider. No password is asked.</small></p></body></html>`,
-    )
-  }
+  const interactionCtx: InteractionContext = { users, testMode }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://mock-idp')
@@ -565,7 +270,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     }
     if (path === '/oauth2/v1/clients') {
       if (await applyFault('registration', res)) return
-      return handleRegistration(req, res)
+      return handleRegistration(registrationCtx, req, res)
     }
     const m = /^\/oauth2\/([^/]+)(\/.*)?$/.exec(path)
     const s = m?.[1] ? servers.get(m[1]) : undefined
@@ -590,7 +295,8 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     ) {
       if (await applyFault('discovery', res)) return
     }
-    if (rest.startsWith('/interaction/')) return handleInteraction(s, req, res)
+    if (rest.startsWith('/interaction/'))
+      return handleInteraction(interactionCtx, s.provider, s.issuer, req, res)
     if (rest === '/v1/authorize') {
       // No RFC 8707; the audience parameter must name this server's audience.
       const audience = url.searchParams.get('audience')

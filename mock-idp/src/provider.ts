@@ -1,0 +1,159 @@
+/**
+ * One authorization server's oidc-provider instance, configured like the bridged IdP: routes
+ * under `<issuer>/v1/…`, PKCE required, JWT access tokens whose `aud` is always the server's
+ * audience (no RFC 8707), `groups`/`uid`/`cid`/`scp` claims, CORS only for trusted origins, and
+ * any loopback redirect URI for the public clients (RFC 8252 §7.3).
+ */
+import Provider, { type ClientMetadata } from 'oidc-provider'
+import { escapeHtml, isLoopbackHttp } from './http.js'
+import type { KeyRing } from './keys.js'
+import type { Store } from './store.js'
+
+/** The scopes every authorization server knows (a server's own list defaults to these). */
+export const SCOPES = ['openid', 'profile', 'email', 'offline_access']
+
+/** An authorization server before its provider exists. */
+export interface ProvidedServer {
+  id: string
+  audience: string
+  scopes: string[]
+  issuer: string
+  /** The issuer's path, `/oauth2/<id>`. */
+  path: string
+  keys: KeyRing
+}
+
+/** What every provider of one mock-idp shares. */
+export interface ProviderContext {
+  orgUrl: string
+  /** Storage shared by the providers (a rotation rebuilds a provider over the same store). */
+  store: Store
+  cookieKeys: string[]
+  users: Map<string, { login: string; name?: string; groups: string[] }>
+  /** Lifetime of access and ID tokens, in seconds. */
+  accessTokenTtl: number
+  trustedOrigins: ReadonlySet<string>
+  /** Clients allowed any loopback redirect URI (registered clients join at run time). */
+  loopbackClients: ReadonlySet<string>
+  publicClientId: string
+  extraClients: ReadonlyArray<{ clientId: string; redirectUris?: string[] }>
+  serviceClient: { clientId: string; clientSecret: string }
+}
+
+/** Builds the provider of one authorization server (again after each key rotation). */
+export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provider {
+  const clients: ClientMetadata[] = [
+    {
+      client_id: ctx.publicClientId,
+      application_type: 'native' as const,
+      token_endpoint_auth_method: 'none' as const,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'] as const,
+      redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
+    },
+    ...ctx.extraClients.map((c) => ({
+      client_id: c.clientId,
+      application_type: 'native' as const,
+      token_endpoint_auth_method: 'none' as const,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'] as const,
+      redirect_uris: c.redirectUris ?? ['http://127.0.0.1/callback'],
+    })),
+    {
+      client_id: ctx.serviceClient.clientId,
+      client_secret: ctx.serviceClient.clientSecret,
+      grant_types: ['client_credentials'],
+      response_types: [] as const,
+      redirect_uris: [],
+    },
+  ]
+  const provider = new Provider(s.issuer, {
+    adapter: ctx.store.adapterClass(),
+    clients,
+    jwks: s.keys.privateJwks(),
+    cookies: { keys: ctx.cookieKeys },
+    scopes: SCOPES,
+    claims: { openid: ['sub'], profile: ['name', 'groups'], email: ['email'] },
+    pkce: { required: () => true },
+    routes: {
+      authorization: '/v1/authorize',
+      token: '/v1/token',
+      jwks: '/v1/keys',
+      userinfo: '/v1/userinfo',
+      revocation: '/v1/revoke',
+      introspection: '/v1/introspect',
+      end_session: '/v1/logout',
+    },
+    discovery: { registration_endpoint: `${ctx.orgUrl}/oauth2/v1/clients` },
+    // CORS only for the configured trusted origins (not oidc-provider's redirect-URI default).
+    clientBasedCORS: (_ctx, origin) => ctx.trustedOrigins.has(origin),
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      // Used to issue JWT access tokens whose audience is the server's, whatever `resource`
+      // the client sends: the IdP has no RFC 8707.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => s.audience,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async () => ({
+          scope: s.scopes.join(' '),
+          audience: s.audience,
+          accessTokenTTL: ctx.accessTokenTtl,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      },
+    },
+    findAccount: async (_ctx, sub) => {
+      const user = ctx.users.get(sub)
+      if (!user) return undefined
+      return {
+        accountId: sub,
+        claims: async () => ({
+          sub,
+          name: user.name ?? sub,
+          groups: user.groups,
+          email: `${sub}@example.com`,
+        }),
+      }
+    },
+    extraTokenClaims: async (_ctx, token) => {
+      const t = token as unknown as { accountId?: string; clientId?: string; scope?: string }
+      const scp = (t.scope ?? '').split(' ').filter(Boolean)
+      const user = t.accountId ? ctx.users.get(t.accountId) : undefined
+      return {
+        cid: t.clientId,
+        scp,
+        ...(user ? { uid: `00u-${user.login}`, groups: user.groups } : {}),
+      }
+    },
+    interactions: { url: (_ctx, interaction) => `${s.path}/interaction/${interaction.uid}` },
+    ttl: {
+      AccessToken: ctx.accessTokenTtl,
+      AuthorizationCode: 120,
+      IdToken: ctx.accessTokenTtl,
+      RefreshToken: 24 * 3600,
+      ClientCredentials: ctx.accessTokenTtl,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = 'html'
+      ctx.body = `<!doctype html><title>Error</title><h1>${escapeHtml(String(out.error))}</h1><p>${escapeHtml(String(out.error_description ?? ''))}</p>`
+    },
+  })
+  // Loopback redirect URIs on any port and path for the public clients (RFC 8252 §7.3).
+  const proto = provider.Client.prototype as unknown as {
+    redirectUriAllowed(this: { clientId: string }, value: string): boolean
+  }
+  const original = proto.redirectUriAllowed
+  proto.redirectUriAllowed = function (value: string) {
+    if (ctx.loopbackClients.has(this.clientId) && isLoopbackHttp(value)) return true
+    return original.call(this, value)
+  }
+  return provider
+}
