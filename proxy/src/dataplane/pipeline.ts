@@ -199,15 +199,15 @@ export function createPipeline(
 
     if (rule.policies.length > 0) {
       const requestOrigin = `http://${req.headers.host ?? 'localhost'}`
-      // Parsed only when someone reads it: most requests carry no query worth parsing.
       let parsedQuery: URLSearchParams | undefined
-      const query = () => (parsedQuery ??= new URLSearchParams(q === -1 ? '' : url.slice(q + 1)))
       // What the policies see of the request (the OAuth endpoints also read the body).
       const local: LocalRequest & { trace?: RequestTrace | undefined } = {
         method,
         path,
+        // Parsed only when someone reads it: most requests carry no query worth parsing.
         get query() {
-          return query()
+          parsedQuery ??= new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
+          return parsedQuery
         },
         headers: req.headers,
         requestOrigin,
