@@ -9,7 +9,8 @@ import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { consoleReport } from '../src/report.js'
 import { runChecks, summarize } from '../src/runner.js'
-import { must, type Requirement, type Target } from '../src/types.js'
+import { must, type Requirement } from '../src/types.js'
+import { plainTarget } from './helpers.js'
 
 const BASE = 'http://gateway.msw.test'
 
@@ -30,23 +31,7 @@ const wire = setupServer(
 beforeAll(() => wire.listen({ onUnhandledRequest: 'error' }))
 afterAll(() => wire.close())
 
-const target: Target = {
-  base: BASE,
-  configuredBase: BASE,
-  idp: {
-    issuer: 'x',
-    audience: 'y',
-    orgUrl: 'z',
-    control: {
-      token: async () => ({ access_token: 't' }),
-      registrations: async () => [],
-      requests: async () => [],
-      clearRequests: async () => {},
-    },
-  },
-  secrets: [],
-  allowShutdown: false,
-}
+const target = plainTarget(BASE)
 
 const get = (id: string, path: string): Requirement => ({
   id,

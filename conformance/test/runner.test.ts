@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
 import { CheckSkipped, must, type Requirement, type Target } from '../src/types.js'
+import { plainTarget } from './helpers.js'
 
 let server: Server
 let target: Target
@@ -19,23 +20,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  target = {
-    base,
-    configuredBase: base,
-    idp: {
-      issuer: 'x',
-      audience: 'y',
-      orgUrl: 'z',
-      control: {
-        token: async () => ({ access_token: 't' }),
-        registrations: async () => [],
-        requests: async () => [],
-        clearRequests: async () => {},
-      },
-    },
-    secrets: [],
-    allowShutdown: false,
-  }
+  target = plainTarget(base)
 })
 afterAll(() => new Promise<void>((r) => server.close(() => r())))
 

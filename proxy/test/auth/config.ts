@@ -14,6 +14,8 @@ export interface AuthConfigOptions {
   /** The configured resource; default http://gateway.example:3000/mcp (not the real address). */
   resource?: string
   cors?: boolean
+  /** The CORS filter's allowHeaders; default the seed's Origin, Authorization, Content-Type. */
+  allowHeaders?: string[]
 }
 
 /** The seed's reference setup, pointed at the given IdP and backend. */
@@ -46,7 +48,7 @@ export function authConfig(o: AuthConfigOptions): GatehouseConfigInput {
                       type: 'CORS',
                       cors: {
                         allowCredentials: true,
-                        allowHeaders: ['Origin', 'Authorization', 'Content-Type'],
+                        allowHeaders: o.allowHeaders ?? ['Origin', 'Authorization', 'Content-Type'],
                         allowMethods: ['*'],
                         allowOrigins: ['*'],
                         exposeHeaders: ['Origin', 'Mcp-Session-Id'],

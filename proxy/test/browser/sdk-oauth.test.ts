@@ -18,7 +18,7 @@ import { build } from 'esbuild'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../../ci/chromium.js'
-import type { GatehouseConfigInput } from '../../src/config/schema.js'
+import { MCP_TRANSPORT_REQUEST_HEADERS } from '../../src/config/warnings.js'
 import { authConfig } from '../auth/config.js'
 import { freePort, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 import type { FinishResult } from './sdk-client.js'
@@ -57,18 +57,6 @@ async function startApp(script: string): Promise<{ server: Server; origin: strin
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
 }
 
-/** The seed's reference CORS filter with the MCP transport's own request headers allowed too. */
-function withBrowserCors(
-  config: GatehouseConfigInput,
-  allowHeaders: string[],
-): GatehouseConfigInput {
-  const rule = config.routes?.mcp?.rules[0]
-  const cors = rule?.filters?.[0]
-  if (cors?.type !== 'CORS') throw new Error('authConfig has no CORS filter')
-  cors.cors.allowHeaders = allowHeaders
-  return config
-}
-
 /** The scope of the first authorization request (what a step-up without `scope` asks again). */
 function authorizeScope(result: FinishResult): string | null {
   return new URL(result.authorizationUrl ?? '').searchParams.get('scope')
@@ -94,18 +82,22 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     const port = await freePort()
     mcpUrl = `http://127.0.0.1:${port}/mcp`
     gh = await startTestGatehouse(
-      withBrowserCors(
-        {
-          ...authConfig({
-            idpPort: idp.port,
-            backendPort: backend.port,
-            issuer: idp.issuer,
-            resource: mcpUrl,
-          }),
-          gateways: { default: { port, address: '127.0.0.1' } },
-        },
-        ['Origin', 'Authorization', 'Content-Type', 'Mcp-Session-Id', 'MCP-Protocol-Version'],
-      ),
+      {
+        ...authConfig({
+          idpPort: idp.port,
+          backendPort: backend.port,
+          issuer: idp.issuer,
+          resource: mcpUrl,
+          // The seed's headers plus the MCP transport's own (docs/auth.md, browser MCP clients).
+          allowHeaders: [
+            'Origin',
+            'Authorization',
+            'Content-Type',
+            ...MCP_TRANSPORT_REQUEST_HEADERS,
+          ],
+        }),
+        gateways: { default: { port, address: '127.0.0.1' } },
+      },
       { ephemeralPorts: false },
     )
     browser = await launchChromium()
