@@ -7,7 +7,6 @@ import { checkCompilable } from './config/compile.js'
 import { loadConfigFile } from './config/load.js'
 import { configWarnings } from './config/warnings.js'
 import { GatehouseError } from './errors.js'
-import type { FaultSet } from './faults.js'
 import { type Gatehouse, startGatehouse, VERSION } from './index.js'
 
 const USAGE = `Usage: gatehouse -f <config.yaml> [--validate]
@@ -22,17 +21,11 @@ Options:
 
 Docs: docs/configuration.md (every field), docs/admin-api.md (admin interface).`
 
-/** Options of {@link run} that only tests set. */
-export interface RunOptions {
-  /** Seeded faults (the mutant entry only). */
-  faults?: FaultSet
-}
-
 /**
  * Runs the command.
  * @returns the exit code (the process exits with it once the proxy stopped).
  */
-export async function run(argv: readonly string[], options: RunOptions = {}): Promise<number> {
+export async function run(argv: readonly string[]): Promise<number> {
   let values: { file?: string; validate?: boolean; version?: boolean; help?: boolean }
   try {
     ;({ values } = parseArgs({
@@ -91,11 +84,7 @@ export async function run(argv: readonly string[], options: RunOptions = {}): Pr
     }
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
-    gatehouse = await startGatehouse({
-      config,
-      configFile: values.file,
-      ...(options.faults ? { faults: options.faults } : {}),
-    })
+    gatehouse = await startGatehouse({ config, configFile: values.file })
     if (early) void gatehouse.stop(early)
     await gatehouse.stopped
     return 0

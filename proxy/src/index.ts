@@ -12,7 +12,6 @@ import { configWarnings } from './config/warnings.js'
 import { type Listener, startListener } from './dataplane/listener.js'
 import { createPipeline } from './dataplane/pipeline.js'
 import { ConfigError } from './errors.js'
-import { type FaultSet, NO_FAULTS } from './faults.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
 import { TaskRegistry } from './telemetry/tasks.js'
 import { TraceBus } from './telemetry/trace-bus.js'
@@ -36,8 +35,6 @@ export interface StartOptions {
   configFile?: string
   /** Logging to use. Default: stdout with `config.logLevel`. */
   logging?: Logging
-  /** Seeded faults; only the test-only mutant entry passes any. Default: none. */
-  faults?: FaultSet
   /** Bind every gateway to a free port instead of the configured one (tests). Default false. */
   ephemeralPorts?: boolean
 }
@@ -79,10 +76,9 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   }
   await checkCompilable(config, options.configFile)
   const log = logging.logger('proxy::dataplane')
-  const faults = options.faults ?? NO_FAULTS
   const tasks = new TaskRegistry()
   const traceBus = new TraceBus()
-  const snapshot = await compileSnapshot(config, { logging, tasks, faults })
+  const snapshot = await compileSnapshot(config, { logging, tasks })
   for (const w of configWarnings(config)) {
     logging.logger('proxy::config').warn({ path: w.path }, `${w.path}: ${w.message}`)
   }
@@ -106,7 +102,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     for (const [name, gw] of Object.entries(config.gateways)) {
       const runtime = snapshot.gateways.get(name)
       if (!runtime) continue
-      const handler = createPipeline(() => runtime, { traceBus, tasks, logging, faults })
+      const handler = createPipeline(() => runtime, { traceBus, tasks, logging })
       listeners.push(
         await startListener(name, gw.address, options.ephemeralPorts ? 0 : gw.port, handler, tasks),
       )
@@ -147,7 +143,6 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
       traceBus,
       logging,
       tasks,
-      faults,
       startedAt,
       version: VERSION,
       shutdown: (reason) => stop(reason),

@@ -4,7 +4,6 @@
 import { Writable } from 'node:stream'
 import { stringify } from 'yaml'
 import type { GatehouseConfigInput } from '../src/config/schema.js'
-import { type FaultSet, NO_FAULTS } from '../src/faults.js'
 import { type Gatehouse, parseConfig, startGatehouse } from '../src/index.js'
 import { createLogging } from '../src/telemetry/logging.js'
 
@@ -19,7 +18,7 @@ export interface TestGatehouse extends Gatehouse {
 /** Starts a gatehouse on ephemeral ports with admin off unless the config says otherwise. */
 export async function startTestGatehouse(
   config: GatehouseConfigInput,
-  options: { faults?: FaultSet; logFilter?: string; ephemeralPorts?: boolean } = {},
+  options: { logFilter?: string; ephemeralPorts?: boolean } = {},
 ): Promise<TestGatehouse> {
   const logs: Array<Record<string, unknown>> = []
   const destination = new Writable({
@@ -33,7 +32,6 @@ export async function startTestGatehouse(
   const gh = await startGatehouse({
     config: parsed,
     ephemeralPorts: options.ephemeralPorts ?? true,
-    faults: options.faults ?? NO_FAULTS,
     logging: createLogging({ filter: options.logFilter ?? 'info', destination }),
   })
   return Object.assign(gh, { url: gh.gateways[0]?.url ?? '', logs })

@@ -131,14 +131,10 @@ function closeServer(server: Server): Promise<void> {
 }
 
 /**
- * Binds the server. `bindAll` (the seeded fault `admin-bind-all`) binds 0.0.0.0 on the same port.
+ * Binds the server.
  * @throws GatehouseError GW_ERR_LISTEN naming the address and the cause.
  */
-export async function bindAdmin(
-  server: Server,
-  bind: AdminBind,
-  options: { bindAll?: boolean } = {},
-): Promise<BoundAdmin> {
+export async function bindAdmin(server: Server, bind: AdminBind): Promise<BoundAdmin> {
   if (bind.kind === 'unix') {
     await clearStaleSocket(bind.path)
     try {
@@ -161,7 +157,7 @@ export async function bindAdmin(
       },
     }
   }
-  const host = options.bindAll ? '0.0.0.0' : await resolveHost(bind.host)
+  const host = await resolveHost(bind.host)
   try {
     await listen(server, { host, port: bind.port })
   } catch (cause) {

@@ -139,9 +139,9 @@ const NOT_COMPILED: PolicyStatus = {
   message: 'the policy is configured but was not compiled by this proxy',
 }
 
-/** Builds the dump. `redact: false` only under the seeded fault `secrets-in-config-dump`. */
-export function buildConfigDump(ctx: AdminContext, options: { redact?: boolean } = {}): ConfigDump {
-  const r = (v: unknown) => (options.redact === false ? v : redactSecrets(v))
+/** Builds the dump, every secret redacted. */
+export function buildConfigDump(ctx: AdminContext): ConfigDump {
+  const r = redactSecrets
   const config = ctx.config()
   const compiled = ctx.policies()
   const dump: ConfigDump = {

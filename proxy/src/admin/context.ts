@@ -4,7 +4,6 @@
  */
 import type { AuthPolicy } from '../auth/types.js'
 import type { GatehouseConfig } from '../config/schema.js'
-import type { FaultSet } from '../faults.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { TraceBus } from '../telemetry/trace-bus.js'
@@ -32,7 +31,6 @@ export interface AdminContext {
   readonly traceBus: TraceBus
   readonly logging: Logging
   readonly tasks: TaskRegistry
-  readonly faults: FaultSet
   readonly startedAt: Date
   /** Product version (package.json of the proxy). */
   readonly version: string

@@ -11,16 +11,13 @@ function line(res: ServerResponse, status: number, text: string): void {
   res.end(`${text}\n`)
 }
 
-/**
- * Serves `/logging`. `ignoreLevel` is the seeded fault `logging-ignores-level` (answers as if the
- * filter changed but keeps the old one).
- */
+/** Serves `/logging`; `onChange` hears every change of the filter. */
 export function serveLogging(
   logging: Logging,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  options: { ignoreLevel?: boolean; onChange?: (from: string, to: string) => void } = {},
+  options: { onChange?: (from: string, to: string) => void } = {},
 ): void {
   if (req.method === 'GET' || req.method === 'HEAD') {
     line(res, 200, `current log level is ${logging.filter()}`)
@@ -36,10 +33,6 @@ export function serveLogging(
     return
   }
   const before = logging.filter()
-  if (options.ignoreLevel) {
-    line(res, 200, `current log level is ${level}`)
-    return
-  }
   try {
     const now = logging.setFilter(level)
     options.onChange?.(before, now)

@@ -14,11 +14,7 @@ export const CPU_PROFILE_LIMITS = {
 type Param = keyof typeof CPU_PROFILE_LIMITS
 
 /** A parameter value, or the message of a 400. */
-export function profileParam(
-  url: URL,
-  name: Param,
-  clampRange = false,
-): { value: number } | { error: string } {
+export function profileParam(url: URL, name: Param): { value: number } | { error: string } {
   const limits = CPU_PROFILE_LIMITS[name]
   const raw = url.searchParams.get(name)
   if (raw === null) return { value: limits.default }
@@ -27,7 +23,6 @@ export function profileParam(
   }
   const n = Number(raw)
   if (n < limits.min || n > limits.max) {
-    if (clampRange) return { value: Math.min(limits.max, Math.max(limits.min, n)) }
     return { error: `${name} must be from ${limits.min} to ${limits.max}, got ${n}` }
   }
   return { value: n }
@@ -58,8 +53,6 @@ function badRequest(res: ServerResponse, status: number, message: string): void 
 export interface CpuEndpointOptions {
   /** Shared by the server: one profile at a time. */
   state: { running: boolean }
-  /** Seeded fault `profile-range-unchecked`: clamp out-of-range values instead of 400. */
-  clampRange?: boolean
   /** Aborts a running profile when the admin server closes. */
   closing?: AbortSignal
 }
@@ -71,8 +64,8 @@ export async function serveCpuProfile(
   url: URL,
   options: CpuEndpointOptions,
 ): Promise<void> {
-  const seconds = profileParam(url, 'seconds', options.clampRange)
-  const frequency = profileParam(url, 'frequency', options.clampRange)
+  const seconds = profileParam(url, 'seconds')
+  const frequency = profileParam(url, 'frequency')
   if ('error' in seconds) return badRequest(res, 400, seconds.error)
   if ('error' in frequency) return badRequest(res, 400, frequency.error)
   if (options.state.running) {

@@ -9,7 +9,6 @@
  * loopback bind the `Host` must name loopback.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { Fault } from '../faults.js'
 import { bindAdmin, isLoopback, parseAdminAddr } from './address.js'
 import { buildConfigDump } from './config-dump.js'
 import type { AdminContext } from './context.js'
@@ -97,7 +96,6 @@ export async function startAdmin(
   options: AdminOptions = {},
 ): Promise<AdminServer> {
   const log = ctx.logging.logger('proxy::admin')
-  const fault = (f: Fault) => ctx.faults.has(f)
   const heap = new HeapSampler()
   const closing = new AbortController()
   const profiling = { running: false }
@@ -108,8 +106,7 @@ export async function startAdmin(
       methods: ['GET'],
       description:
         'runtime configuration: binds, listeners, routes, backends, policies with status',
-      handle: (_req, res) =>
-        json(res, 200, buildConfigDump(ctx, { redact: !fault('secrets-in-config-dump') })),
+      handle: (_req, res) => json(res, 200, buildConfigDump(ctx)),
     },
     {
       path: '/debug/trace',
@@ -119,7 +116,6 @@ export async function startAdmin(
       handle: (_req, res, url) =>
         serveTrace(ctx.traceBus, res, url, {
           ...(options.traceKeepAliveMs ? { keepAliveMs: options.traceKeepAliveMs } : {}),
-          notSse: fault('trace-not-sse'),
         }),
     },
     {
@@ -128,7 +124,6 @@ export async function startAdmin(
       description: 'GET the log filter; POST ?level=info,proxy::httpproxy=trace sets it',
       handle: (req, res, url) =>
         serveLogging(ctx.logging, req, res, url, {
-          ignoreLevel: fault('logging-ignores-level'),
           onChange: (from, to) => log.warn({ from, to }, `log filter changed to ${to}`),
         }),
     },
@@ -149,7 +144,6 @@ export async function startAdmin(
             handle: ((req, res, url) =>
               serveCpuProfile(req, res, url, {
                 state: profiling,
-                clampRange: fault('profile-range-unchecked'),
                 closing: closing.signal,
               })) satisfies Handler,
           },
@@ -255,7 +249,7 @@ export async function startAdmin(
   server.requestTimeout = 0
   server.headersTimeout = 10_000
 
-  const bound = await bindAdmin(server, parseAdminAddr(addr), { bindAll: fault('admin-bind-all') })
+  const bound = await bindAdmin(server, parseAdminAddr(addr))
   // A unix socket has no meaningful Host; a TCP loopback bind answers loopback names only.
   loopback = bound.loopback && !bound.url.startsWith('unix:')
   if (!bound.loopback) {

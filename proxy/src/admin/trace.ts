@@ -5,14 +5,12 @@
  * time the stream out; the stream ends after `request_finished`.
  */
 import type { ServerResponse } from 'node:http'
-import type { TraceBus, TraceEvent } from '../telemetry/trace-bus.js'
+import type { TraceBus } from '../telemetry/trace-bus.js'
 
 /** Options of {@link serveTrace}. */
 export interface TraceOptions {
   /** Interval of `: keep-alive` comments while waiting. Default 15 000 ms. */
   keepAliveMs?: number
-  /** Seeded fault `trace-not-sse`: answer one JSON array instead of an event stream. */
-  notSse?: boolean
 }
 
 /** Serves one watcher; `?path=` restricts the traced request to a path prefix. */
@@ -33,16 +31,6 @@ export async function serveTrace(
   // tracing requests nobody reads.
   res.on('close', () => abort.abort())
   const events = bus.watch({ ...(pathPrefix ? { pathPrefix } : {}), signal: abort.signal })
-
-  if (options.notSse) {
-    const all: TraceEvent[] = []
-    for await (const e of events) all.push(e)
-    if (!res.writableEnded && !res.destroyed) {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(all))
-    }
-    return
-  }
 
   res.writeHead(200, {
     'content-type': 'text/event-stream',

@@ -18,7 +18,6 @@ import {
   type LocalResponse,
 } from '../dataplane/local-response.js'
 import type { Upstream } from '../dataplane/upstream.js'
-import type { FaultSet } from '../faults.js'
 import type { DiscoveryCache } from './discovery.js'
 import {
   type AuthorizationServerMetadata,
@@ -42,7 +41,6 @@ export interface OAuthEndpointsOptions {
   discovery: DiscoveryCache
   /** The org-domain backend, for proxied registrations. */
   orgUpstream: Upstream | undefined
-  faults: FaultSet
 }
 
 /** The MCP OAuth endpoints of one policy. */
@@ -65,17 +63,14 @@ export class OAuthEndpoints {
   }
 
   /** The protected-resource metadata URL for the `resource_metadata` challenge parameter. */
-  resourceMetadataUrl(requestOrigin: string): string {
-    const origin = this.#o.faults.has('resource-metadata-from-host') ? requestOrigin : this.base
-    return `${origin}${WELL_KNOWN_PRM}${this.resourcePath}`
+  get resourceMetadataUrl(): string {
+    // RFC 9728 §3: derived from the configured resource, never from the request's Host.
+    return `${this.base}${WELL_KNOWN_PRM}${this.resourcePath}`
   }
 
   /** The authorization-server identifier clients are sent to. */
   get #authorizationServer(): string {
-    if (this.#bridged && !this.#o.faults.has('prm-authorization-servers-idp')) {
-      return `${this.base}${this.resourcePath}`
-    }
-    return this.#o.issuer
+    return this.#bridged ? `${this.base}${this.resourcePath}` : this.#o.issuer
   }
 
   /** Serves the request when it is one of the endpoints. */
@@ -136,14 +131,12 @@ export class OAuthEndpoints {
     }
     if (this.#o.mcp.issuerMode === 'Gateway') doc.issuer = `${this.base}${this.resourcePath}`
     const audience = this.#o.audience
-    if (doc.authorization_endpoint && audience && !this.#o.faults.has('no-audience-param')) {
+    if (doc.authorization_endpoint && audience) {
       const url = new URL(doc.authorization_endpoint)
       url.searchParams.set('audience', audience)
       doc.authorization_endpoint = url.toString()
     }
-    if (!this.#o.faults.has('registration-endpoint-not-rewritten')) {
-      doc.registration_endpoint = `${this.base}${WELL_KNOWN_AS}${this.resourcePath}${REGISTRATION_SUFFIX}`
-    }
+    doc.registration_endpoint = `${this.base}${WELL_KNOWN_AS}${this.resourcePath}${REGISTRATION_SUFFIX}`
     return {
       status: 200,
       headers: {
@@ -191,7 +184,7 @@ export class OAuthEndpoints {
     const metadata = parsed.data
     const redirectUris = metadata.redirect_uris
     const clientId = this.#o.mcp.clientId
-    if (clientId && !this.#o.faults.has('ignore-client-id')) {
+    if (clientId) {
       // The pre-registered public client (PKCE): no secret, no client authentication.
       return {
         status: 201,
@@ -228,10 +221,7 @@ export class OAuthEndpoints {
       )
     }
     // The IdP's registration endpoint is relative to the org URL, not the issuer.
-    const issuerPath = new URL(this.#o.issuer).pathname.replace(/\/$/, '')
-    const path = this.#o.faults.has('registration-to-issuer')
-      ? `${issuerPath}/v1/clients`
-      : '/oauth2/v1/clients'
+    const path = '/oauth2/v1/clients'
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     const auth = req.headers.authorization
     if (typeof auth === 'string') headers.authorization = auth

@@ -141,7 +141,7 @@ class CompiledPolicy implements AuthPolicy {
           keys,
         }
       })
-      this.#verifier = new TokenVerifier(verifiers, ctx.faults)
+      this.#verifier = new TokenVerifier(verifiers)
       for (const k of this.#keySets) k.onChange(() => this.#noteProgrammed())
       const first = jwt.providers[0]
       if (jwt.mcp && first) {
@@ -160,7 +160,6 @@ class CompiledPolicy implements AuthPolicy {
           audience: first.audiences[0],
           discovery: this.#discovery,
           orgUpstream,
-          faults: ctx.faults,
         })
       }
     }
@@ -232,17 +231,15 @@ class CompiledPolicy implements AuthPolicy {
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
 
-  #challenge(requestOrigin: string, params: Record<string, string>): Record<string, string> {
-    if (this.#ctx.faults.has('no-www-authenticate')) return {}
+  #challenge(params: Record<string, string>): Record<string, string> {
     const parts: string[] = []
-    if (this.#oauth)
-      parts.push(`resource_metadata=${q(this.#oauth.resourceMetadataUrl(requestOrigin))}`)
+    if (this.#oauth) parts.push(`resource_metadata=${q(this.#oauth.resourceMetadataUrl)}`)
     else parts.push(`realm=${q('gatehouse')}`)
     for (const [k, v] of Object.entries(params)) parts.push(`${k}=${q(v)}`)
     return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
   }
 
-  #unauthorized(req: AuthRequest, description: string, tokenSent: boolean): AuthResult {
+  #unauthorized(description: string, tokenSent: boolean): AuthResult {
     const params: Record<string, string> = tokenSent
       ? { error: 'invalid_token', error_description: description }
       : {}
@@ -250,7 +247,7 @@ class CompiledPolicy implements AuthPolicy {
       401,
       tokenSent ? 'invalid_token' : 'unauthorized',
       description,
-      this.#challenge(req.requestOrigin, params),
+      this.#challenge(params),
     )
     return { ok: false, response }
   }
@@ -259,16 +256,15 @@ class CompiledPolicy implements AuthPolicy {
     const verifier = this.#verifier
     let claims: Readonly<Record<string, unknown>> | undefined
     if (verifier) {
-      const token = bearerToken(req, this.#ctx.faults.has('token-in-query'))
+      const token = bearerToken(req)
       if (token === undefined) {
         req.trace?.event('authentication', {
           policy: this.name,
           result: 'missing',
           check: 'no bearer token',
         })
-        if (this.#strict) return this.#unauthorized(req, 'a bearer token is required', false)
+        if (this.#strict) return this.#unauthorized('a bearer token is required', false)
       } else {
-        if (!verifier.programmed && this.#ctx.faults.has('fail-open-no-keys')) return { ok: true }
         const result = await verifier.verify(token)
         if (!result.ok) {
           req.trace?.event('authentication', {
@@ -278,7 +274,7 @@ class CompiledPolicy implements AuthPolicy {
             reason: result.description,
           })
           this.#log.debug({ policy: this.name, check: result.check }, 'bearer token refused')
-          return this.#unauthorized(req, result.description, true)
+          return this.#unauthorized(result.description, true)
         }
         claims = result.claims
         req.trace?.event('authentication', {
@@ -297,7 +293,7 @@ class CompiledPolicy implements AuthPolicy {
       // outcome is remembered per claims object for as long as the token is cached.
       let results = claims ? this.#decisions.get(claims) : undefined
       if (!results) {
-        results = this.#rules.evaluate(claims ?? {}, this.#ctx.faults.has('cel-error-allows'))
+        results = this.#rules.evaluate(claims ?? {})
         if (claims) this.#decisions.set(claims, results)
       }
       const allowed = results.every((r) => r.matched)
@@ -310,8 +306,6 @@ class CompiledPolicy implements AuthPolicy {
           },
           'request denied by rules',
         )
-        if (this.#ctx.faults.has('forbidden-as-401'))
-          return this.#unauthorized(req, 'access denied', true)
         const scopes = this.#policy.traffic.jwtAuthentication?.mcp?.requiredScopes
         const params: Record<string, string> = { error: 'insufficient_scope' }
         if (scopes?.length) params.scope = scopes.join(' ')
@@ -321,7 +315,7 @@ class CompiledPolicy implements AuthPolicy {
             403,
             'insufficient_scope',
             'the token is valid but does not satisfy the authorization rules of this route',
-            this.#challenge(req.requestOrigin, params),
+            this.#challenge(params),
           ),
         }
       }
@@ -366,12 +360,9 @@ class CompiledPolicy implements AuthPolicy {
  * The bearer token of a request (RFC 6750 §2.1, the Authorization header). Query-string tokens
  * (§2.3) are not accepted: MCP authorization forbids them, as URLs end up in logs.
  */
-function bearerToken(req: AuthRequest, acceptQuery: boolean): string | undefined {
+function bearerToken(req: AuthRequest): string | undefined {
   const header = req.headers.authorization
-  if (typeof header === 'string') {
-    const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)
-    return m?.[1] ?? ''
-  }
-  if (acceptQuery) return req.query.get('access_token') ?? undefined
-  return undefined
+  if (typeof header !== 'string') return undefined
+  const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)
+  return m?.[1] ?? ''
 }

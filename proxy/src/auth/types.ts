@@ -7,7 +7,6 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { GatehouseConfig, PolicyConfig } from '../config/schema.js'
 import type { LocalRequest, LocalResponse } from '../dataplane/local-response.js'
 import type { Upstream } from '../dataplane/upstream.js'
-import type { FaultSet } from '../faults.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
@@ -34,17 +33,13 @@ export interface AuthContext {
   upstreams: ReadonlyMap<string, Upstream>
   logging: Logging
   tasks: TaskRegistry
-  faults: FaultSet
 }
 
 /** A request being authenticated. */
 export interface AuthRequest {
   method: string
   path: string
-  query: URLSearchParams
   headers: IncomingHttpHeaders
-  /** The gateway origin as the client reached it (for faults that wrongly use it). */
-  requestOrigin: string
   trace?: RequestTrace | undefined
 }
 

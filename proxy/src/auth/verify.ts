@@ -8,7 +8,6 @@
  * sends the same token on every MCP request pays for the signature once.
  */
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose'
-import type { FaultSet } from '../faults.js'
 import type { KeySet } from './jwks.js'
 
 /** Asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037). */
@@ -63,15 +62,13 @@ const CACHE_MAX = 10_000
 /** Verifies tokens against one or more providers, with a per-token result cache. */
 export class TokenVerifier {
   readonly #providers: Verifier[]
-  readonly #faults: FaultSet
   readonly #cache = new Map<
     string,
     { claims: Readonly<JWTPayload>; issuer: string; expMs: number }
   >()
 
-  constructor(providers: Verifier[], faults: FaultSet) {
+  constructor(providers: Verifier[]) {
     this.#providers = providers
-    this.#faults = faults
     for (const p of providers) p.keys.onChange(() => this.#cache.clear())
   }
 
@@ -94,9 +91,7 @@ export class TokenVerifier {
     } catch {
       return { ok: false, check: 'malformed', description: 'the bearer token is not a JWT' }
     }
-    const provider = this.#faults.has('skip-iss-check')
-      ? this.#providers[0]
-      : this.#providers.find((p) => p.issuer === unverified.iss)
+    const provider = this.#providers.find((p) => p.issuer === unverified.iss)
     if (!provider) {
       return {
         ok: false,
@@ -104,7 +99,7 @@ export class TokenVerifier {
         description: 'the token was not issued by an accepted issuer',
       }
     }
-    const result = await this.#verifyWith(provider, token, unverified)
+    const result = await this.#verifyWith(provider, token)
     if (result.ok) {
       const exp =
         typeof result.claims.exp === 'number' ? result.claims.exp * 1000 : Date.now() + 60_000
@@ -117,13 +112,8 @@ export class TokenVerifier {
     return result
   }
 
-  async #verifyWith(
-    provider: Verifier,
-    token: string,
-    unverified: JWTPayload,
-  ): Promise<VerifySuccess | VerifyFailure> {
-    const faults = this.#faults
-    if (!provider.keys.available && !faults.has('skip-signature')) {
+  async #verifyWith(provider: Verifier, token: string): Promise<VerifySuccess | VerifyFailure> {
+    if (!provider.keys.available) {
       return {
         ok: false,
         check: 'no_keys',
@@ -131,16 +121,11 @@ export class TokenVerifier {
           'the signing keys of the issuer are not available; the token cannot be verified',
       }
     }
-    if (faults.has('skip-signature')) return checkClaimsOnly(provider, unverified, faults)
     const options = {
       algorithms: ACCEPTED_ALGORITHMS,
       clockTolerance: provider.clockSkewSec,
-      ...(faults.has('skip-iss-check') ? {} : { issuer: provider.issuer }),
-      ...(faults.has('skip-aud-check') ? {} : { audience: provider.audiences }),
-      // The fault pretends the clock stopped just before expiry.
-      ...(faults.has('accept-expired') && typeof unverified.exp === 'number'
-        ? { currentDate: new Date((unverified.exp - 1) * 1000) }
-        : {}),
+      issuer: provider.issuer,
+      audience: provider.audiences,
     }
     for (let attempt = 0; attempt < 2; attempt++) {
       const getKey = provider.keys.getKey
@@ -189,31 +174,4 @@ function describeFailure(err: unknown): VerifyFailure {
     return { ok: false, check: 'malformed', description: 'the bearer token is not a valid JWT' }
   }
   return { ok: false, check: 'signature', description: 'the token could not be verified' }
-}
-
-/** Only under the `skip-signature` fault: the claim checks without the signature. */
-function checkClaimsOnly(
-  provider: Verifier,
-  claims: JWTPayload,
-  faults: FaultSet,
-): VerifySuccess | VerifyFailure {
-  const now = Date.now() / 1000
-  if (!faults.has('skip-iss-check') && claims.iss !== provider.issuer) {
-    return { ok: false, check: 'issuer', description: 'unexpected issuer' }
-  }
-  const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
-  if (
-    !faults.has('skip-aud-check') &&
-    !aud.some((a) => a !== undefined && provider.audiences.includes(a))
-  ) {
-    return { ok: false, check: 'audience', description: 'the token is not for this audience' }
-  }
-  if (
-    typeof claims.exp === 'number' &&
-    claims.exp + provider.clockSkewSec < now &&
-    !faults.has('accept-expired')
-  ) {
-    return { ok: false, check: 'expired', description: 'the token has expired' }
-  }
-  return { ok: true, claims, issuer: provider.issuer }
 }

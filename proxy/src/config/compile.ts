@@ -9,7 +9,6 @@ import type { CompiledRule, GatewayRuntime } from '../dataplane/pipeline.js'
 import { createRouter, type RouteEntry } from '../dataplane/router.js'
 import { createUpstream, type Upstream } from '../dataplane/upstream.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
-import type { FaultSet } from '../faults.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { GatehouseConfig } from './schema.js'
@@ -66,7 +65,7 @@ function routesFor(config: Readonly<GatehouseConfig>, gateway: string): string[]
 /** Builds the snapshot. Policies are compiled but not started. */
 export async function compileSnapshot(
   config: Readonly<GatehouseConfig>,
-  services: { logging: Logging; tasks: TaskRegistry; faults: FaultSet },
+  services: { logging: Logging; tasks: TaskRegistry },
 ): Promise<Snapshot> {
   const upstreams = new Map<string, Upstream>()
   for (const [name, backend] of Object.entries(config.backends))
@@ -107,7 +106,7 @@ export async function compileSnapshot(
           rule: i,
           backend: backendRef.name,
           upstream,
-          cors: corsFilter ? compileCors(corsFilter.cors, services.faults) : undefined,
+          cors: corsFilter ? compileCors(corsFilter.cors) : undefined,
           policies: policiesOfRoute.get(routeName) ?? [],
         }
         for (const m of rule.matches)

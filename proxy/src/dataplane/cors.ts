@@ -8,7 +8,6 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { CorsConfig } from '../config/schema.js'
-import type { FaultSet } from '../faults.js'
 
 /** A compiled CORS policy. */
 export interface Cors {
@@ -40,19 +39,18 @@ function originMatcher(allowOrigins: readonly string[]): (origin: string) => boo
 }
 
 /** Compiles a CORS filter. */
-export function compileCors(config: CorsConfig, faults: FaultSet): Cors {
+export function compileCors(config: CorsConfig): Cors {
   const allowed = originMatcher(config.allowOrigins)
   const anyOrigin = config.allowOrigins.includes('*')
   const anyMethod = config.allowMethods.includes('*')
   const anyHeader = config.allowHeaders.includes('*')
   const credentials = config.allowCredentials
-  const wildcardWithCredentials = faults.has('cors-wildcard-with-credentials')
   const methods = config.allowMethods.join(', ')
   const allowHeaders = config.allowHeaders.join(', ')
   const expose = config.exposeHeaders
 
   const allowOrigin = (origin: string, out: Record<string, string>) => {
-    if (anyOrigin && (!credentials || wildcardWithCredentials)) {
+    if (anyOrigin && !credentials) {
       out['access-control-allow-origin'] = '*'
     } else {
       out['access-control-allow-origin'] = origin
@@ -72,14 +70,13 @@ export function compileCors(config: CorsConfig, faults: FaultSet): Cors {
       allowOrigin(origin, out)
       const reqMethod = String(headers['access-control-request-method'] ?? '')
       if (anyMethod) {
-        out['access-control-allow-methods'] =
-          credentials && !wildcardWithCredentials ? reqMethod : '*'
+        out['access-control-allow-methods'] = credentials ? reqMethod : '*'
       } else if (methods) {
         out['access-control-allow-methods'] = methods
       }
       const reqHeaders = headers['access-control-request-headers']
       if (anyHeader) {
-        const value = credentials && !wildcardWithCredentials ? String(reqHeaders ?? '') : '*'
+        const value = credentials ? String(reqHeaders ?? '') : '*'
         if (value) out['access-control-allow-headers'] = value
       } else if (allowHeaders) {
         out['access-control-allow-headers'] = allowHeaders

@@ -7,7 +7,6 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
-import type { FaultSet } from '../faults.js'
 import type { RequestTask } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { errorResponse, type LocalResponse } from './local-response.js'
@@ -73,7 +72,6 @@ function withChanges(
 function downstreamHeaders(
   headers: Record<string, string | string[] | undefined>,
   extra: Record<string, string>,
-  faults: FaultSet,
 ): Record<string, string | string[]> {
   const drop = connectionTokens(headers.connection)
   const out: Record<string, string | string[]> = {}
@@ -83,7 +81,6 @@ function downstreamHeaders(
     const v = headers[name]
     if (v !== undefined) out[name] = v
   }
-  if (faults.has('drop-session-id')) delete out['mcp-session-id']
   for (const name in extra) {
     // Vary is merged rather than replaced so caches keep the backend's own variance.
     if (name === 'vary' && out.vary) out.vary = `${out.vary}, ${extra[name]}`
@@ -135,7 +132,6 @@ export interface ForwardInput {
   stripAuthorization: boolean
   /** Header changes from policies (`transformations`), applied after the proxy's own headers. */
   requestHeaders?: { set: Record<string, string>; remove: string[] } | undefined
-  faults: FaultSet
   log: Logger
   trace?: RequestTrace | undefined
   task?: RequestTask | undefined
@@ -202,19 +198,12 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
   })
   task?.stage('streaming')
-  const headers = downstreamHeaders(response.headers, input.responseHeaders, input.faults)
+  const headers = downstreamHeaders(response.headers, input.responseHeaders)
   try {
-    if (input.faults.has('buffer-sse') && contentType.startsWith('text/event-stream')) {
-      const chunks: Buffer[] = []
-      for await (const c of response.body) chunks.push(c as Buffer)
-      res.writeHead(response.statusCode, headers)
-      res.end(Buffer.concat(chunks))
-    } else {
-      res.writeHead(response.statusCode, headers)
-      // Event-stream chunks go out as they arrive: flush the head at once.
-      if (contentType.startsWith('text/event-stream')) res.flushHeaders()
-      await pipeTo(response.body, res)
-    }
+    res.writeHead(response.statusCode, headers)
+    // Event-stream chunks go out as they arrive: flush the head at once.
+    if (contentType.startsWith('text/event-stream')) res.flushHeaders()
+    await pipeTo(response.body, res)
   } catch (err) {
     // The client went away or the backend broke mid-stream: nothing more can be sent.
     input.log.debug(

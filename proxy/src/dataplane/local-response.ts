@@ -10,10 +10,7 @@ export interface LocalRequest {
   method: string
   /** Path without the query. */
   path: string
-  query: URLSearchParams
   headers: IncomingHttpHeaders
-  /** The gateway's own origin as the client reached it (scheme://host[:port]). */
-  requestOrigin: string
   /** Reads the body, at most `limit` bytes (default 64 KiB); rejects with status 413 beyond. */
   body(limit?: number): Promise<Buffer>
 }

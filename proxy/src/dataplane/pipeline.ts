@@ -6,7 +6,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { AuthPolicy } from '../auth/types.js'
-import type { FaultSet } from '../faults.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { RequestTask, TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace, TraceBus } from '../telemetry/trace-bus.js'
@@ -37,7 +36,6 @@ export interface PipelineDeps {
   traceBus: TraceBus
   tasks: TaskRegistry
   logging: Logging
-  faults: FaultSet
 }
 
 const BODY_LIMIT = 64 * 1024
@@ -118,7 +116,7 @@ export function createPipeline(
   const log = deps.logging.logger('proxy::dataplane')
   const httpLog = deps.logging.logger('proxy::httpproxy')
   const corsLog = deps.logging.logger('proxy::cors')
-  const { faults, traceBus, tasks } = deps
+  const { traceBus, tasks } = deps
 
   return async function handle(req, res, connectionId) {
     const gw = runtime()
@@ -137,7 +135,7 @@ export function createPipeline(
       headers: redactHeaders(req.headers),
     })
     try {
-      status = await route(gw, req, res, method, path, url, q, trace, task)
+      status = await route(gw, req, res, method, path, url, trace, task)
     } catch (err) {
       log.error({ err: (err as Error).message, path }, 'request failed')
       const local = errorResponse(500, 'internal_error', 'the gateway failed to handle the request')
@@ -160,7 +158,6 @@ export function createPipeline(
     method: string,
     path: string,
     url: string,
-    q: number,
     trace: RequestTrace | undefined,
     task: RequestTask,
   ): Promise<number> {
@@ -191,26 +188,18 @@ export function createPipeline(
 
     // Fetch standard: a preflight carries no credentials, so it is answered before auth runs.
     const preflight = rule.cors?.isPreflight(method, req.headers) ?? false
-    if (preflight && rule.cors && !faults.has('preflight-after-auth')) {
+    if (preflight && rule.cors) {
       task.stage('cors')
       return answerPreflight(rule.cors, req, res, trace)
     }
     const cors = rule.cors?.response(req.headers) ?? {}
 
     if (rule.policies.length > 0) {
-      const requestOrigin = `http://${req.headers.host ?? 'localhost'}`
-      let parsedQuery: URLSearchParams | undefined
       // What the policies see of the request (the OAuth endpoints also read the body).
       const local: LocalRequest & { trace?: RequestTrace | undefined } = {
         method,
         path,
-        // Parsed only when someone reads it: most requests carry no query worth parsing.
-        get query() {
-          parsedQuery ??= new URLSearchParams(q === -1 ? '' : url.slice(q + 1))
-          return parsedQuery
-        },
         headers: req.headers,
-        requestOrigin,
         body: (limit = BODY_LIMIT) => readBody(req, limit),
         trace,
       }
@@ -232,9 +221,7 @@ export function createPipeline(
       for (const policy of rule.policies) {
         const result = await policy.authenticate(local)
         if (!result.ok) {
-          const denyCors = faults.has('no-cors-on-deny')
-            ? {}
-            : (rule.cors?.response(req.headers, ['WWW-Authenticate']) ?? {})
+          const denyCors = rule.cors?.response(req.headers, ['WWW-Authenticate']) ?? {}
           sendLocal(res, result.response, denyCors)
           return result.response.status
         }
@@ -245,7 +232,6 @@ export function createPipeline(
           Object.assign(requestHeaders.set, result.requestHeaders.set)
         }
       }
-      if (preflight && rule.cors) return answerPreflight(rule.cors, req, res, trace)
       return forwardTo(rule, req, res, url, cors, authenticated, trace, task, requestHeaders)
     }
     return forwardTo(rule, req, res, url, cors, false, trace, task)
@@ -286,7 +272,6 @@ export function createPipeline(
       responseHeaders: cors,
       stripAuthorization: authenticated,
       requestHeaders,
-      faults,
       log: httpLog as Logger,
       trace,
       task,

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { Agent, fetch as undiciFetch } from 'undici'
 import { describe, expect, it } from 'vitest'
 import { isLoopback, parseAdminAddr } from '../../src/admin/address.js'
-import { faultSet } from '../../src/faults.js'
 import { logsWith, startAdminGatehouse, startBackend } from './helpers.js'
 
 async function withGatehouse(
@@ -139,15 +138,5 @@ describe('admin address', () => {
       other.close()
       await backend.close()
     }
-  })
-
-  it('binds all interfaces under the seeded fault admin-bind-all', async () => {
-    await withGatehouse(
-      { adminAddr: '127.0.0.1:0', faults: faultSet(['admin-bind-all']) },
-      async (gh) => {
-        expect(gh.admin).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/)
-        expect(logsWith(gh.logs, 'SECURITY WARNING').length).toBe(1)
-      },
-    )
   })
 })

@@ -5,7 +5,6 @@
 import { stringify } from 'yaml'
 import type { AdminContext } from '../../src/admin/context.js'
 import type { AuthPolicy, PolicyStatus } from '../../src/auth/types.js'
-import { type FaultSet, NO_FAULTS } from '../../src/faults.js'
 import { parseConfig } from '../../src/index.js'
 import { createLogging, type Logging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
@@ -95,7 +94,6 @@ export function fakePolicy(name: string, status: PolicyStatus): AuthPolicy {
 /** Options of {@link fakeContext}. */
 export interface FakeContextOptions {
   policies?: Map<string, AuthPolicy>
-  faults?: FaultSet
   logging?: Logging
   shutdown?: (reason: string) => Promise<void>
 }
@@ -118,7 +116,6 @@ export function fakeContext(options: FakeContextOptions = {}): AdminContext {
     traceBus: new TraceBus(),
     logging: options.logging ?? createLogging({ filter: 'off' }),
     tasks: new TaskRegistry(),
-    faults: options.faults ?? NO_FAULTS,
     startedAt: new Date(),
     version: '0.1.0',
     shutdown: options.shutdown ?? (async () => undefined),

@@ -1,10 +1,7 @@
-import { Writable } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { AdminContext } from '../../src/admin/context.js'
 import { type AdminServer, startAdmin } from '../../src/admin/server.js'
-import { faultSet } from '../../src/faults.js'
-import { createLogging } from '../../src/telemetry/logging.js'
-import { fakeContext, SECRETS } from './context.js'
+import { fakeContext } from './context.js'
 import { openTrace } from './helpers.js'
 
 let admin: AdminServer | undefined
@@ -103,58 +100,5 @@ describe('GET /debug/trace stream', () => {
     abort.abort()
     await until(() => ctx.traceBus.waiting === 0)
     expect(ctx.traceBus.start('/mcp')).toBeUndefined()
-  })
-})
-
-describe('seeded admin faults', () => {
-  it('secrets-in-config-dump: the dump carries the private key parts', async () => {
-    const clean = await start(fakeContext())
-    const redacted = await (await fetch(`${clean}/config_dump`)).text()
-    await admin?.close()
-    const leaky = await start(fakeContext({ faults: faultSet(['secrets-in-config-dump']) }))
-    const leaked = await (await fetch(`${leaky}/config_dump`)).text()
-    expect(redacted).not.toContain(SECRETS.d)
-    expect(leaked).toContain(SECRETS.d)
-  })
-
-  it('trace-not-sse: the trace is one JSON array instead of an event stream', async () => {
-    const ctx = fakeContext({ faults: faultSet(['trace-not-sse']) })
-    const url = await start(ctx)
-    const pending = fetch(`${url}/debug/trace`)
-    await until(() => ctx.traceBus.waiting === 1)
-    traceOne(ctx, '/mcp')
-    const res = await pending
-    expect(res.headers.get('content-type')).toBe('application/json')
-    expect(((await res.json()) as unknown[]).length).toBe(3)
-  })
-
-  it('profile-range-unchecked: out-of-range seconds are accepted', async () => {
-    const checked = await start(fakeContext())
-    expect((await fetch(`${checked}/debug/pprof/profile?seconds=0`)).status).toBe(
-      process.platform === 'linux' ? 400 : 404,
-    )
-    await admin?.close()
-    const unchecked = await start(fakeContext({ faults: faultSet(['profile-range-unchecked']) }))
-    const res = await fetch(`${unchecked}/debug/pprof/profile?seconds=0&frequency=5000`)
-    expect(res.status).toBe(process.platform === 'linux' ? 200 : 404)
-    await res.arrayBuffer()
-  })
-
-  it('logging-ignores-level: POST answers OK but the filter stays', async () => {
-    const lines: string[] = []
-    const logging = createLogging({
-      filter: 'info',
-      destination: new Writable({
-        write(chunk, _e, cb) {
-          lines.push(String(chunk))
-          cb()
-        },
-      }),
-    })
-    const url = await start(fakeContext({ logging, faults: faultSet(['logging-ignores-level']) }))
-    const res = await fetch(`${url}/logging?level=debug`, { method: 'POST' })
-    expect(res.status).toBe(200)
-    expect(logging.filter()).toBe('info')
-    expect(await (await fetch(`${url}/logging`)).text()).toBe('current log level is info\n')
   })
 })

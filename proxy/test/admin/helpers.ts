@@ -5,7 +5,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
-import type { FaultSet } from '../../src/faults.js'
 import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 
 /** A plain backend: `/mcp/slow` answers after `release()`; everything else answers at once. */
@@ -60,7 +59,6 @@ export async function startAdminGatehouse(
   backendPort: number,
   options: {
     adminAddr?: string
-    faults?: FaultSet
     logFilter?: string
     config?: Partial<GatehouseConfigInput>
   } = {},
@@ -71,10 +69,10 @@ export async function startAdminGatehouse(
     ...options.config,
     config: { adminAddr: options.adminAddr ?? '127.0.0.1:0', ...options.config?.config },
   }
-  const gh = await startTestGatehouse(config, {
-    ...(options.faults ? { faults: options.faults } : {}),
-    ...(options.logFilter ? { logFilter: options.logFilter } : {}),
-  })
+  const gh = await startTestGatehouse(
+    config,
+    options.logFilter ? { logFilter: options.logFilter } : {},
+  )
   return Object.assign(gh, { admin: gh.adminUrl ?? '' })
 }
 

@@ -2,7 +2,6 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compileCors } from '../../src/dataplane/cors.js'
-import { NO_FAULTS } from '../../src/faults.js'
 import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 
 const SEED_CORS = {
@@ -71,12 +70,12 @@ describe('CORS filter on a route', () => {
 
 describe('compileCors', () => {
   it('sends * without credentials, and only allowed origins from a list', () => {
-    const open = compileCors({ ...SEED_CORS, allowCredentials: false }, NO_FAULTS)
+    const open = compileCors({ ...SEED_CORS, allowCredentials: false })
     expect(open.response({ origin: 'https://a.example' })['access-control-allow-origin']).toBe('*')
-    const list = compileCors(
-      { ...SEED_CORS, allowOrigins: ['https://a.example', 'https://*.b.example'] },
-      NO_FAULTS,
-    )
+    const list = compileCors({
+      ...SEED_CORS,
+      allowOrigins: ['https://a.example', 'https://*.b.example'],
+    })
     expect(list.response({ origin: 'https://a.example' })['access-control-allow-origin']).toBe(
       'https://a.example',
     )
@@ -90,7 +89,7 @@ describe('compileCors', () => {
   })
 
   it('adds extra exposed headers such as WWW-Authenticate on a denial', () => {
-    const cors = compileCors(SEED_CORS, NO_FAULTS)
+    const cors = compileCors(SEED_CORS)
     expect(
       cors.response({ origin: 'https://a.example' }, ['WWW-Authenticate'])[
         'access-control-expose-headers'
