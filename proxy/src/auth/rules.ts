@@ -18,7 +18,7 @@ export interface RuleResult {
 export interface CompiledRules {
   readonly expressions: readonly string[]
   /** Evaluates every rule (all of them, so a trace shows each one). */
-  evaluate(claims: Readonly<Record<string, unknown>>, errorAllows?: boolean): RuleResult[]
+  evaluate(claims: Readonly<Record<string, unknown>>): RuleResult[]
 }
 
 /**
@@ -37,20 +37,20 @@ export function compileRules(expressions: readonly string[]): CompiledRules {
   })
   return {
     expressions,
-    evaluate(claims, errorAllows = false) {
+    evaluate(claims) {
       return compiled.map(({ expression, run }) => {
         try {
           const value = run({ jwt: claims })
           if (typeof value !== 'boolean') {
             return {
               expression,
-              matched: errorAllows,
+              matched: false,
               error: `evaluated to ${typeof value}, not a boolean`,
             }
           }
           return { expression, matched: value }
         } catch (err) {
-          return { expression, matched: errorAllows, error: (err as Error).message }
+          return { expression, matched: false, error: (err as Error).message }
         }
       })
     },
