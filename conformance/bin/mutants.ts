@@ -1,90 +1,124 @@
 #!/usr/bin/env node
 /**
  * `npm run conformance:mutants`: proves the suite can fail. Runs the whole catalogue against the
- * reference proxy (must pass) and then against each seeded mutant of it (each must be caught by
- * at least one failed check). Two workers, each with its own mock-idp and mcp-backend, so that
- * checks observing the IdP or the backend never see another run's traffic.
+ * reference proxy (must pass) and then against each mutant — a temporary copy of `proxy/` with one
+ * patch of `conformance/mutants/` applied. A mutant counts as caught only when at least one of the
+ * requirements its patch names failed; failing only other checks is a miss (the suite caught it by
+ * accident). Two workers, each with its own mock-idp and mcp-backend, so that checks observing the
+ * IdP or the backend never see another run's traffic.
  * Exit 0 when the reference passes and every mutant is caught.
  */
-import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { listMutants, MUTANT_WORK_DIR, type Mutant, prepareMutant } from '../src/mutants.js'
 import { runChecks } from '../src/runner.js'
-import { type Fixtures, ROOT, startFixtures, startGateway } from '../src/stack.js'
+import { type Fixtures, startFixtures, startGateway } from '../src/stack.js'
 
 const WORKERS = 2
 const started = performance.now()
-const listed = spawnSync(
-  join(ROOT, 'node_modules/.bin/tsx'),
-  [join(ROOT, 'proxy/test/mutants/gatehouse-mutant.ts'), '--list'],
-  {
-    encoding: 'utf8',
-  },
-)
-if (listed.status !== 0) {
-  process.stderr.write(`mutants: cannot list the seeded faults: ${listed.stderr}\n`)
-  process.exit(1)
+const all = listMutants()
+/** `npm run conformance:mutants -- <name>…` judges only those (while writing a patch). */
+const wanted = process.argv.slice(2)
+const unknown = wanted.filter((n) => !all.some((m) => m.name === n))
+if (unknown.length > 0) {
+  process.stderr.write(
+    `mutants: no patch conformance/mutants/${unknown[0]}.patch; known: ${all.map((m) => m.name).join(', ')}\n`,
+  )
+  process.exit(2)
 }
-const faults = listed.stdout.split('\n').filter(Boolean)
+const mutants = wanted.length > 0 ? all.filter((m) => wanted.includes(m.name)) : all
+/** This run's proxy copies: one directory per worker, reused from mutant to mutant so that tsx's
+ * transform cache (keyed by path and content) serves every file the next patch leaves alone. */
+const runDir = join(MUTANT_WORK_DIR, `run-${process.pid}`)
 
+/** How one run ended. */
 interface Outcome {
   name: string
+  /** Requirement IDs that failed. */
   failed: string[]
+  /** The run could not happen (patch, start-up). */
   error?: string
 }
 
-async function judge(fixtures: Fixtures, fault?: string): Promise<Outcome> {
-  const name = fault ?? '(none: the reference proxy)'
+type Verdict = 'caught' | 'MISSED' | 'UNRELATED' | 'ERROR'
+
+function verdict(mutant: Mutant, outcome: Outcome): Verdict {
+  if (outcome.error) return 'ERROR'
+  if (outcome.failed.some((id) => mutant.caughtBy.includes(id))) return 'caught'
+  return outcome.failed.length > 0 ? 'UNRELATED' : 'MISSED'
+}
+
+async function judge(fixtures: Fixtures, worker: number, mutant?: Mutant): Promise<Outcome> {
+  const name = mutant?.name ?? '(reference proxy)'
+  let copy: Awaited<ReturnType<typeof prepareMutant>> | undefined
   let gateway: Awaited<ReturnType<typeof startGateway>> | undefined
   try {
-    gateway = await startGateway(fixtures, fault ? { fault } : {})
+    copy = mutant ? await prepareMutant(mutant, join(runDir, `worker-${worker}`)) : undefined
+    const options = copy ? { proxyDir: copy.proxyDir } : {}
+    // One more try when the process does not come up: on a loaded machine another process can
+    // take the free port between its discovery and the gateway's bind.
+    gateway = await startGateway(fixtures, options).catch(() => startGateway(fixtures, options))
     const results = await runChecks(gateway.target)
     return { name, failed: results.filter((r) => r.status === 'failed').map((r) => r.id) }
   } catch (err) {
-    return { name, failed: [], error: (err as Error).message.split('\n')[0] ?? 'error' }
+    // The first line in the table; the whole message (the gateway's last output) below it.
+    return { name, failed: [], error: (err as Error).message }
   } finally {
     await gateway?.stop()
+    copy?.remove()
   }
 }
 
 const pool = await Promise.all(Array.from({ length: WORKERS }, () => startFixtures()))
-const outcomes: Outcome[] = []
+const outcomes = new Map<string, Outcome>()
 let reference: Outcome
 try {
-  reference = await judge(pool[0] as Fixtures)
-  const queue = [...faults]
+  reference = await judge(pool[0] as Fixtures, 0)
+  const queue = [...mutants]
   await Promise.all(
-    pool.map(async (fixtures) => {
-      for (let fault = queue.shift(); fault !== undefined; fault = queue.shift()) {
-        const outcome = await judge(fixtures, fault)
-        outcomes.push(outcome)
-        process.stdout.write(
-          `  ${outcome.failed.length > 0 ? 'caught  ' : 'SURVIVED'} ${fault}${outcome.failed.length > 0 ? ` by ${outcome.failed.join(', ')}` : ''}${outcome.error ? ` (error: ${outcome.error})` : ''}\n`,
-        )
+    pool.map(async (fixtures, worker) => {
+      for (let m = queue.shift(); m !== undefined; m = queue.shift()) {
+        const outcome = await judge(fixtures, worker, m)
+        outcomes.set(m.name, outcome)
+        process.stdout.write(`  ${verdict(m, outcome).padEnd(9)} ${m.name}\n`)
       }
     }),
   )
 } finally {
   await Promise.all(pool.map((f) => f.stop()))
+  rmSync(runDir, { recursive: true, force: true })
 }
 
-const survived = outcomes.filter((o) => o.failed.length === 0)
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
-process.stdout.write('\n')
-if (reference.failed.length > 0 || reference.error) {
-  process.stdout.write(
-    `the reference proxy FAILED: ${reference.error ?? reference.failed.join(', ')}\n`,
-  )
-} else {
-  process.stdout.write('the reference proxy passes every check\n')
-}
-if (survived.length > 0)
-  process.stdout.write(`survivors: ${survived.map((o) => o.name).join(', ')}\n`)
+const width = Math.max(...mutants.map((m) => m.name.length))
+const EXPECTED = 'expected (Caught-by)'
+const expectedWidth = Math.max(EXPECTED.length, ...mutants.map((m) => m.caughtBy.join(', ').length))
 process.stdout.write(
-  `mutation score: ${outcomes.length - survived.length}/${faults.length} faults caught (${seconds} s)\n`,
+  `\n${'mutant'.padEnd(width)}  verdict    ${EXPECTED.padEnd(expectedWidth)}  failed\n`,
 )
-const ok =
-  reference.failed.length === 0 &&
-  !reference.error &&
-  survived.length === 0 &&
-  outcomes.length === faults.length
+let caught = 0
+for (const m of mutants) {
+  const outcome = outcomes.get(m.name) ?? { name: m.name, failed: [], error: 'not run' }
+  const v = verdict(m, outcome)
+  if (v === 'caught') caught++
+  const failed = outcome.error
+    ? `error: ${outcome.error.split('\n')[0]}`
+    : outcome.failed.join(', ') || '-'
+  process.stdout.write(
+    `${m.name.padEnd(width)}  ${v.padEnd(9)}  ${m.caughtBy.join(', ').padEnd(expectedWidth)}  ${failed}\n`,
+  )
+}
+for (const o of [...outcomes.values()].filter((o) => o.error?.includes('\n'))) {
+  process.stdout.write(`\n${o.name}: ${o.error}\n`)
+}
+process.stdout.write('\n')
+const referenceOk = reference.failed.length === 0 && !reference.error
+process.stdout.write(
+  referenceOk
+    ? 'the reference proxy passes every check\n'
+    : `the reference proxy FAILED: ${reference.error ?? reference.failed.join(', ')}\n`,
+)
+const percent = mutants.length > 0 ? Math.floor((caught / mutants.length) * 100) : 0
+process.stdout.write(`mutants: ${caught}/${mutants.length} caught (${percent}%) in ${seconds} s\n`)
+const ok = referenceOk && mutants.length > 0 && caught === mutants.length
 setImmediate(() => process.exit(ok ? 0 : 1))

@@ -1,6 +1,6 @@
 /**
  * The embedded stack: mock-idp and mcp-backend in this process, and a gateway as a child process
- * (the reference proxy, or one of its seeded mutants). Also writes the configuration a target
+ * (the reference proxy, or a patched copy of it: a mutant, see mutants.ts). Also writes the configuration a target
  * needs — gatehouse YAML and the seed's Kubernetes manifests — for `--target` runs.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -202,13 +202,16 @@ export interface RunningGateway {
   stop(): Promise<void>
 }
 
-/**
- * Starts a gateway process with the harness configuration.
- * @param fault - a seeded fault: runs the test-only mutant entry instead of the real binary
- */
+/** Options of {@link startGateway}. */
+export interface GatewayOptions {
+  /** The `proxy/` directory to run (`bin/gatehouse.ts` in it). Default: the repository's proxy. */
+  proxyDir?: string
+}
+
+/** Starts a gateway process with the harness configuration. */
 export async function startGateway(
   f: Fixtures,
-  options: { fault?: string } = {},
+  options: GatewayOptions = {},
 ): Promise<RunningGateway> {
   const ports: Ports = {
     gateway: await freePort(),
@@ -218,9 +221,7 @@ export async function startGateway(
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))
   const file = join(dir, 'gatehouse.yaml')
   writeFileSync(file, stringify(gatehouseConfig(f, ports)))
-  const args = options.fault
-    ? [join(ROOT, 'proxy/test/mutants/gatehouse-mutant.ts'), '--fault', options.fault, '-f', file]
-    : [join(ROOT, 'proxy/bin/gatehouse.ts'), '-f', file]
+  const args = [join(options.proxyDir ?? join(ROOT, 'proxy'), 'bin/gatehouse.ts'), '-f', file]
   const child = spawn(TSX, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT })
   let out = ''
   child.stdout?.on('data', (c: Buffer) => {
@@ -280,28 +281,21 @@ export function kubernetesManifests(
   resource: string,
 ): string {
   const org = new URL(f.idp.orgUrl)
+  const tls = org.protocol === 'https:'
+  const idpPort = Number(org.port || (tls ? 443 : 80))
   const group = 'gateway.example.dev'
-  const docs = [
+  const docs: Record<string, unknown>[] = [
     {
       apiVersion: `${group}/v1alpha1`,
       kind: 'GatewayBackend',
       metadata: { name: 'idp-jwks' },
-      spec: { static: { host: org.hostname, port: Number(org.port) } },
+      spec: { static: { host: org.hostname, port: idpPort } },
     },
     {
       apiVersion: `${group}/v1alpha1`,
       kind: 'GatewayBackend',
       metadata: { name: 'mcp-backend' },
       spec: { static: { host: '127.0.0.1', port: f.backend.port } },
-    },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'BackendTLSPolicy',
-      metadata: { name: 'idp-jwks-tls' },
-      spec: {
-        targetRefs: [{ group, kind: 'GatewayBackend', name: 'idp-jwks' }],
-        validation: { hostname: org.hostname, wellKnownCACertificates: 'System' },
-      },
     },
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
@@ -337,7 +331,7 @@ export function kubernetesManifests(
                       group,
                       kind: 'GatewayBackend',
                       name: 'idp-jwks',
-                      port: Number(org.port),
+                      port: idpPort,
                     },
                     jwksPath: '/oauth2/default/v1/keys',
                   },
@@ -362,5 +356,18 @@ export function kubernetesManifests(
       },
     },
   ]
+  // Only an https IdP gets a BackendTLSPolicy: on a plain-HTTP one it would make the gateway speak
+  // TLS to a port that does not (the embedded mock-idp is plain HTTP on loopback).
+  if (tls) {
+    docs.splice(2, 0, {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'BackendTLSPolicy',
+      metadata: { name: 'idp-jwks-tls' },
+      spec: {
+        targetRefs: [{ group, kind: 'GatewayBackend', name: 'idp-jwks' }],
+        validation: { hostname: org.hostname, wellKnownCACertificates: 'System' },
+      },
+    })
+  }
   return `${docs.map((d) => stringify(d)).join('---\n')}`
 }

@@ -15,6 +15,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
 import { INITIALIZE } from '../src/catalogue/util.js'
+import { mutant, prepareMutant } from '../src/mutants.js'
 import { type Fixtures, type RunningGateway, startFixtures, startGateway } from '../src/stack.js'
 
 /** What the page reports of one cross-origin fetch. */
@@ -63,10 +64,11 @@ interface ClientPage {
   close(): Promise<void>
 }
 
-/** Starts the stack (the reference proxy, or a seeded mutant) and a Chromium page to call it from. */
-async function openClientPage(options: { fault?: string } = {}): Promise<ClientPage> {
+/** Starts the stack (the reference proxy, or a mutant of it) and a Chromium page to call it from. */
+async function openClientPage(options: { mutant?: string } = {}): Promise<ClientPage> {
+  const copy = options.mutant ? await prepareMutant(mutant(options.mutant)) : undefined
   const fixtures = await startFixtures()
-  const gateway = await startGateway(fixtures, options)
+  const gateway = await startGateway(fixtures, copy ? { proxyDir: copy.proxyDir } : {})
   const pageServer: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' })
     res.end('<!doctype html><title>browser MCP client</title>')
@@ -84,6 +86,7 @@ async function openClientPage(options: { fault?: string } = {}): Promise<ClientP
       await new Promise<void>((r) => pageServer.close(() => r()))
       await gateway.stop()
       await fixtures.stop()
+      copy?.remove()
     },
   }
 }
@@ -204,8 +207,8 @@ describe.skipIf(!hasChromium())(SUITE, () => {
 describe.skipIf(!hasChromium())(
   "the same client behind a gateway that answers '*' to a credentialed request",
   () => {
-    it('is blind: the browser withholds every answer (the seeded fault cors-wildcard-with-credentials)', async () => {
-      const client = await openClientPage({ fault: 'cors-wildcard-with-credentials' })
+    it('is blind: the browser withholds every answer (the mutant cors-wildcard-with-credentials)', async () => {
+      const client = await openClientPage({ mutant: 'cors-wildcard-with-credentials' })
       try {
         const base = client.gateway.target.base
         const prm = await pageFetch(client.page, `${base}/.well-known/oauth-protected-resource/mcp`)

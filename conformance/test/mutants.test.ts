@@ -1,0 +1,91 @@
+/**
+ * The suite's seeded faults stay usable: every patch of conformance/mutants/ has a complete header
+ * and still applies to the current proxy/, so a proxy change that breaks one fails here, naming
+ * the patch, instead of as a mutant error in `npm run conformance:mutants`.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CATALOGUE } from '../src/catalogue/index.js'
+import {
+  applyPatch,
+  listMutants,
+  MUTANT_WORK_DIR,
+  MutantHeaderError,
+  mutant,
+  prepareMutant,
+  readMutant,
+} from '../src/mutants.js'
+import { ROOT } from '../src/stack.js'
+
+const work = join(MUTANT_WORK_DIR, `test-${process.pid}`)
+const mutants = listMutants()
+
+beforeAll(() => {
+  // One pristine copy to check every patch against (--check writes nothing).
+  mkdirSync(join(work, 'pristine/proxy'), { recursive: true })
+  cpSync(join(ROOT, 'proxy/src'), join(work, 'pristine/proxy/src'), { recursive: true })
+})
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+describe('conformance/mutants', () => {
+  it('holds at least 25 faults, each naming what it breaks and catalogue requirements that catch it', () => {
+    expect(mutants.length).toBeGreaterThanOrEqual(25)
+    const ids = new Set(CATALOGUE.map((r) => r.id))
+    for (const m of mutants) {
+      expect(m.breaks.length, m.name).toBeGreaterThan(20)
+      for (const id of m.caughtBy) expect(ids.has(id), `${m.name}: ${id}`).toBe(true)
+    }
+  })
+
+  it.each(mutants.map((m) => [m.name, m.file]))(
+    '%s applies cleanly to the current proxy/',
+    async (_name, file) => {
+      await expect(applyPatch(file, join(work, 'pristine'), { check: true })).resolves.toBe(
+        undefined,
+      )
+    },
+  )
+})
+
+describe('readMutant', () => {
+  it('refuses a header whose Fault line does not match the file name', () => {
+    const file = join(work, 'renamed.patch')
+    const text = readFileSync(mutant('admin-bind-all').file, 'utf8')
+    writeFileSync(file, text)
+    expect(() => readMutant(file)).toThrow(MutantHeaderError)
+    expect(() => readMutant(file)).toThrow(/"Fault: renamed"/)
+  })
+
+  it('refuses a patch that names no requirement to catch it', () => {
+    const file = join(work, 'admin-bind-all.patch')
+    const text = readFileSync(mutant('admin-bind-all').file, 'utf8')
+    writeFileSync(file, text.replace(/^Caught-by:.*$/m, 'Caught-by:'))
+    expect(() => readMutant(file)).toThrow(/Caught-by/)
+  })
+})
+
+describe('applyPatch', () => {
+  it('names the patch and how to regenerate it when proxy/ changed under it', async () => {
+    const file = join(work, 'stale.patch')
+    const text = readFileSync(mutant('admin-bind-all').file, 'utf8')
+    writeFileSync(file, text.replace('const host = await resolveHost', 'const host = await other'))
+    await expect(applyPatch(file, join(work, 'pristine'), { check: true })).rejects.toThrow(
+      /stale\.patch does not apply to proxy\/ any more[\s\S]*Regenerate it/,
+    )
+  })
+})
+
+describe('prepareMutant', () => {
+  it('patches a copy of the proxy and leaves proxy/ alone', async () => {
+    const copy = await prepareMutant(mutant('admin-bind-all'), join(work, 'copy'))
+    const patched = readFileSync(join(copy.proxyDir, 'src/admin/address.ts'), 'utf8')
+    expect(patched).toContain("const host = '0.0.0.0'")
+    expect(existsSync(join(copy.proxyDir, 'bin/gatehouse.ts'))).toBe(true)
+    expect(readFileSync(join(ROOT, 'proxy/src/admin/address.ts'), 'utf8')).not.toContain(
+      "const host = '0.0.0.0'",
+    )
+    copy.remove()
+    expect(existsSync(copy.proxyDir)).toBe(false)
+  })
+})
