@@ -27,6 +27,11 @@ const list = (v: string, prev: string[] = []) => [
     .map((s) => s.trim())
     .filter(Boolean),
 ]
+/** The port of a URL, the scheme's default when it names none. */
+const portOf = (u: string) => {
+  const parsed = new URL(u)
+  return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80))
+}
 const url = (v: string) => {
   if (!URL.canParse(v))
     throw new InvalidArgumentError(`expected a URL such as http://127.0.0.1:3000, got "${v}"`)
@@ -65,7 +70,12 @@ const program = new Command()
     'with --target: let the suite call /quitquitquit (it stops the target)',
     false,
   )
-  .option('--no-wait', 'with --target: do not wait for Enter after printing the configuration')
+  .option(
+    '-y, --yes',
+    'with --target: run at once after printing the configuration, without asking (no terminal needed)',
+    false,
+  )
+  .option('--no-wait', 'with --target: the same as --yes')
   .addOption(
     new Option('--profile <names>', `profiles to run (${PROFILES.join(', ')})`).argParser(list),
   )
@@ -85,6 +95,7 @@ const opts = program.opts<{
   proxiedTarget?: string
   brokenPath?: string
   allowShutdown: boolean
+  yes: boolean
   wait: boolean
   profile?: string[]
   only?: string[]
@@ -125,9 +136,10 @@ try {
   if (opts.target) {
     const configuredBase = opts.configuredBase ?? opts.target
     const ports = {
-      gateway: Number(new URL(opts.target).port || 80),
+      gateway: portOf(opts.target),
       proxied: await freePort(),
-      admin: 15000,
+      // The printed configuration must match the admin URL the suite will call.
+      admin: opts.admin ? portOf(opts.admin) : 15000,
     }
     process.stdout.write(
       [
@@ -140,7 +152,14 @@ try {
         '',
       ].join('\n'),
     )
-    if (opts.wait && process.stdin.isTTY) {
+    if (opts.wait && !opts.yes) {
+      if (!process.stdin.isTTY) {
+        process.stderr.write(
+          'conformance: stdin is not a terminal, so the suite cannot wait for Enter while you configure the target; pass --yes to run at once\n',
+        )
+        await fixtures.stop()
+        process.exit(2)
+      }
       const rl = createInterface({ input: process.stdin, output: process.stdout })
       await rl.question('Press Enter when the target is configured… ')
       rl.close()
@@ -192,5 +211,11 @@ if (opts.json) writeFileSync(opts.json, jsonReport(results, targetInfo))
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
 const report = consoleReport(results, `${title} (${seconds} s)`)
 process.stdout.write(`${report}\n`)
-const { mustFailed } = summarize(results)
-setImmediate(() => process.exit(mustFailed > 0 ? 1 : 0))
+const { mustFailed, passed, failed } = summarize(results)
+if (passed + failed === 0) {
+  // A run that judged nothing must not look like a pass (issue #11).
+  process.stderr.write(
+    'conformance: nothing was judged: every check was skipped (check --only, --skip and --profile, and that the target offers what the selected checks need, e.g. --admin)\n',
+  )
+}
+setImmediate(() => process.exit(mustFailed > 0 || passed + failed === 0 ? 1 : 0))
