@@ -231,10 +231,10 @@ export async function startGateway(
     out += c.toString()
   })
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the gateway did not start within 30 s:\n${out.slice(-2000)}`)),
-      30_000,
-    )
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`the gateway did not start within 30 s:\n${out.slice(-2000)}`))
+    }, 30_000)
     const onData = () => {
       if (out.includes('gatehouse listening')) {
         clearTimeout(timer)
