@@ -24,13 +24,9 @@ function post(
   return fetch(`${base}/mcp`, initializeRequest({ bearer: token, headers }))
 }
 
-async function start(
-  o: Partial<AuthConfigOptions> = {},
-  faults?: Parameters<typeof startTestGatehouse>[1],
-): Promise<TestGatehouse> {
+async function start(o: Partial<AuthConfigOptions> = {}): Promise<TestGatehouse> {
   const g = await startTestGatehouse(
     authConfig({ idpPort: idp.port, backendPort: backend.port, issuer: idp.issuer, ...o }),
-    faults,
   )
   extra.push(g)
   return g
