@@ -27,7 +27,7 @@ export const MUTANTS_DIR = join(ROOT, 'conformance/mutants')
 export const MUTANT_WORK_DIR = join(ROOT, '.tmp/mutants')
 
 /** What a proxy copy needs to run: its entry, its sources and its package.json (the version). */
-const PROXY_PARTS = ['bin', 'src', 'package.json']
+export const PROXY_PARTS: readonly string[] = ['bin', 'src', 'package.json']
 
 /** One seeded fault. */
 export interface Mutant {

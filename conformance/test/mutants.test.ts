@@ -13,6 +13,7 @@ import {
   MUTANT_WORK_DIR,
   MutantHeaderError,
   mutant,
+  PROXY_PARTS,
   prepareMutant,
   readMutant,
 } from '../src/mutants.js'
@@ -24,7 +25,9 @@ const mutants = listMutants()
 beforeAll(() => {
   // One pristine copy to check every patch against (--check writes nothing).
   mkdirSync(join(work, 'pristine/proxy'), { recursive: true })
-  cpSync(join(ROOT, 'proxy/src'), join(work, 'pristine/proxy/src'), { recursive: true })
+  for (const part of PROXY_PARTS) {
+    cpSync(join(ROOT, 'proxy', part), join(work, 'pristine/proxy', part), { recursive: true })
+  }
 })
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
