@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['{proxy,mock-idp,mock-mcp,conformance,gwctl}/test/**/*.test.{ts,tsx}'],
+    include: ['{redact,proxy,mock-idp,mock-mcp,conformance,gwctl}/test/**/*.test.{ts,tsx}'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

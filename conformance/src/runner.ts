@@ -3,6 +3,7 @@
  * request as evidence, applies an expected-failures baseline. Requirements marked `last` (they may
  * stop the target) run after all others.
  */
+import { redactHeaders, redactText, redactUrl } from '@gatehouse/redact'
 import { CATALOGUE } from './catalogue/index.js'
 import {
   type CheckContext,
@@ -26,14 +27,11 @@ export interface RunOptions {
   catalogue?: readonly Requirement[]
 }
 
-const SECRET_HEADERS = /^(authorization|cookie|proxy-authorization)$/i
-
+/** Evidence headers: lower-case names, credentials redacted (`@gatehouse/redact`). */
 function headersOf(h: Headers | Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {}
   if (!h) return out
-  const entries = h instanceof Headers ? [...h.entries()] : Object.entries(h)
-  for (const [k, v] of entries)
-    out[k.toLowerCase()] = SECRET_HEADERS.test(k) ? `${v.split(' ')[0]} <redacted>` : v
+  for (const [k, v] of Object.entries(redactHeaders(h))) out[k.toLowerCase()] = String(v)
   return out
 }
 
@@ -42,8 +40,9 @@ function describeNetworkError(err: unknown): string {
   const e = err as Error & { cause?: Error & { code?: string } }
   if (e.name === 'TimeoutError') return e.message
   const cause = e.cause
-  if (cause) return `${e.message}: ${cause.code ? `${cause.code} ` : ''}${cause.message}`.trim()
-  return e.message
+  if (cause)
+    return redactText(`${e.message}: ${cause.code ? `${cause.code} ` : ''}${cause.message}`.trim())
+  return redactText(e.message)
 }
 
 function createContext(target: Target, record: (e: Exchange) => void): CheckContext {
@@ -53,7 +52,7 @@ function createContext(target: Target, record: (e: Exchange) => void): CheckCont
       const { timeoutMs, ...rest } = init
       const request = {
         method: rest.method ?? 'GET',
-        url: url.replace(/access_token=[^&]+/, 'access_token=<redacted>'),
+        url: redactUrl(url),
         requestHeaders: headersOf(rest.headers as Record<string, string> | undefined),
       }
       // A check that cannot get an answer fails with the request as evidence, and the run goes on.
@@ -83,7 +82,8 @@ function createContext(target: Target, record: (e: Exchange) => void): CheckCont
         ...request,
         status: res.status,
         headers: headersOf(res.headers),
-        bodyExcerpt: text.slice(0, 300),
+        // Redacted before it is cut, so a token cut in half is still recognised.
+        bodyExcerpt: redactText(text).slice(0, 300),
       })
       const result: HttpResult = {
         status: res.status,

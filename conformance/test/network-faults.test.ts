@@ -64,7 +64,7 @@ describe('runner on a failing wire', () => {
       method: 'GET',
       url: `${BASE}/reset`,
       status: 0,
-      requestHeaders: { authorization: 'Bearer <redacted>' },
+      requestHeaders: { authorization: 'Bearer [redacted]' },
     })
     expect(failed?.evidence?.networkError).toBeTruthy()
     const text = consoleReport(results, 'msw')

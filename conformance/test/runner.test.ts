@@ -7,11 +7,21 @@ import { parseBaseline, runChecks, summarize } from '../src/runner.js'
 import { CheckSkipped, must, type Requirement, type Target } from '../src/types.js'
 import { plainTarget } from './helpers.js'
 
+const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'
+const API_KEY = 'k-live-api-key-4242'
+
 let server: Server
 let target: Target
 
 beforeAll(async () => {
   server = createServer((req, res) => {
+    if (req.url?.startsWith('/token')) {
+      res.writeHead(400, { 'content-type': 'application/json', 'x-api-key': API_KEY })
+      res.end(
+        JSON.stringify({ access_token: JWT, refresh_token: 'r-opaque-1', token_type: 'Bearer' }),
+      )
+      return
+    }
     res.writeHead(req.url === '/ok' ? 200 : 401, {
       'www-authenticate': 'Bearer realm="x"',
       'content-type': 'text/plain',
@@ -87,6 +97,35 @@ describe('runner', () => {
     expect(results.find((r) => r.id === 'T-002')?.baseline).toBe('expected-failure')
     expect(results.find((r) => r.id === 'T-001')?.baseline).toBe('stale')
     expect(summarize(results).mustFailed).toBe(0)
+  })
+})
+
+describe('evidence', () => {
+  it('carries no credential: authorization in any shape, API keys, token members and JWTs', async () => {
+    const shapes = [JWT, `Bearer\t${JWT}`, `Bearer,${JWT}`, 'Bearer,opaque-token-0123456789']
+    for (const authorization of shapes) {
+      const [result] = await runChecks(target, {
+        catalogue: [
+          req('E-001', '/token', 200, {
+            async check(ctx) {
+              const res = await ctx.http(
+                `${ctx.target.base}/token?code=auth-code-1&access_token=${JWT}&state=s1`,
+                { headers: { authorization, 'X-Api-Key': API_KEY } },
+              )
+              must(res.status === 200, '200', `${res.status}`)
+            },
+          }),
+        ],
+      })
+      const evidence = JSON.stringify(result?.evidence)
+      const report = consoleReport(result ? [result] : [], 'test')
+      for (const text of [evidence, report, result?.message ?? '']) {
+        for (const secret of [JWT.split('.')[2] as string, 'opaque-token', API_KEY, 'auth-code-1'])
+          expect(text, authorization).not.toContain(secret)
+        expect(text).not.toContain('r-opaque-1')
+      }
+      expect(result?.evidence?.url).toContain('state=s1')
+    }
   })
 })
 

@@ -15,6 +15,9 @@ import {
 // A syntactically real JWT (header {"alg":"none"}), so redaction has something to find.
 const TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'
 
+// An opaque token: nothing JWT-shaped for a redaction by shape to find.
+const OPAQUE = 'opaque-token-0123456789abcdef'
+
 interface Event {
   type: string
   requestId: string
@@ -62,6 +65,22 @@ describe('gwctl proxy trace --raw against a running gatehouse', () => {
     expect(events.at(-1)?.data).toMatchObject({ status: 200 })
     expect(r.stdout).not.toContain(TOKEN)
     expect(r.stdout).toContain('Bearer [redacted]')
+  })
+
+  it.each([
+    ['a token without a scheme', { authorization: OPAQUE }],
+    ['a token after Bearer and a tab', { authorization: `Bearer\t${OPAQUE}` }],
+    ['a token after Bearer and a comma', { authorization: `Bearer,${OPAQUE}` }],
+    ['an X-Api-Key header', { 'x-api-key': OPAQUE }],
+  ])('prints %s as [redacted]', async (_name, headers: Record<string, string>) => {
+    const gw = spawnGwctl(['-p', live.adminPort, 'proxy', 'trace', '--local', '--raw'])
+    await gw.waitForStderr('waiting for the next request')
+    expect((await fetch(`${live.url}/mcp`, { headers })).status).toBe(200)
+    const r = await gw.done
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('request_started')
+    expect(r.stdout).not.toContain(OPAQUE)
+    expect(r.stdout).toMatch(/"(authorization|x-api-key)":"\[redacted\]"/)
   })
 
   it('prints the finished timeline as plain text when stdout is not a terminal', async () => {

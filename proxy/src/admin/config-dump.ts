@@ -3,10 +3,11 @@
  * in docs/internal/contracts.md). The zod schema below is the source of the committed JSON Schema
  * `config-dump.schema.json`; a test fails when the two drift.
  */
+import { isSecretHeader, REDACTED, redactExpression, redactValue } from '@gatehouse/redact'
 import { z } from 'zod'
 import type { PolicyStatus } from '../auth/types.js'
+import type { PolicyConfig } from '../config/schema.js'
 import type { AdminContext } from './context.js'
-import { redactSecrets } from './redact.js'
 
 const ConditionStatus = z.enum(['True', 'False', 'Unknown'])
 
@@ -139,9 +140,25 @@ const NOT_COMPILED: PolicyStatus = {
   message: 'the policy is configured but was not compiled by this proxy',
 }
 
+/**
+ * A policy's `traffic` with the header values set by transformations redacted: a value is a CEL
+ * expression, and a static secret may be written in it as a string literal (`"Bearer sk-…"`).
+ * The literals go, the rest of the expression (`jwt.sub`) stays readable; a credential header's
+ * value goes as a whole.
+ */
+function redactTransformations(traffic: PolicyConfig['traffic']): PolicyConfig['traffic'] {
+  const request = traffic.transformations?.request
+  if (!request) return traffic
+  const set = request.set.map((h) => ({
+    name: h.name,
+    value: isSecretHeader(h.name) ? REDACTED : redactExpression(h.value),
+  }))
+  return { ...traffic, transformations: { request: { ...request, set } } }
+}
+
 /** Builds the dump, every secret redacted. */
 export function buildConfigDump(ctx: AdminContext): ConfigDump {
-  const r = redactSecrets
+  const r = redactValue
   const config = ctx.config()
   const compiled = ctx.policies()
   const dump: ConfigDump = {
@@ -190,7 +207,7 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
       return {
         name,
         targetRefs: r(p.targetRefs) as Record<string, unknown>[],
-        traffic: r(p.traffic) as Record<string, unknown>,
+        traffic: r(redactTransformations(p.traffic)) as Record<string, unknown>,
         ...(runtime ? { runtime } : {}),
         status: policyStatusDump(policy ? policy.status() : NOT_COMPILED),
       }

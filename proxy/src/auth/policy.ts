@@ -252,10 +252,30 @@ class CompiledPolicy implements AuthPolicy {
     return { ok: false, response }
   }
 
+  #badRequest(req: AuthRequest, description: string): AuthResult {
+    const params = { error: 'invalid_request', error_description: description }
+    const response = errorResponse(400, 'invalid_request', description, this.#challenge(params))
+    return { ok: false, response }
+  }
+
   async authenticate(req: AuthRequest): Promise<AuthResult> {
     const verifier = this.#verifier
     let claims: Readonly<Record<string, unknown>> | undefined
     if (verifier) {
+      const sent = req.headersDistinct.authorization?.length ?? 0
+      if (sent > 1) {
+        // RFC 6750 §3.1 invalid_request: the token is sent twice; judging the first one would let
+        // whatever sits between client and gateway disagree with us about which one counts.
+        req.trace?.event('authentication', {
+          policy: this.name,
+          result: 'failed',
+          check: 'duplicate authorization',
+        })
+        return this.#badRequest(
+          req,
+          `the request carries ${sent} Authorization headers; send exactly one ("Authorization: Bearer <token>")`,
+        )
+      }
       const token = bearerToken(req)
       if (token === undefined) {
         req.trace?.event('authentication', {

@@ -40,6 +40,11 @@ export interface AuthRequest {
   method: string
   path: string
   headers: IncomingHttpHeaders
+  /**
+   * Every value of each header (Node's `headersDistinct`): `headers` keeps only the first
+   * `Authorization`, and a request that sends two must be refused, not judged by the first.
+   */
+  headersDistinct: Readonly<Record<string, readonly string[] | undefined>>
   trace?: RequestTrace | undefined
 }
 

@@ -3,11 +3,21 @@
  * `iss` equal to the configured issuer, `aud` containing a configured audience, `exp`/`nbf` with a
  * clock skew (default 60 s). Only asymmetric algorithms are accepted, and the algorithm must fit
  * the key (jose checks it): `none` and HMAC signed with a public key are refused (RFC 8725 §3.1).
+ * A token must carry `exp` (RFC 9068 §2.2: REQUIRED in a JWT access token), and a header that
+ * lists critical extensions (`crit`) is refused, since the gateway understands none
+ * (RFC 7515 §4.1.11).
  *
  * Successful verifications are cached per token until `exp`, in a bounded map, so a client that
  * sends the same token on every MCP request pays for the signature once.
  */
-import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose'
+import {
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  type JWTPayload,
+  jwtVerify,
+  type ProtectedHeaderParameters,
+} from 'jose'
 import type { KeySet } from './jwks.js'
 
 /** Asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037). */
@@ -47,6 +57,7 @@ export interface VerifyFailure {
     | 'algorithm'
     | 'no_keys'
     | 'claims'
+    | 'critical_extension'
   description: string
 }
 
@@ -85,12 +96,14 @@ export class TokenVerifier {
       this.#cache.delete(token)
     }
     let unverified: JWTPayload
+    let header: ProtectedHeaderParameters
     try {
-      decodeProtectedHeader(token)
+      header = decodeProtectedHeader(token)
       unverified = decodeJwt(token)
     } catch {
       return { ok: false, check: 'malformed', description: 'the bearer token is not a JWT' }
     }
+    if (header.crit !== undefined) return criticalExtension(header.crit)
     const provider = this.#providers.find((p) => p.issuer === unverified.iss)
     if (!provider) {
       return {
@@ -123,6 +136,8 @@ export class TokenVerifier {
     }
     const options = {
       algorithms: ACCEPTED_ALGORITHMS,
+      // RFC 9068 §2.2: exp is REQUIRED; a token without it would be valid forever.
+      requiredClaims: ['exp'],
       clockTolerance: provider.clockSkewSec,
       issuer: provider.issuer,
       audience: provider.audiences,
@@ -155,6 +170,13 @@ function describeFailure(err: unknown): VerifyFailure {
     if (err.claim === 'aud') {
       return { ok: false, check: 'audience', description: 'the token is not for this audience' }
     }
+    if (err.reason === 'missing') {
+      return {
+        ok: false,
+        check: 'claims',
+        description: `the token has no ${err.claim} claim; an access token must carry ${err.claim} (RFC 9068 §2.2)`,
+      }
+    }
     return { ok: false, check: 'claims', description: `invalid ${err.claim} claim` }
   }
   if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) {
@@ -174,4 +196,19 @@ function describeFailure(err: unknown): VerifyFailure {
     return { ok: false, check: 'malformed', description: 'the bearer token is not a valid JWT' }
   }
   return { ok: false, check: 'signature', description: 'the token could not be verified' }
+}
+
+/** RFC 7515 §4.1.11: an extension the recipient does not understand makes the JWS invalid. */
+function criticalExtension(crit: unknown): VerifyFailure {
+  const names =
+    Array.isArray(crit) && crit.length > 0 && crit.every((c) => typeof c === 'string')
+      ? crit.map((c) => JSON.stringify(c)).join(', ')
+      : undefined
+  return {
+    ok: false,
+    check: 'critical_extension',
+    description: names
+      ? `the token header marks the extension ${names} as critical (crit), and the gateway does not understand it (RFC 7515 §4.1.11)`
+      : 'the token header has a malformed crit parameter: it must be a non-empty list of extension names (RFC 7515 §4.1.11)',
+  }
 }

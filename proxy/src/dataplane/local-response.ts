@@ -11,6 +11,8 @@ export interface LocalRequest {
   /** Path without the query. */
   path: string
   headers: IncomingHttpHeaders
+  /** Every value of each header (Node's `headersDistinct`; `headers` drops repeated ones). */
+  headersDistinct: Readonly<Record<string, readonly string[] | undefined>>
   /** Reads the body, at most `limit` bytes (default 64 KiB); rejects with status 413 beyond. */
   body(limit?: number): Promise<Buffer>
 }

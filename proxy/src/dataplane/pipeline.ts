@@ -3,7 +3,7 @@
  * authentication and authorization → forward. It reads only the compiled snapshot
  * ({@link GatewayRuntime}), never raw configuration.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { AuthPolicy } from '../auth/types.js'
 import type { Logging } from '../telemetry/logging.js'
@@ -39,22 +39,6 @@ export interface PipelineDeps {
 }
 
 const BODY_LIMIT = 64 * 1024
-
-/** Headers as shown in a trace: credentials replaced. */
-export function redactHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(headers)) {
-    if (k === 'authorization' || k === 'proxy-authorization') {
-      const scheme = String(v).split(' ')[0]
-      out[k] = `${scheme} [redacted]`
-    } else if (k === 'cookie' || k === 'set-cookie') {
-      out[k] = '[redacted]'
-    } else {
-      out[k] = v
-    }
-  }
-  return out
-}
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -132,7 +116,8 @@ export function createPipeline(
       method,
       path,
       gateway: gw.name,
-      headers: redactHeaders(req.headers),
+      // Redacted by the trace bus, like every event's data.
+      headers: req.headers,
     })
     try {
       status = await route(gw, req, res, method, path, url, trace, task)
@@ -200,6 +185,9 @@ export function createPipeline(
         method,
         path,
         headers: req.headers,
+        get headersDistinct() {
+          return req.headersDistinct
+        },
         body: (limit = BODY_LIMIT) => readBody(req, limit),
         trace,
       }

@@ -1,7 +1,10 @@
 /**
  * Structured logging (pino) with a runtime-changeable, per-module filter in the RUST_LOG syntax
  * the seed's `/logging` endpoint takes: `info`, or `info,proxy::httpproxy=trace`.
+ * Every log object and message goes through the shared redaction (`@gatehouse/redact`), so tokens
+ * and secrets never reach a log whatever field or message they hide in.
  */
+import { redactText, redactValue } from '@gatehouse/redact'
 import { pino } from 'pino'
 
 /** The proxy's named log modules. A filter directive names one of these or a `::` prefix of one. */
@@ -119,21 +122,6 @@ const PINO_LEVEL: Record<LogLevel, pino.LevelWithSilent> = {
   trace: 'trace',
 }
 
-/** Paths pino redacts wherever they appear in a log object: tokens and secrets never reach a log. */
-export const REDACT_PATHS = [
-  'headers.authorization',
-  'headers.cookie',
-  'headers["proxy-authorization"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.authorization',
-  '*.client_secret',
-  '*.clientSecret',
-  '*.access_token',
-  '*.refresh_token',
-  '*.token',
-]
-
 /** Module loggers with one shared, changeable filter. */
 export interface Logging {
   /** The logger of one module; its level follows the filter. */
@@ -160,9 +148,17 @@ export function createLogging(options: LoggingOptions = {}): Logging {
       name: 'gatehouse',
       level: 'trace',
       base: { pid: process.pid },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (object) => redactValue(object) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const redacted = args.map((a) => (typeof a === 'string' ? redactText(a) : a))
+          return method.apply(this, redacted as Parameters<typeof method>)
+        },
+      },
     },
     options.destination ?? pino.destination({ dest: 1, sync: false }),
   )

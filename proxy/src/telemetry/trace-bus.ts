@@ -2,7 +2,10 @@
  * The request trace bus behind the admin `/debug/trace` stream: a watcher waits for the **next**
  * request the proxy handles and receives that request's events, then its stream ends.
  * When nobody watches, {@link TraceBus.start} returns `undefined` and the hot path pays nothing.
+ * Every event's data goes through the shared redaction before any watcher sees it, so no stage
+ * can leak a credential into `/debug/trace` by forgetting to redact.
  */
+import { redactValue } from '@gatehouse/redact'
 
 /** The kinds of trace event, in the order a request produces them. */
 export const TRACE_EVENT_TYPES = [
@@ -21,7 +24,7 @@ export const TRACE_EVENT_TYPES = [
 
 export type TraceEventType = (typeof TRACE_EVENT_TYPES)[number]
 
-/** One event of a traced request. Carries no token or secret (headers are redacted upstream). */
+/** One event of a traced request. Carries no token or secret (its data is redacted here). */
 export interface TraceEvent {
   /** Id of the traced request. */
   requestId: string
@@ -130,7 +133,7 @@ export class TraceBus {
         type,
         at: new Date().toISOString(),
         elapsedMs: Math.round((performance.now() - t0) * 1000) / 1000,
-        data,
+        data: redactValue(data) as Record<string, unknown>,
       }
       for (const w of watchers) w.push(e)
     }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
+import { REDACTED } from '@gatehouse/redact'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
 import { buildConfigDump, ConfigDump, configDumpJsonSchema } from '../../src/admin/config-dump.js'
-import { REDACTED, redactSecrets } from '../../src/admin/redact.js'
 import type { PolicyStatus } from '../../src/auth/types.js'
 import { fakeContext, fakePolicy, PROGRAMMED, SECRETS } from './context.js'
 
@@ -81,34 +81,5 @@ describe('config dump', () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(
       `${JSON.stringify(configDumpJsonSchema(), null, 2)}\n`,
     )
-  })
-})
-
-describe('redactSecrets', () => {
-  it('redacts credential fields, header values, PEM private keys, bearer strings and JWTs', () => {
-    const out = redactSecrets({
-      headers: { Authorization: 'Basic abc', cookie: 'sid=1', accept: 'application/json' },
-      client_secret: 'cs',
-      apiToken: 'at',
-      tls: { key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----' },
-      note: 'Bearer abc.def',
-      token: 'x',
-      jwt: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln',
-      kid: 'keep-me',
-    })
-    expect(out).toEqual({
-      headers: { Authorization: REDACTED, cookie: REDACTED, accept: 'application/json' },
-      client_secret: REDACTED,
-      apiToken: REDACTED,
-      tls: { key: REDACTED },
-      note: REDACTED,
-      token: REDACTED,
-      jwt: REDACTED,
-      kid: 'keep-me',
-    })
-  })
-
-  it('leaves fields named like JWK members alone outside a JWK', () => {
-    expect(redactSecrets({ d: 1, k: 'v', p: 'x' })).toEqual({ d: 1, k: 'v', p: 'x' })
   })
 })

@@ -2,6 +2,7 @@
  * Authentication (401), authorization (403) and the MCP OAuth endpoints over real HTTP, with a
  * key endpoint the test switches on and off (tiny-idp) and the real MCP backend.
  */
+import { connect } from 'node:net'
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { exportJWK, generateKeyPair } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -108,6 +109,40 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
       expect(res.status, token.slice(0, 20)).toBe(401)
       expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
     }
+  })
+
+  it('answers 400 invalid_request to a request with two Authorization headers', async () => {
+    const token = await idp.sign()
+    const body = initializeRequest().body as string
+    const { port } = new URL(gh.url)
+    // Raw bytes: fetch and http.request would fold the two headers into one.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1')
+      let text = ''
+      socket.on('data', (c) => (text += c))
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+      socket.end(
+        [
+          'POST /mcp HTTP/1.1',
+          `Host: 127.0.0.1:${port}`,
+          'Content-Type: application/json',
+          'Accept: application/json, text/event-stream',
+          `Authorization: Bearer ${token}`,
+          'Authorization: Bearer other',
+          'Connection: close',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          '',
+          body,
+        ].join('\r\n'),
+      )
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(answer).toMatch(/\r\nwww-authenticate: Bearer .*error="invalid_request"/i)
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('2 Authorization headers'),
+    })
   })
 
   it('does not accept a token in the query string', async () => {

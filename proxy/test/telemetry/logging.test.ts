@@ -1,0 +1,42 @@
+import { Writable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { createLogging } from '../../src/telemetry/logging.js'
+
+const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'
+
+function capture(): { lines: string[]; destination: Writable } {
+  const lines: string[] = []
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...String(chunk).split('\n').filter(Boolean))
+      cb()
+    },
+  })
+  return { lines, destination }
+}
+
+describe('createLogging', () => {
+  it('redacts credentials in any field, header object, URL, error or message', () => {
+    const { lines, destination } = capture()
+    const log = createLogging({ filter: 'trace', destination }).logger('proxy::dataplane')
+    log.info(
+      {
+        headers: { authorization: `Bearer\t${JWT}`, 'x-api-key': 'k-live-1', accept: '*/*' },
+        upstream: { headers: { cookie: 'sid=s-1' } },
+        url: '/callback?code=auth-code-1&state=s1',
+        err: new Error(`refused ${JWT}`),
+        client_secret: 'cs-1',
+      },
+      `request with Authorization: ${JWT}`,
+    )
+    expect(lines).toHaveLength(1)
+    const line = lines[0] ?? ''
+    for (const secret of ['c2lnbmF0dXJl', 'k-live-1', 's-1', 'auth-code-1', 'cs-1'])
+      expect(line).not.toContain(secret)
+    expect(JSON.parse(line)).toMatchObject({
+      headers: { authorization: '[redacted]', 'x-api-key': '[redacted]', accept: '*/*' },
+      url: '/callback?code=[redacted]&state=s1',
+      msg: 'request with Authorization: [redacted]',
+    })
+  })
+})

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest'
+import {
+  isSecretHeader,
+  REDACTED,
+  redactAuthorization,
+  redactExpression,
+  redactHeaders,
+  redactText,
+  redactUrl,
+  redactValue,
+} from '../src/index.js'
+
+const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'
+
+describe('redactAuthorization', () => {
+  it('keeps only a registered scheme followed by a space', () => {
+    expect(redactAuthorization(`Bearer ${JWT}`)).toBe('Bearer [redacted]')
+    expect(redactAuthorization('basic dXNlcjpwYXNz')).toBe('basic [redacted]')
+    expect(redactAuthorization('DPoP abc')).toBe('DPoP [redacted]')
+  })
+
+  it('redacts the whole value of a token sent without a scheme', () => {
+    expect(redactAuthorization(JWT)).toBe(REDACTED)
+    expect(redactAuthorization('opaque-api-token-123')).toBe(REDACTED)
+  })
+
+  it('redacts the whole value when the scheme is not followed by a space (tab, comma)', () => {
+    expect(redactAuthorization(`Bearer\t${JWT}`)).toBe(REDACTED)
+    expect(redactAuthorization(`Bearer,${JWT}`)).toBe(REDACTED)
+    expect(redactAuthorization('Bearer,opaque-token-without-dots')).toBe(REDACTED)
+    expect(redactAuthorization('Token opaque')).toBe(REDACTED)
+  })
+})
+
+describe('redactHeaders', () => {
+  it('redacts authorization (every shape), cookies and credential headers, and keeps the rest', () => {
+    expect(
+      redactHeaders({
+        authorization: `Bearer\t${JWT}`,
+        'proxy-authorization': 'Basic dXNlcjpwYXNz',
+        cookie: 'sid=1',
+        'set-cookie': ['a=1', 'b=2'],
+        'X-Api-Key': 'k-live-123',
+        'x-auth-token': 'abc',
+        'x-amz-security-token': 'abc',
+        'ocp-apim-subscription-key': 'abc',
+        'x-client-secret': 'abc',
+        'www-authenticate': 'Bearer resource_metadata="https://gw.example/.well-known/x"',
+        'mcp-session-id': 'session-1',
+        accept: 'application/json',
+        'x-forwarded-for': undefined,
+      }),
+    ).toEqual({
+      authorization: REDACTED,
+      'proxy-authorization': 'Basic [redacted]',
+      cookie: REDACTED,
+      'set-cookie': [REDACTED, REDACTED],
+      'X-Api-Key': REDACTED,
+      'x-auth-token': REDACTED,
+      'x-amz-security-token': REDACTED,
+      'ocp-apim-subscription-key': REDACTED,
+      'x-client-secret': REDACTED,
+      'www-authenticate': 'Bearer resource_metadata="https://gw.example/.well-known/x"',
+      'mcp-session-id': 'session-1',
+      accept: 'application/json',
+    })
+  })
+
+  it('reads a Headers instance and redacts a JWT in any other header', () => {
+    const h = new Headers({ authorization: JWT, 'x-forwarded-user': `u ${JWT}` })
+    expect(redactHeaders(h)).toEqual({
+      authorization: REDACTED,
+      'x-forwarded-user': 'u [redacted]',
+    })
+  })
+
+  it('names credential headers by shape', () => {
+    for (const name of [
+      'X-API-KEY',
+      'api_key',
+      'x-goog-api-key',
+      'x-hub-signature',
+      'x-csrf-token',
+    ])
+      expect(isSecretHeader(name), name).toBe(true)
+    for (const name of ['accept', 'host', 'origin', 'mcp-protocol-version', 'www-authenticate'])
+      expect(isSecretHeader(name), name).toBe(false)
+  })
+})
+
+describe('redactText', () => {
+  it('replaces a JWT anywhere in a string', () => {
+    expect(redactText(`got ${JWT} from the client`)).toBe('got [redacted] from the client')
+    expect(redactText(`x${JWT}y`)).not.toContain('c2lnbmF0dXJl')
+  })
+
+  it('replaces bearer credentials however they are separated', () => {
+    expect(redactText('Authorization: Bearer,opaque-token-0123456789')).toBe(
+      'Authorization: Bearer [redacted]',
+    )
+    expect(redactText('Bearer\topaque-token-0123456789 sent')).toBe('Bearer [redacted] sent')
+    expect(redactText('Bearer abc.def')).toBe('Bearer [redacted]')
+  })
+
+  it('leaves challenges and prose alone', () => {
+    const challenge = 'Bearer resource_metadata="https://gw/.well-known/x", error="invalid_token"'
+    expect(redactText(challenge)).toBe(challenge)
+    expect(redactText('a bearer token is required')).toBe('a bearer token is required')
+  })
+
+  it('redacts secret members of query strings, form bodies and JSON text', () => {
+    expect(redactUrl('https://gw/cb?code=abc123&state=s1')).toBe(
+      'https://gw/cb?code=[redacted]&state=s1',
+    )
+    expect(redactUrl('http://gw/mcp?access_token=opaque')).toBe(
+      'http://gw/mcp?access_token=[redacted]',
+    )
+    expect(
+      redactText('grant_type=refresh_token&refresh_token=r1&client_id=c&client_secret=s'),
+    ).toBe('grant_type=refresh_token&refresh_token=[redacted]&client_id=c&client_secret=[redacted]')
+    expect(redactText('{"access_token":"opaque","token_type":"Bearer","expires_in":300')).toBe(
+      '{"access_token":"[redacted]","token_type":"Bearer","expires_in":300',
+    )
+  })
+
+  it('redacts a PEM private key', () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----'
+    expect(redactText(`key: ${pem}\n`)).toBe('key: [redacted]\n')
+  })
+})
+
+describe('redactValue', () => {
+  it('redacts credential fields, header objects, PEM private keys, bearer strings and JWTs', () => {
+    const out = redactValue({
+      headers: { Authorization: 'Basic abc', cookie: 'sid=1', accept: 'application/json' },
+      requestHeaders: { 'x-api-key': 'k' },
+      client_secret: 'cs',
+      apiToken: 'at',
+      tls: { key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----' },
+      note: 'Bearer abc.def',
+      token: 7,
+      nested: [{ refresh_token: 'r' }],
+      jwt: JWT,
+      kid: 'keep-me',
+      code: 'GW_ERR_UPSTREAM',
+    })
+    expect(out).toEqual({
+      headers: { Authorization: 'Basic [redacted]', cookie: REDACTED, accept: 'application/json' },
+      requestHeaders: { 'x-api-key': REDACTED },
+      client_secret: REDACTED,
+      apiToken: REDACTED,
+      tls: { key: REDACTED },
+      note: 'Bearer [redacted]',
+      token: REDACTED,
+      nested: [{ refresh_token: REDACTED }],
+      jwt: REDACTED,
+      kid: 'keep-me',
+      code: 'GW_ERR_UPSTREAM',
+    })
+  })
+
+  it('redacts the private members of a JWK, given as an object or as a JSON string', () => {
+    const jwk = { kty: 'RSA', n: 'public-modulus', e: 'AQAB', d: 'private', p: 'p', q: 'q' }
+    expect(redactValue({ keys: [jwk] })).toEqual({
+      keys: [{ kty: 'RSA', n: 'public-modulus', e: 'AQAB', d: REDACTED, p: REDACTED, q: REDACTED }],
+    })
+    const inline = redactValue({ inline: JSON.stringify({ keys: [jwk] }) }) as { inline: string }
+    expect(inline.inline).toContain('public-modulus')
+    expect(inline.inline).not.toContain('"private"')
+  })
+
+  it('leaves fields named like JWK members alone outside a JWK', () => {
+    expect(redactValue({ d: 1, k: 'v', p: 'x' })).toEqual({ d: 1, k: 'v', p: 'x' })
+  })
+
+  it('turns an Error into its redacted message', () => {
+    expect(redactValue(new Error(`bad token ${JWT}`))).toMatchObject({
+      type: 'Error',
+      message: 'bad token [redacted]',
+    })
+  })
+})
+
+describe('redactExpression', () => {
+  it('redacts string literals of a CEL expression and keeps the rest', () => {
+    expect(redactExpression('"Bearer sk-live-123"')).toBe('"[redacted]"')
+    expect(redactExpression("'k-' + jwt.sub")).toBe('"[redacted]" + jwt.sub')
+    expect(redactExpression('r"raw-secret"')).toBe('"[redacted]"')
+    expect(redactExpression('"""multi\nline"""')).toBe('"[redacted]"')
+    expect(redactExpression('jwt.sub')).toBe('jwt.sub')
+    expect(redactExpression('jwt.email + ""')).toBe('jwt.email + ""')
+  })
+})
