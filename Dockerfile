@@ -4,6 +4,7 @@ FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json .npmrc ./
+COPY redact/package.json redact/
 COPY proxy/package.json proxy/
 COPY mock-idp/package.json mock-idp/
 COPY mock-mcp/package.json mock-mcp/
@@ -11,6 +12,7 @@ COPY conformance/package.json conformance/
 COPY gwctl/package.json gwctl/
 COPY bench/package.json bench/
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY redact redact
 COPY proxy proxy
 COPY mock-idp mock-idp
 COPY mock-mcp mock-mcp

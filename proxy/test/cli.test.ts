@@ -58,6 +58,21 @@ describe('gatehouse CLI', () => {
     expect(r.stderr).toContain('gateways.default.port: expected integer 1-65535, got "abc"')
   })
 
+  it.each([
+    ['an unknown log level', 'config: { logLevel: verbose, adminAddr: off }', 'config.logLevel'],
+    ['an admin port out of range', 'config: { adminAddr: "127.0.0.1:99999" }', 'config.adminAddr'],
+    ['an unbounded drain timeout', 'config: { drainTimeout: 99999999h }', 'config.drainTimeout'],
+  ])('--validate rejects %s, as start does', async (_name, config, path) => {
+    const f = file(`${config}\ngateways: { default: { port: 1, address: 127.0.0.1 } }\n`)
+    const validate = await gatehouse(['--validate', '-f', f])
+    expect(validate.code).toBe(1)
+    expect(validate.stderr).toContain(`${path}: `)
+    // Port 1 would need privileges: a start that got past validation would fail on the bind.
+    const start = await gatehouse(['-f', f])
+    expect(start.code).toBe(1)
+    expect(start.stderr).toContain(`${path}: `)
+  })
+
   it('exits 1 when the file does not exist', async () => {
     const r = await gatehouse(['-f', '/nonexistent/gatehouse.yaml'])
     expect(r.code).toBe(1)

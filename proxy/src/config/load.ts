@@ -1,10 +1,20 @@
 /**
- * Loading the standalone configuration file: read, substitute `${ENV}`, parse YAML, validate
- * against the schema, check cross-references, then freeze. Every problem found is reported at
+ * Loading the standalone configuration file: read, parse YAML, substitute `${ENV}` inside the
+ * parsed scalars, validate against the schema, check cross-references, then freeze. Every problem found is reported at
  * once, each with the path of the offending field and what to do.
  */
 import { readFile } from 'node:fs/promises'
-import { isMap, isSeq, LineCounter, parseDocument } from 'yaml'
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Scalar,
+  visit,
+} from 'yaml'
 import type { z } from 'zod'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { GatehouseConfig } from './schema.js'
@@ -17,8 +27,8 @@ export const MCP_PATH_PREFIXES = [
 ] as const
 
 /**
- * Replaces `${NAME}` and `${NAME:-default}` with environment variables. `$${` is a literal `${`.
- * A variable that is unset and has no default is an error naming it.
+ * Replaces `${NAME}` and `${NAME:-default}` in one string with environment variables. `$${` is a
+ * literal `${`. A variable that is unset and has no default is an error naming it.
  */
 export function substituteEnv(
   text: string,
@@ -40,6 +50,57 @@ export function substituteEnv(
     },
   )
   return { text: out, issues }
+}
+
+/**
+ * Substitutes `${ENV}` inside the string scalars of a parsed document, never in its raw text: a
+ * value cannot add keys (`X="a\nadminAddr: 0.0.0.0:15000"` stays one string), and a `${…}` in a
+ * comment or a key is left alone. A plain (unquoted) scalar that is wholly a number, boolean or
+ * null after substitution takes that type, as YAML would have read it (`port: ${PORT}`); a quoted
+ * one stays a string.
+ */
+function substituteScalars(doc: Document, env: NodeJS.ProcessEnv): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  visit(doc, {
+    Scalar(key, node, ancestors) {
+      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return
+      const sub = substituteEnv(node.value, env)
+      const path = fieldPath(ancestors, key, node)
+      for (const issue of sub.issues) issues.push({ ...issue, path })
+      node.value = node.type === 'PLAIN' ? plainValue(sub.text) : sub.text
+    },
+  })
+  return issues
+}
+
+/** YAML 1.2 core schema resolution of a plain scalar's text (int, float, bool, null). */
+function plainValue(text: string): unknown {
+  if (/^(null|Null|NULL|~)$/.test(text)) return null
+  if (/^(true|True|TRUE)$/.test(text)) return true
+  if (/^(false|False|FALSE)$/.test(text)) return false
+  if (
+    /^[-+]?[0-9]+$/.test(text) ||
+    /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/.test(text)
+  )
+    return Number(text)
+  return text
+}
+
+/** `gateways.default.port` for a scalar, from the visitor's ancestors. */
+function fieldPath(
+  ancestors: readonly unknown[],
+  key: number | 'value' | null,
+  node: Scalar,
+): string {
+  const parts: Array<string | number> = []
+  const chain = [...ancestors, node]
+  chain.forEach((item, i) => {
+    const next = chain[i + 1]
+    if (isPair(item) && isScalar(item.key)) parts.push(String(item.key.value))
+    else if (isSeq(item) && next !== undefined) parts.push(item.items.indexOf(next as never))
+  })
+  if (typeof key === 'number' && parts.at(-1) !== key) parts.push(key)
+  return formatPath(parts)
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
@@ -83,6 +144,13 @@ export function formatZodIssues(error: z.ZodError): ConfigIssue[] {
         })
         break
       }
+      case 'invalid_key':
+        // A record key (a gateway, route, backend or policy name): say the rule it broke.
+        out.push({
+          path,
+          message: issue.issues[0]?.message ?? issue.message,
+        })
+        break
       case 'invalid_union':
         out.push({ path, message: `${issue.message}, got ${describeInput(issue.input)}` })
         break
@@ -221,10 +289,8 @@ export function parseConfig(
   file?: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Readonly<GatehouseConfig> {
-  const sub = substituteEnv(text, env)
-  if (sub.issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', sub.issues, file)
   const lc = new LineCounter()
-  const doc = parseDocument(sub.text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true })
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true })
   if (doc.errors.length > 0) {
     throw new ConfigError(
       'GW_ERR_CONFIG_PARSE',
@@ -232,6 +298,8 @@ export function parseConfig(
       file,
     )
   }
+  const envIssues = substituteScalars(doc, env)
+  if (envIssues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', envIssues, file)
   const raw = doc.toJS() ?? {}
   const result = GatehouseConfig.safeParse(raw, { reportInput: true })
   if (!result.success) {

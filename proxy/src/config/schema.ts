@@ -7,19 +7,45 @@
  * follow the seed's `HTTPRoute.spec.rules[]`, so a Kubernetes manifest translates one to one.
  */
 import { z } from 'zod'
+import { LogFilterError, parseLogFilter } from '../telemetry/logging.js'
 import { parseDuration } from './duration.js'
 
 const name = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, {
-  message: 'expected a DNS-label name: lowercase letters, digits and "-", at most 63 characters',
+  error: (iss) =>
+    `expected an RFC 1123 DNS label (the Kubernetes object-name rule): 1-63 characters, lowercase letters, digits and "-", starting and ending with a letter or digit; got ${JSON.stringify(iss.input)}`,
 })
 
-/** A duration such as `500ms`, `30s`, `5m` or `1h`. Stored as milliseconds after parsing. */
-const duration = z
-  .string()
-  .describe('A duration: a number followed by ms, s, m or h (for example "30s").')
-  .refine((v) => parseDuration(v) !== undefined, {
-    message: 'expected a duration such as "500ms", "30s", "5m" or "1h"',
-  })
+// ---------------------------------------------------------------------------------------------
+// Durations: bounded, so a typo cannot disable a timeout (Node's timers fire at once beyond
+// 2^31-1 ms, about 24.8 days: `drainTimeout: 99999999h` used to mean "do not drain at all").
+
+const DURATION_FORMAT = 'a number followed by ms, s, m or h, or a compound such as "1m30s"'
+
+/**
+ * A duration such as `500ms`, `30s`, `5m` or `1h`, between `min` and `max` inclusive.
+ * `0s` is only accepted where `min` is `0s` (and the field documents what zero means).
+ */
+function duration(min: string, max: string) {
+  const lo = parseDuration(min) as number
+  const hi = parseDuration(max) as number
+  return z
+    .string()
+    .describe(`A duration from ${min} to ${max}: ${DURATION_FORMAT} (for example "30s").`)
+    .superRefine((v, ctx) => {
+      const ms = parseDuration(v)
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected a duration such as "500ms", "30s", "5m" or "1h" (${DURATION_FORMAT}), got ${JSON.stringify(v)}`,
+        })
+      } else if (ms < lo || ms > hi) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected a duration from ${min} to ${max}, got ${JSON.stringify(v)}`,
+        })
+      }
+    })
+}
 
 const port = z
   .number({ error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
@@ -35,12 +61,21 @@ const hostname = z.string().min(1).describe('A DNS name or an IP address, withou
 /** `config.adminAddr`: `ip:port`, `localhost:port`, `unix:/path/to/socket` or `off`. */
 export const AdminAddr = z
   .string()
-  .refine(
-    (v) => v === 'off' || v.startsWith('unix:/') || /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d+$/.test(v),
-    {
-      message: 'expected "ip:port", "localhost:port", "unix:/path/to/socket" or "off"',
-    },
-  )
+  .superRefine((v, ctx) => {
+    if (v === 'off' || v.startsWith('unix:/')) return
+    const port = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d+)$/.exec(v)?.[2]
+    if (port === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected "ip:port", "localhost:port", "unix:/path/to/socket" or "off"',
+      })
+    } else if (Number(port) > 65535) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `port ${port} is out of range: expected 0-65535 (0 picks a free port)`,
+      })
+    }
+  })
   .describe(
     'Admin interface address. Default localhost:15000 (loopback only). Read at start-up only. ' +
       'The admin interface has no authentication: binding it to a non-loopback address publishes ' +
@@ -53,14 +88,23 @@ export const ProcessConfig = z
     adminAddr: AdminAddr.default('localhost:15000'),
     logLevel: z
       .string()
+      .superRefine((v, ctx) => {
+        // The same parser start-up uses, so --validate rejects exactly what start rejects.
+        try {
+          parseLogFilter(v)
+        } catch (err) {
+          if (!(err instanceof LogFilterError)) throw err
+          ctx.addIssue({ code: 'custom', message: err.message })
+        }
+      })
       .default('info')
       .describe(
         'Initial log filter: error, warn, info, debug, trace, or per-module "info,proxy::httpproxy=trace".',
       ),
-    drainTimeout: duration
+    drainTimeout: duration('0s', '1h')
       .default('10s')
       .describe(
-        'How long graceful shutdown waits for in-flight requests (open SSE streams included).',
+        'How long graceful shutdown waits for in-flight requests (open SSE streams included), 0s-1h. 0s closes them at once without draining.',
       ),
   })
   .describe('Process-wide settings. Read at start-up only.')
@@ -113,11 +157,13 @@ export const BackendConfig = z
     tls: BackendTls.optional(),
     timeouts: z
       .strictObject({
-        connect: duration.default('5s').describe('TCP (and TLS) connect timeout.'),
-        response: duration
+        connect: duration('100ms', '5m')
+          .default('5s')
+          .describe('TCP (and TLS) connect timeout, 100ms-5m.'),
+        response: duration('100ms', '1h')
           .default('30s')
           .describe(
-            'Time to the response headers; a streaming body may last longer. Exceeded → 504.',
+            'Time to the response headers, 100ms-1h; a streaming body may last longer. Exceeded → 504.',
           ),
       })
       .prefault({})
@@ -202,9 +248,11 @@ export const JwksRemote = z.strictObject({
     .string()
     .startsWith('/', { message: 'expected a path starting with "/"' })
     .describe('Path of the key set; for the bridged IdP it is /oauth2/<auth_server_id>/v1/keys.'),
-  cacheDuration: duration
+  cacheDuration: duration('10s', '24h')
     .default('5m')
-    .describe('Refresh interval; a Cache-Control max-age from the IdP is honoured within 1m-24h.'),
+    .describe(
+      'Refresh interval, 10s-24h; a Cache-Control max-age from the IdP is honoured within 1m-24h.',
+    ),
 })
 
 /** `jwks`: remote, inline or file keys. */
@@ -238,7 +286,9 @@ export const JwtProvider = z.strictObject({
       "The token's aud must contain one of these. The first is sent as the audience parameter.",
     ),
   jwks: JwksSource,
-  clockSkew: duration.default('60s').describe('Tolerance for exp and nbf.'),
+  clockSkew: duration('0s', '10m')
+    .default('60s')
+    .describe('Tolerance for exp and nbf, 0s-10m. 0s: no tolerance.'),
 })
 
 /** `mcp.resourceMetadata`: the RFC 9728 document's source. */

@@ -144,8 +144,84 @@ describe('substituteEnv', () => {
     expect(r.issues).toEqual([])
   })
 
-  it('names an unset variable without default', () => {
-    const e = errorOf('gateways: { default: { port: ${PORT} } }')
-    expect(e.message).toContain('environment variable PORT is not set')
+  it('names an unset variable without default, and the field that references it', () => {
+    const e = errorOf('gateways:\n  default:\n    port: ${PORT}\n')
+    expect(e.message).toContain('gateways.default.port: environment variable PORT is not set')
+  })
+})
+
+describe('${ENV} substitution in parsed scalars (issue #10 item 8)', () => {
+  const injecting = 'gateways:\n  default:\n    port: 3000\n    address: ${ADDR}\n'
+
+  it('keeps a value with a newline inside its field: it cannot add adminAddr', () => {
+    const ADDR = '127.0.0.1\nconfig:\n  adminAddr: 0.0.0.0:15000'
+    const config = parseConfig(injecting, 'test.yaml', { ADDR })
+    expect(config.config.adminAddr).toBe('localhost:15000')
+    expect(config.gateways.default?.address).toBe(ADDR)
+  })
+
+  it('ignores ${…} in comments: an unset variable there is not required', () => {
+    const config = parseConfig(`# export \${UNSET_IN_COMMENT} first\n${GW}`, 'test.yaml', {})
+    expect(config.gateways.default?.port).toBe(3000)
+  })
+
+  it('gives a plain scalar the type YAML reads from its value, and keeps a quoted one a string', () => {
+    const plain = parseConfig('gateways:\n  default:\n    port: ${PORT}\n', 'test.yaml', {
+      PORT: '3001',
+    })
+    expect(plain.gateways.default?.port).toBe(3001)
+    const quoted = errorOf('gateways:\n  default:\n    port: "${PORT}"\n', { PORT: '3001' })
+    expect(quoted.message).toContain('gateways.default.port: expected integer 1-65535, got "3001"')
+  })
+
+  it('substitutes inside a longer value and keeps $${ literal', () => {
+    const config = parseConfig(
+      'gateways: { default: { port: 3000, address: "${HOST:-127.0.0}.$${x}" } }',
+      'test.yaml',
+      {},
+    )
+    expect(config.gateways.default?.address).toBe('127.0.0.${x}')
+  })
+})
+
+describe('bounds (issue #10 item 8)', () => {
+  it('rejects a log level start would reject', () => {
+    expect(errorOf(`config: { logLevel: verbose }\n${GW}`).message).toMatch(
+      /config\.logLevel: "verbose" is neither a level/,
+    )
+  })
+
+  it('rejects an admin port out of range and accepts port 0', () => {
+    expect(errorOf(`config: { adminAddr: "127.0.0.1:99999" }\n${GW}`).message).toContain(
+      'config.adminAddr: port 99999 is out of range: expected 0-65535',
+    )
+    expect(parseConfig(`config: { adminAddr: "127.0.0.1:0" }\n${GW}`).config.adminAddr).toBe(
+      '127.0.0.1:0',
+    )
+  })
+
+  it('rejects a drain timeout that would overflow the timer and disable draining', () => {
+    expect(errorOf(`config: { drainTimeout: 99999999h }\n${GW}`).message).toContain(
+      'config.drainTimeout: expected a duration from 0s to 1h, got "99999999h"',
+    )
+  })
+
+  it('rejects 0s upstream timeouts and accepts 0s where zero is documented', () => {
+    const zero = errorOf(
+      `${GW}backends: { b: { static: { host: h, port: 1 }, timeouts: { connect: 0s, response: 0ms } } }`,
+    )
+    expect(zero.message).toContain(
+      'backends.b.timeouts.connect: expected a duration from 100ms to 5m',
+    )
+    expect(zero.message).toContain(
+      'backends.b.timeouts.response: expected a duration from 100ms to 1h',
+    )
+    expect(parseConfig(`config: { drainTimeout: 0s }\n${GW}`).config.drainTimeout).toBe('0s')
+  })
+
+  it('names the DNS-label rule for a bad gateway name', () => {
+    expect(errorOf('gateways: { Default_GW: { port: 3000 } }').message).toContain(
+      'gateways.Default_GW: expected an RFC 1123 DNS label',
+    )
   })
 })
