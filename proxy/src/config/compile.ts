@@ -5,6 +5,7 @@
  */
 import type { AuthContext, AuthPolicy, CompileAuthPolicy } from '../auth/types.js'
 import { compileCors } from '../dataplane/cors.js'
+import { compileOriginCheck, type OriginCheck } from '../dataplane/origin.js'
 import type { CompiledRule, GatewayRuntime } from '../dataplane/pipeline.js'
 import { createRouter, type RouteEntry } from '../dataplane/router.js'
 import { createUpstream, type Upstream } from '../dataplane/upstream.js'
@@ -62,6 +63,28 @@ function routesFor(config: Readonly<GatehouseConfig>, gateway: string): string[]
     .map(([name]) => name)
 }
 
+/**
+ * The Origin/Host check of a route carrying an MCP policy (`jwtAuthentication.mcp`), with the
+ * rule's CORS origins as the default accepted origins; `undefined` for other routes.
+ */
+function originCheckFor(
+  config: Readonly<GatehouseConfig>,
+  route: string,
+  corsOrigins: readonly string[] | undefined,
+): OriginCheck | undefined {
+  for (const policy of Object.values(config.policies)) {
+    const mcp = policy.traffic.jwtAuthentication?.mcp
+    if (!mcp || !policy.targetRefs.some((ref) => ref.name === route)) continue
+    return compileOriginCheck({
+      resource: mcp.resourceMetadata.resource,
+      allowedOrigins: mcp.originValidation?.allowedOrigins,
+      allowedHosts: mcp.originValidation?.allowedHosts,
+      corsOrigins,
+    })
+  }
+  return undefined
+}
+
 /** Builds the snapshot. Policies are compiled but not started. */
 export async function compileSnapshot(
   config: Readonly<GatehouseConfig>,
@@ -107,6 +130,7 @@ export async function compileSnapshot(
           backend: backendRef.name,
           upstream,
           cors: corsFilter ? compileCors(corsFilter.cors) : undefined,
+          origin: originCheckFor(config, routeName, corsFilter?.cors.allowOrigins),
           policies: policiesOfRoute.get(routeName) ?? [],
         }
         for (const m of rule.matches)

@@ -302,6 +302,59 @@ export const ResourceMetadata = z.strictObject({
   resourceDocumentation: z.url().optional(),
 })
 
+// ---------------------------------------------------------------------------------------------
+// mcp.originValidation: DNS rebinding protection on MCP routes (issue #10 item 6).
+
+/** A serialized origin (`https://app.example.com`, `http://localhost:6274`), `null` or `*`. */
+const OriginEntry = z.string().refine(
+  (v) => {
+    if (v === '*' || v === 'null') return true
+    try {
+      return new URL(v).origin === v
+    } catch {
+      return false
+    }
+  },
+  {
+    message:
+      'expected an origin: scheme://host[:port] in lowercase, without path or trailing slash (e.g. "https://app.example.com"), "null" or "*"',
+  },
+)
+
+/** A Host value: `name`, `name:port`, `ip`, `ip:port` or `[v6]:port`, lowercase. */
+const HostEntry = z
+  .string()
+  .regex(/^(\[[0-9a-f:.]+\]|[a-z0-9*]([a-z0-9.-]*[a-z0-9])?)(:\d{1,5})?$/, {
+    message:
+      'expected a host as the Host header carries it: "gateway.example.com", "gateway.example.com:8443" or "*.example.com" (lowercase, no scheme or path)',
+  })
+
+/**
+ * `jwtAuthentication.mcp.originValidation`: what a browser request (one with `Origin`) must carry
+ * on an MCP route. MCP 2025-06-18, Transports (Security Warning): servers MUST validate Origin to
+ * prevent DNS rebinding; the gateway rewrites Host for the backend, so it must check it itself.
+ */
+export const OriginValidation = z
+  .strictObject({
+    allowedOrigins: z
+      .array(OriginEntry)
+      .min(1)
+      .optional()
+      .describe(
+        'Origins accepted, or ["*"]. Default: the route\'s CORS allowOrigins plus the origin of resourceMetadata.resource. A same-origin request (Origin naming an accepted Host) is always accepted.',
+      ),
+    allowedHosts: z
+      .array(HostEntry)
+      .min(1)
+      .optional()
+      .describe(
+        'Host values accepted on a request with Origin, in addition to IP addresses and localhost (which DNS rebinding cannot produce). An entry without port matches any port; "*.example.com" matches subdomains. Default: the host of resourceMetadata.resource.',
+      ),
+  })
+  .describe(
+    'DNS rebinding protection: a request with Origin is answered 403 unless its Host and Origin are accepted. Requests without Origin (non-browser clients) pass.',
+  )
+
 /** `jwtAuthentication.mcp`: MCP OAuth discovery and the BridgedIdp bridging. */
 export const McpAuth = z.strictObject({
   provider: z
@@ -326,6 +379,7 @@ export const McpAuth = z.strictObject({
     .describe(
       'Scopes named in the 403 insufficient_scope challenge. Default: none (no step-up loop).',
     ),
+  originValidation: OriginValidation.optional(),
 })
 
 /** `traffic.jwtAuthentication` (seed: GatewayPolicy). */
@@ -432,6 +486,8 @@ export type PolicyConfig = z.output<typeof PolicyConfig>
 export type JwtProviderConfig = z.output<typeof JwtProvider>
 /** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuth>
+/** A validated `mcp.originValidation` block. */
+export type OriginValidationConfig = z.output<typeof OriginValidation>
 /** A validated CORS filter. */
 export type CorsConfig = z.output<typeof CorsFilter>
 /** A validated backend. */

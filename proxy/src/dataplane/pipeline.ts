@@ -12,6 +12,7 @@ import type { RequestTrace, TraceBus } from '../telemetry/trace-bus.js'
 import type { Cors } from './cors.js'
 import { forward } from './forward.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from './local-response.js'
+import type { OriginCheck } from './origin.js'
 import type { Router } from './router.js'
 import type { Upstream } from './upstream.js'
 
@@ -22,6 +23,8 @@ export interface CompiledRule {
   backend: string
   upstream: Upstream
   cors: Cors | undefined
+  /** Origin/Host validation (DNS rebinding protection); set on routes carrying an MCP policy. */
+  origin: OriginCheck | undefined
   policies: readonly AuthPolicy[]
 }
 
@@ -178,6 +181,15 @@ export function createPipeline(
       return answerPreflight(rule.cors, req, res, trace)
     }
     const cors = rule.cors?.response(req.headers) ?? {}
+
+    // MCP 2025-06-18, Transports: Origin validated here, as the backend sees only its own Host.
+    const verdict = rule.origin?.check(req.headers)
+    if (verdict && !verdict.ok) {
+      trace?.event('cors', { origin: req.headers.origin, host: req.headers.host, allowed: false })
+      corsLog.debug({ origin: req.headers.origin, host: req.headers.host }, verdict.error)
+      sendLocal(res, errorResponse(403, verdict.error, verdict.description), cors)
+      return 403
+    }
 
     if (rule.policies.length > 0) {
       // What the policies see of the request (the OAuth endpoints also read the body).

@@ -1,0 +1,108 @@
+/**
+ * Origin and Host validation on MCP routes: DNS rebinding protection done by the gateway.
+ *
+ * MCP 2025-06-18, Transports (Security Warning): servers MUST validate the Origin header of
+ * incoming connections to prevent DNS rebinding attacks. A backend behind the gateway cannot: the
+ * proxy rewrites Host to the backend's, so a page at `http://evil.example.com` that rebinds its
+ * name to the gateway's address passes any Host/Origin check the backend makes.
+ *
+ * The rules, for a request that carries `Origin` (a browser's; requests without it pass):
+ * 1. Host must be accepted: an IP address or `localhost` (DNS rebinding needs a DNS name it
+ *    controls, so these cannot be rebound), or one of `allowedHosts` (default: the host of the
+ *    configured resource). Else 403 `host_not_allowed`.
+ * 2. Origin must be accepted: same-origin with the (accepted) Host, or one of `allowedOrigins`
+ *    (default: the route's CORS `allowOrigins` plus the resource's origin; `*` accepts any).
+ *    Else 403 `origin_not_allowed`.
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+import { isIP } from 'node:net'
+
+/** What {@link compileOriginCheck} needs. */
+export interface OriginCheckOptions {
+  /** `mcp.resourceMetadata.resource`: its host and origin are accepted by default. */
+  resource: string
+  /** `mcp.originValidation.allowedOrigins`; default: `corsOrigins` plus the resource's origin. */
+  allowedOrigins?: readonly string[] | undefined
+  /** `mcp.originValidation.allowedHosts`; default: the resource's host. */
+  allowedHosts?: readonly string[] | undefined
+  /** The route's CORS filter `allowOrigins`, if it has one. */
+  corsOrigins?: readonly string[] | undefined
+}
+
+/** The verdict on one request. */
+export type OriginVerdict =
+  | { ok: true }
+  | { ok: false; error: 'host_not_allowed' | 'origin_not_allowed'; description: string }
+
+/** A compiled check. */
+export interface OriginCheck {
+  /** Origins accepted (for messages and `/config_dump`). */
+  readonly allowedOrigins: readonly string[]
+  /** Hosts accepted besides IP addresses and localhost. */
+  readonly allowedHosts: readonly string[]
+  check(headers: IncomingHttpHeaders): OriginVerdict
+}
+
+/** `host[:port]` split; `[v6]` keeps its brackets off. */
+function splitHost(host: string): { name: string; port: string | undefined } {
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host)
+  if (!m) return { name: host, port: undefined }
+  return { name: (m[1] as string).replace(/^\[|\]$/g, ''), port: m[2] }
+}
+
+function hostMatches(entry: string, host: string): boolean {
+  const want = splitHost(entry)
+  const got = splitHost(host)
+  if (want.port !== undefined && want.port !== got.port) return false
+  if (want.name.startsWith('*.')) return got.name.endsWith(want.name.slice(1))
+  return want.name === got.name
+}
+
+/** Names that cannot be rebound: IP literals and `localhost` (RFC 6761 §6.3). */
+function isUnrebindable(host: string): boolean {
+  const { name } = splitHost(host)
+  return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost')
+}
+
+/** The Host an origin's request would carry (default ports dropped, as browsers do). */
+function hostOfOrigin(origin: string): string | undefined {
+  try {
+    return new URL(origin).host
+  } catch {
+    return undefined
+  }
+}
+
+/** Compiles the check of one MCP route. */
+export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
+  const resource = new URL(options.resource)
+  const allowedHosts = [...(options.allowedHosts ?? [resource.host.toLowerCase()])]
+  const allowedOrigins = [
+    ...new Set(options.allowedOrigins ?? [...(options.corsOrigins ?? []), resource.origin]),
+  ]
+  const anyOrigin = allowedOrigins.includes('*')
+  return {
+    allowedOrigins,
+    allowedHosts,
+    check(headers) {
+      const origin = headers.origin
+      if (origin === undefined) return { ok: true }
+      const host = (headers.host ?? '').toLowerCase()
+      if (!isUnrebindable(host) && !allowedHosts.some((h) => hostMatches(h, host))) {
+        return {
+          ok: false,
+          error: 'host_not_allowed',
+          description: `Host "${host}" is not a name of this MCP endpoint (DNS rebinding protection): a request with Origin must be sent to ${allowedHosts.join(', ')}, localhost or an IP address; configure mcp.originValidation.allowedHosts to accept another name`,
+        }
+      }
+      if (anyOrigin || allowedOrigins.includes(origin) || hostOfOrigin(origin) === host) {
+        return { ok: true }
+      }
+      return {
+        ok: false,
+        error: 'origin_not_allowed',
+        description: `Origin "${origin}" is not allowed on this MCP endpoint (MCP 2025-06-18, Transports: servers validate Origin); accepted: ${allowedOrigins.join(', ')} and same-origin requests; add it to mcp.originValidation.allowedOrigins or the route's CORS allowOrigins`,
+      }
+    },
+  }
+}
