@@ -6,6 +6,7 @@
  * The shape of `policies.<name>.traffic` is the seed's `GatewayPolicy.spec.traffic`, and routes
  * follow the seed's `HTTPRoute.spec.rules[]`, so a Kubernetes manifest translates one to one.
  */
+import { isIP } from 'node:net'
 import { z } from 'zod'
 import { LogFilterError, parseLogFilter } from '../telemetry/logging.js'
 import { parseDuration } from './duration.js'
@@ -118,6 +119,17 @@ export const GatewayConfig = z
     port: port.describe('Listen port.'),
     address: z
       .string()
+      .refine(
+        (v) =>
+          isIP(v) !== 0 ||
+          /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(
+            v,
+          ),
+        {
+          message:
+            'expected an IP address ("0.0.0.0", "127.0.0.1", "::") or a host name of this machine, without port',
+        },
+      )
       .default('0.0.0.0')
       .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
   })

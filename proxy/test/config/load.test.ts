@@ -151,13 +151,13 @@ describe('substituteEnv', () => {
 })
 
 describe('${ENV} substitution in parsed scalars (issue #10 item 8)', () => {
-  const injecting = 'gateways:\n  default:\n    port: 3000\n    address: ${ADDR}\n'
+  const injecting = `${GW}backends:\n  b:\n    static:\n      port: 8090\n      host: \${HOST}\n`
 
   it('keeps a value with a newline inside its field: it cannot add adminAddr', () => {
-    const ADDR = '127.0.0.1\nconfig:\n  adminAddr: 0.0.0.0:15000'
-    const config = parseConfig(injecting, 'test.yaml', { ADDR })
+    const HOST = 'mcp.internal\nconfig:\n  adminAddr: 0.0.0.0:15000'
+    const config = parseConfig(injecting, 'test.yaml', { HOST })
     expect(config.config.adminAddr).toBe('localhost:15000')
-    expect(config.gateways.default?.address).toBe(ADDR)
+    expect(config.backends.b?.static.host).toBe(HOST)
   })
 
   it('ignores ${…} in comments: an unset variable there is not required', () => {
@@ -176,11 +176,11 @@ describe('${ENV} substitution in parsed scalars (issue #10 item 8)', () => {
 
   it('substitutes inside a longer value and keeps $${ literal', () => {
     const config = parseConfig(
-      'gateways: { default: { port: 3000, address: "${HOST:-127.0.0}.$${x}" } }',
+      `${GW}backends: { b: { static: { port: 1, host: "\${HOST:-127.0.0}.$\${x}" } } }`,
       'test.yaml',
       {},
     )
-    expect(config.gateways.default?.address).toBe('127.0.0.${x}')
+    expect(config.backends.b?.static.host).toBe('127.0.0.${x}')
   })
 })
 
@@ -217,6 +217,17 @@ describe('bounds (issue #10 item 8)', () => {
       'backends.b.timeouts.response: expected a duration from 100ms to 1h',
     )
     expect(parseConfig(`config: { drainTimeout: 0s }\n${GW}`).config.drainTimeout).toBe('0s')
+  })
+
+  it('rejects a gateway address start could never bind', () => {
+    for (const address of ['999.1.1.1:80', '127.0.0.1:3000', 'http://0.0.0.0'])
+      expect(
+        errorOf(`gateways: { default: { port: 3000, address: "${address}" } }`).message,
+        address,
+      ).toContain('gateways.default.address: expected an IP address')
+    expect(
+      parseConfig(`gateways: { default: { port: 3000, address: "::" } }`).gateways.default?.address,
+    ).toBe('::')
   })
 
   it('names the DNS-label rule for a bad gateway name', () => {
