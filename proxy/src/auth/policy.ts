@@ -252,7 +252,7 @@ class CompiledPolicy implements AuthPolicy {
     return { ok: false, response }
   }
 
-  #badRequest(req: AuthRequest, description: string): AuthResult {
+  #badRequest(description: string): AuthResult {
     const params = { error: 'invalid_request', error_description: description }
     const response = errorResponse(400, 'invalid_request', description, this.#challenge(params))
     return { ok: false, response }
@@ -272,7 +272,6 @@ class CompiledPolicy implements AuthPolicy {
           check: 'duplicate authorization',
         })
         return this.#badRequest(
-          req,
           `the request carries ${sent} Authorization headers; send exactly one ("Authorization: Bearer <token>")`,
         )
       }
