@@ -4,7 +4,7 @@
  * so the installed bins and the container image run without tsx.
  * `npm run build -- <workspace>...` builds only those workspaces.
  */
-import { chmodSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { build } from 'esbuild'
 import { BUNDLES, buildOptions } from './build-config.js'
@@ -22,10 +22,16 @@ const bundles = BUNDLES.filter((b) => only.length === 0 || only.includes(b.works
 await Promise.all(
   bundles.map(async (bundle) => {
     const options = buildOptions(bundle)
-    rmSync(options.outdir, { recursive: true, force: true })
-    await build(options)
+    // Built beside dist/ and swapped in, so a command started meanwhile finds a whole build.
+    const next = `${options.outdir}.next-${process.pid}`
+    const old = `${options.outdir}.old-${process.pid}`
+    rmSync(next, { recursive: true, force: true })
+    await build({ ...options, outdir: next })
     // The entry keeps the source's `#!/usr/bin/env node`; make it runnable as it is.
-    chmodSync(join(options.outdir, `${basename(bundle.entry, '.ts')}.js`), 0o755)
+    chmodSync(join(next, `${basename(bundle.entry, '.ts')}.js`), 0o755)
+    if (existsSync(options.outdir)) renameSync(options.outdir, old)
+    renameSync(next, options.outdir)
+    rmSync(old, { recursive: true, force: true })
   }),
 )
 const ms = (performance.now() - started).toFixed(0)
