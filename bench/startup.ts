@@ -12,7 +12,9 @@
  * other load on this shared machine does not land on one variant only. Prints a table and, with
  * `--write`, appends it to bench/RESULTS.md. Loopback only; every process is stopped.
  *
- * Options: --runs <n> per variant and measurement (default 10), --write
+ * Options: --runs <n> per variant and measurement (default 10), --write, --baseline <dir>: also
+ * measure `node <dir>/proxy/bin/gatehouse.js`, the bin of another checkout (e.g. one from before
+ * a change, with a node_modules), in the same interleaved runs.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -28,6 +30,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '10' },
     write: { type: 'boolean', default: false },
+    baseline: { type: 'string' },
   },
 })
 const runs = Number(values.runs)
@@ -42,6 +45,14 @@ interface Variant {
 }
 
 const VARIANTS: Variant[] = [
+  ...(values.baseline
+    ? [
+        {
+          name: `baseline: ${values.baseline}/proxy/bin/gatehouse.js`,
+          argv: [join(values.baseline, 'proxy/bin/gatehouse.js')],
+        },
+      ]
+    : []),
   { name: 'build (node proxy/dist/gatehouse.js)', argv: [join(root, 'proxy/dist/gatehouse.js')] },
   {
     name: 'source through tsx',
@@ -205,15 +216,15 @@ async function main(): Promise<void> {
     '|---|---:|---:|---:|---:|',
     ...variants.map(row),
   ]
-  const [build, source] = variants
-  if (build && source && variants.length === 2) {
-    const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2)
-    const wall = (m: Map<Variant, Array<{ wall: number }>>, v: Variant) =>
-      (m.get(v) ?? []).map((r) => r.wall)
+  const build = variants.find((v) => v.name.startsWith('build'))
+  const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2)
+  const wall = (m: Map<Variant, Array<{ wall: number }>>, v: Variant) =>
+    (m.get(v) ?? []).map((r) => r.wall)
+  lines.push('')
+  for (const other of variants.filter((v) => v !== build)) {
+    if (!build) break
     lines.push(
-      '',
-      `- build / source through tsx, \`--help\` wall: **${ratio(wall(help, build), wall(help, source))}×**`,
-      `- build / source through tsx, start → listening wall: **${ratio(wall(listen, build), wall(listen, source))}×**`,
+      `- build / ${other.name}: \`--help\` **${ratio(wall(help, build), wall(help, other))}×**, start → listening **${ratio(wall(listen, build), wall(listen, other))}×** (wall)`,
     )
   }
   const heading = `## ${new Date().toISOString().slice(0, 10)} — start-up, ${runs} interleaved runs (medians), Node ${process.version}, ${cpus().length} cores`
