@@ -36,7 +36,10 @@ export const BUNDLES: readonly Bundle[] = [
   },
 ]
 
-/** The prefix of the repository's own packages, which are bundled rather than installed. */
+/**
+ * The prefix of the repository's own packages, which are bundled rather than installed: a
+ * workspace lists the ones it imports under devDependencies, never dependencies.
+ */
 export const OWN_SCOPE = '@gatehouse/'
 
 /** Keeps npm packages external; lets esbuild bundle relative imports and our workspaces. */

@@ -68,6 +68,13 @@ describe('build (scripts/build.ts)', () => {
       const meta = await metafile(bundle)
       const imported = [...externalPackages(meta, [entryOutput(meta, bundle)])]
       expect(imported.filter((name) => name.startsWith(OWN_SCOPE))).toEqual([])
+      // So they are devDependencies: a packed workspace (conformance) installs from the registry,
+      // where no @gatehouse package exists.
+      const pkg = JSON.parse(
+        readFileSync(join(ROOT, bundle.workspace, 'package.json'), 'utf8'),
+      ) as { dependencies?: Record<string, string> }
+      const own = Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith(OWN_SCOPE))
+      expect(own, `${bundle.workspace}/package.json: move these to devDependencies`).toEqual([])
     })
   }
 
