@@ -66,8 +66,11 @@ async function startDaemon(): Promise<Engine> {
       return {
         version,
         async release() {
+          if (daemon.exitCode !== null) return
+          // Referenced again so that this process waits for the exit; the timer is not, so it
+          // does not keep the process up once the daemon is gone.
+          daemon.ref()
           daemon.kill('SIGTERM')
-          // An unreferenced timer: once the daemon has exited, nothing keeps this process up.
           await Promise.race([exited, sleep(30_000, undefined, { ref: false })])
         },
       }
