@@ -2,7 +2,10 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['{redact,proxy,mock-idp,mock-mcp,conformance,gwctl}/test/**/*.test.{ts,tsx}'],
+    include: [
+      '{redact,proxy,mock-idp,mock-mcp,conformance,gwctl}/test/**/*.test.{ts,tsx}',
+      'scripts/test/**/*.test.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -4,7 +4,7 @@
  * needs — gatehouse YAML and the seed's Kubernetes manifests — for `--target` runs.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -213,6 +213,13 @@ export async function startGateway(
   f: Fixtures,
   options: GatewayOptions = {},
 ): Promise<RunningGateway> {
+  const entry = join(options.proxyDir ?? join(ROOT, 'proxy'), 'bin/gatehouse.ts')
+  if (!existsSync(entry) || !existsSync(TSX)) {
+    // The installed tool (`gatehouse-conformance`) carries the suite, not the reference proxy.
+    throw new Error(
+      'the embedded reference proxy runs only in a checkout of the Gatehouse repository; pass --target <base_url> to judge a running gateway',
+    )
+  }
   const ports: Ports = {
     gateway: await freePort(),
     proxied: await freePort(),
@@ -221,7 +228,7 @@ export async function startGateway(
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))
   const file = join(dir, 'gatehouse.yaml')
   writeFileSync(file, stringify(gatehouseConfig(f, ports)))
-  const args = [join(options.proxyDir ?? join(ROOT, 'proxy'), 'bin/gatehouse.ts'), '-f', file]
+  const args = [entry, '-f', file]
   const child = spawn(TSX, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT })
   let out = ''
   child.stdout?.on('data', (c: Buffer) => {

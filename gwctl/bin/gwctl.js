@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry with tsx, so gwctl needs no build step.
-import { register } from 'tsx/esm/api'
+// The installed `gwctl` command runs the build, gwctl/dist (`npm run build`, which `npm install`
+// runs). In development run the TypeScript source instead: `npx tsx gwctl/bin/gwctl.ts`.
+import { existsSync } from 'node:fs'
 
-register()
-await import('./gwctl.ts')
+const build = new URL('../dist/gwctl.js', import.meta.url)
+if (!existsSync(build)) {
+  process.stderr.write('gwctl: gwctl/dist is missing; run `npm run build` at the repository root\n')
+  process.exit(1)
+}
+await import(build.href)

@@ -7,13 +7,21 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { type Gatehouse, parseConfig, startGatehouse } from '@gatehouse/proxy'
 import { stringify } from 'yaml'
 
-/** Absolute path of the binary under test. */
-export const GWCTL_BIN = fileURLToPath(new URL('../bin/gwctl.js', import.meta.url))
+/**
+ * Node's arguments that run gwctl from source, through tsx (the installed bin runs the build;
+ * scripts/test/build.test.ts checks that one).
+ */
+export const GWCTL_ARGS: readonly string[] = [
+  '--import',
+  createRequire(import.meta.url).resolve('tsx'),
+  fileURLToPath(new URL('../bin/gwctl.ts', import.meta.url)),
+]
 /** The saved config dump fixture. */
 export const DUMP_FIXTURE = fileURLToPath(new URL('./fixtures/config-dump.json', import.meta.url))
 /** A fixture directory path. */
@@ -43,12 +51,12 @@ export interface GwctlProcess {
   done: Promise<GwctlResult>
 }
 
-/** Starts `node bin/gwctl.js ...args` (async: the servers of the test live in this process). */
+/** Starts `node --import tsx bin/gwctl.ts ...args` (async: the servers of the test live in this process). */
 export function spawnGwctl(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): GwctlProcess {
-  const child = spawn(process.execPath, [GWCTL_BIN, ...args], {
+  const child = spawn(process.execPath, [...GWCTL_ARGS, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

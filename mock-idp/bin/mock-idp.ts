@@ -10,7 +10,8 @@ const USAGE = `usage: mock-idp [options]
 
   --port <port>         port to listen on (default 9000; 0 picks a free one)
   --host <address>      address to bind (default 127.0.0.1)
-  --public-url <url>    org URL as clients see it, e.g. http://localhost:9000 behind docker
+  --public-url <url>    org URL (an origin) as clients see it, e.g. http://localhost:9000
+                        behind docker: the issuer and every endpoint URL use it
   --https               serve HTTPS with a generated test CA (its path is printed)
   --api-token <token>   API token org-level client registration requires (default test-api-token)
   --trusted-origin <o>  a web origin allowed to call the token endpoint from a browser
@@ -62,11 +63,12 @@ for (const origin of values['trusted-origin']) {
     fail(`--trusted-origin: expected an origin such as http://localhost:6274, got "${origin}"`, 2)
   }
 }
-if (values['public-url'] !== undefined && !URL.canParse(values['public-url'])) {
-  fail(
-    `--public-url: expected a URL such as http://localhost:9000, got "${values['public-url']}"`,
-    2,
-  )
+const publicUrl = values['public-url']
+if (
+  publicUrl !== undefined &&
+  (!URL.canParse(publicUrl) || new URL(publicUrl).origin !== publicUrl.replace(/\/$/, ''))
+) {
+  fail(`--public-url: expected an origin such as http://localhost:9000, got "${publicUrl}"`, 2)
 }
 
 try {

@@ -60,7 +60,11 @@ export interface MockIdpOptions {
   port?: number
   /** Bind address; default 127.0.0.1. */
   host?: string
-  /** The org URL as clients see it (e.g. in docker compose); default the listening URL. */
+  /**
+   * The org URL as clients see it, an origin such as `http://localhost:9000` (e.g. in docker
+   * compose); default the listening URL. The issuer and every endpoint URL are built from it,
+   * never from a request's Host header.
+   */
   publicUrl?: string
   /** Serve HTTPS with a generated test CA (returned as `caCertPath` / `caCertPem`). */
   https?: boolean
@@ -152,10 +156,34 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   const requests: Array<{ method: string; path: string; query: string; at: string }> = []
   const registrations: RecordedRegistration[] = []
 
+  if (options.publicUrl !== undefined) {
+    const u = URL.canParse(options.publicUrl) ? new URL(options.publicUrl) : undefined
+    if (u?.origin !== options.publicUrl.replace(/\/$/, '')) {
+      throw new TypeError(
+        `publicUrl: expected an origin such as http://localhost:9000 (no path), got "${options.publicUrl}"`,
+      )
+    }
+  }
+
   const certs = options.https ? await createTestCertificates(host) : undefined
+  // The port must be bound before the issuer can name it, and keys and providers come after:
+  // requests that arrive in between wait for them instead of finding no handler (and no answer).
+  let ready: (handler: typeof handle) => void = () => {}
+  const handler = new Promise<typeof handle>((resolve) => {
+    ready = resolve
+  })
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    void handler.then((h) =>
+      h(req, res).catch((err: unknown) => {
+        if (!res.headersSent)
+          json(res, 500, { error: 'server_error', error_description: (err as Error).message })
+        else res.destroy()
+      }),
+    )
+  }
   const server: Server = certs
-    ? createHttpsServer({ key: certs.keyPem, cert: certs.certPem })
-    : createHttpServer()
+    ? createHttpsServer({ key: certs.keyPem, cert: certs.certPem }, onRequest)
+    : createHttpServer(onRequest)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, host, () => {
@@ -168,6 +196,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     /\/$/,
     '',
   )
+  const org = new URL(orgUrl)
 
   const providerCtx: ProviderContext = {
     orgUrl,
@@ -311,6 +340,12 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     // Like Express mounting: oidc-provider derives its mount path from originalUrl minus url.
     ;(req as IncomingMessage & { originalUrl?: string }).originalUrl = req.url
     req.url = `${rest}${url.search}`
+    // oidc-provider builds endpoint URLs from the request's host and protocol. Pin them to the
+    // org URL (the provider trusts these two headers, and only as set here), so that discovery
+    // names the URLs clients use, whichever address the request came to (e.g. mock-idp:9000
+    // inside docker compose, localhost:9000 from the host's browser).
+    req.headers['x-forwarded-host'] = org.host
+    req.headers['x-forwarded-proto'] = org.protocol.slice(0, -1)
     s.provider.callback()(req, res)
   }
 
@@ -342,13 +377,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     res.end()
   }
 
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent)
-        json(res, 500, { error: 'server_error', error_description: (err as Error).message })
-      else res.destroy()
-    })
-  })
+  ready(handle)
 
   return {
     orgUrl,

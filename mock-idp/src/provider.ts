@@ -146,6 +146,9 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       ctx.body = `<!doctype html><title>Error</title><h1>${escapeHtml(String(out.error))}</h1><p>${escapeHtml(String(out.error_description ?? ''))}</p>`
     },
   })
+  // Host and protocol come from X-Forwarded-Host/-Proto, which the server always sets to the org
+  // URL's (see index.ts), never from the request's Host header.
+  provider.proxy = true
   // Loopback redirect URIs on any port and path for the public clients (RFC 8252 §7.3).
   const proto = provider.Client.prototype as unknown as {
     redirectUriAllowed(this: { clientId: string }, value: string): boolean

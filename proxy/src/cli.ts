@@ -3,11 +3,9 @@
  * file and exits. Exit codes: 0 ok, 1 invalid configuration or start-up failure, 2 bad usage.
  */
 import { parseArgs } from 'node:util'
-import { checkCompilable } from './config/compile.js'
-import { loadConfigFile } from './config/load.js'
-import { configWarnings } from './config/warnings.js'
 import { GatehouseError } from './errors.js'
-import { type Gatehouse, startGatehouse, VERSION } from './index.js'
+import type { Gatehouse } from './index.js'
+import { VERSION } from './version.js'
 
 const USAGE = `Usage: gatehouse -f <config.yaml> [--validate]
 
@@ -56,8 +54,13 @@ export async function run(argv: readonly string[]): Promise<number> {
     return 2
   }
   try {
+    // Loaded only now, so that --help, --version and usage errors stay cheap (no proxy, no
+    // dependencies: the build puts these imports in chunks of their own).
+    const { loadConfigFile } = await import('./config/load.js')
     const config = await loadConfigFile(values.file)
     if (values.validate) {
+      const { checkCompilable } = await import('./config/compile.js')
+      const { configWarnings } = await import('./config/warnings.js')
       await checkCompilable(config, values.file)
       for (const w of configWarnings(config)) {
         process.stderr.write(`gatehouse: warning: ${w.path}: ${w.message}\n`)
@@ -84,6 +87,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
+    const { startGatehouse } = await import('./index.js')
     gatehouse = await startGatehouse({ config, configFile: values.file })
     if (early) void gatehouse.stop(early)
     await gatehouse.stopped

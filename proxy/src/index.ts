@@ -2,7 +2,6 @@
  * Gatehouse, the reference proxy: protects an MCP server with OAuth 2.0 bearer JWTs from an
  * external identity provider. {@link startGatehouse} runs one from a validated configuration.
  */
-import { readFileSync } from 'node:fs'
 import type { AdminContext, GatewayInfo } from './admin/context.js'
 import type { AuthPolicy } from './auth/types.js'
 import { checkCompilable, compileSnapshot } from './config/compile.js'
@@ -15,17 +14,13 @@ import { ConfigError } from './errors.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
 import { TaskRegistry } from './telemetry/tasks.js'
 import { TraceBus } from './telemetry/trace-bus.js'
+import { VERSION } from './version.js'
 
 export { loadConfigFile, parseConfig } from './config/load.js'
 export type { GatehouseConfig, GatehouseConfigInput } from './config/schema.js'
 export { ConfigError, GatehouseError } from './errors.js'
-
 /** The proxy's version, from its package.json. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string
-  }
-).version
+export { VERSION }
 
 /** Options of {@link startGatehouse}. */
 export interface StartOptions {

@@ -1,17 +1,25 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-const BIN = new URL('../bin/gatehouse.js', import.meta.url).pathname
+/** The command from source, through tsx (the bin runs the build; scripts/test checks that). */
+const GATEHOUSE = [
+  '--import',
+  createRequire(import.meta.url).resolve('tsx'),
+  new URL('../bin/gatehouse.ts', import.meta.url).pathname,
+]
 
 function gatehouse(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } })
+    const child = spawn(process.execPath, [...GATEHOUSE, ...args], {
+      env: { ...process.env, ...env },
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c) => (stdout += c))
@@ -116,7 +124,7 @@ describe('gatehouse CLI', () => {
     const path = file(
       `config: { adminAddr: "off" }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
     )
-    const child = spawn(process.execPath, [BIN, '-f', path])
+    const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
     let stdout = ''
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (c) => {

@@ -1,9 +1,11 @@
 /**
- * Static checks of the shipped examples and the container demo (compose.yaml, Dockerfile): no
- * Docker engine runs in CI, so this is what keeps them from drifting from the code.
+ * Static checks of the shipped examples and the container demo (compose.yaml, Dockerfile,
+ * .dockerignore): they keep them from drifting from the code on every machine, with or without a
+ * Docker engine (`npm run test:compose`, ci/compose-smoke.ts, runs the stack where one can be had).
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import dockerignoreModule from '@balena/dockerignore'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { checkCompilable } from '../src/config/compile.js'
@@ -13,10 +15,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 const read = (file: string): string => readFileSync(`${root}${file}`, 'utf8')
 
 interface ComposeService {
-  build?: string
+  build?: { context: string; target: string }
   command: string[]
   ports?: string[]
   expose?: string[]
+  healthcheck?: { test: string[] }
+  depends_on?: Record<string, { condition: string }>
 }
 const compose = parse(read('compose.yaml')) as { services: Record<string, ComposeService> }
 
@@ -31,16 +35,27 @@ describe('examples', () => {
 })
 
 describe('compose.yaml', () => {
-  it('runs the three services from files that exist, built from the repository Dockerfile', () => {
+  it('runs each service from its own Dockerfile target, with files that exist', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['gatehouse', 'mcp-backend', 'mock-idp'])
     for (const [name, service] of Object.entries(compose.services)) {
-      expect(service.build, name).toBe('.')
+      expect(service.build, name).toEqual({ context: '.', target: name })
+      expect(stages(), name).toContain(name)
       expect(service.command[0], name).toBe('node')
       for (const arg of service.command.slice(1)) {
         if (/\.(js|ya?ml)$/.test(arg))
           expect(existsSync(`${root}${arg}`), `${name}: ${arg}`).toBe(true)
       }
     }
+  })
+
+  it('has a healthcheck on every service, and starts gatehouse once the others are healthy', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      expect(service.healthcheck?.test[0], name).toBe('CMD')
+    }
+    expect(compose.services.gatehouse?.depends_on).toEqual({
+      'mock-idp': { condition: 'service_healthy' },
+      'mcp-backend': { condition: 'service_healthy' },
+    })
   })
 
   it('publishes ports on the host loopback only', () => {
@@ -64,12 +79,63 @@ describe('compose.yaml', () => {
   })
 })
 
+const dockerfile = read('Dockerfile')
+// A CommonJS module: its typed default export is the module's own `default` member.
+const dockerignore = dockerignoreModule.default
+
+/** The Dockerfile's stages: `FROM <image> AS <name>`. */
+function stages(): string[] {
+  return [...dockerfile.matchAll(/^FROM\s+\S+\s+AS\s+(\S+)$/gm)].map((m) => m[1] as string)
+}
+
+/** The instructions of one stage, up to the next FROM. */
+function stage(name: string): string {
+  const start = dockerfile.search(new RegExp(`^FROM\\s+\\S+\\s+AS\\s+${name}$`, 'm'))
+  const rest = dockerfile.slice(start + 1)
+  const end = rest.search(/^FROM\s/m)
+  return end < 0 ? rest : rest.slice(0, end)
+}
+
+/** Every file under `dir`, relative to the root. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(`${root}${dir}`, { recursive: true, encoding: 'utf8' })
+    .map((f) => `${dir}/${f}`)
+    .filter((f) => statSync(`${root}${f}`).isFile())
+}
+
 describe('Dockerfile', () => {
   it('copies every workspace manifest before npm ci, so the lockfile install succeeds', () => {
-    const dockerfile = read('Dockerfile')
     const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces
     for (const ws of workspaces) expect(dockerfile).toContain(`COPY ${ws}/package.json ${ws}/`)
-    expect(dockerfile).toMatch(/RUN npm ci\b/)
-    expect(dockerfile).toContain('USER node')
+    expect(stage('build')).toMatch(/RUN npm ci\b/)
+    expect(stage('prod-deps')).toMatch(/RUN npm ci --omit=dev\b/)
+  })
+
+  it('runs every service image as the unprivileged node user, from the build, without tsx', () => {
+    for (const name of Object.keys(compose.services)) {
+      const s = stage(name)
+      expect(s, name).toMatch(/^USER node$/m)
+      expect(s, name).toContain('--from=build')
+      expect(s, name).toContain('--from=prod-deps')
+      expect(s, name).not.toMatch(/\btsx\b/)
+    }
+  })
+
+  // Regression: .dockerignore excluded bench/package.json, which the Dockerfile copies, so the
+  // image could not be built at all.
+  it('copies only files that .dockerignore sends to the engine', () => {
+    const ignore = dockerignore().add(read('.dockerignore').split('\n'))
+    const sources = [...dockerfile.matchAll(/^COPY\s+(?!--from)(.+)\s+\S+$/gm)].flatMap((m) =>
+      (m[1] as string).split(/\s+/),
+    )
+    expect(sources.length).toBeGreaterThan(0)
+    for (const source of sources) {
+      expect(existsSync(`${root}${source}`), source).toBe(true)
+      const files = statSync(`${root}${source}`).isDirectory() ? filesUnder(source) : [source]
+      // Tests, builds and installed packages are left out on purpose.
+      const needed = files.filter((f) => !/(^|\/)(test|dist|node_modules)\//.test(f))
+      expect(needed.length, source).toBeGreaterThan(0)
+      for (const file of needed) expect(ignore.ignores(file), file).toBe(false)
+    }
   })
 })

@@ -1,15 +1,11 @@
 /** `gwctl version`: the version of gwctl itself. */
-import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
+import pkg from '../../package.json' with { type: 'json' }
 import { write } from '../io.js'
 import type { Action } from './context.js'
 
-/** gwctl's version, from its package.json. */
-export const GWCTL_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string
-  }
-).version
+/** gwctl's version, from its package.json (inlined by the build, wherever the bundle lies). */
+export const GWCTL_VERSION: string = pkg.version
 
 /** Builds `version`; `setAction` receives the action to run. */
 export function versionCommand(setAction: (a: Action) => void): Command {

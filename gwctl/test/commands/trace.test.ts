@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hasTmux, tmuxPath } from '../../../ci/tmux.js'
 import {
-  GWCTL_BIN,
+  GWCTL_ARGS,
   type LiveGatehouse,
   spawnGwctl,
   startLiveGatehouse,
@@ -254,7 +254,7 @@ describe.skipIf(!hasTmux())(TUI_SUITE, () => {
     const script = join(cwd, 'run.sh')
     await writeFile(
       script,
-      `#!/bin/bash\ntrap 'echo shell got INT' INT\n${NOT_IN_CI}\n${process.execPath} ${GWCTL_BIN} ${args}\necho "gwctl exited $?"\nsleep 600\n`,
+      `#!/bin/bash\ntrap 'echo shell got INT' INT\n${NOT_IN_CI}\n${process.execPath} ${GWCTL_ARGS.join(' ')} ${args}\necho "gwctl exited $?"\nsleep 600\n`,
     )
     await chmod(script, 0o755)
     sessions.push(name)
@@ -286,7 +286,7 @@ describe.skipIf(!hasTmux())(TUI_SUITE, () => {
   })
 
   it('shows the route, backend and status of the request sent while it waits, then exits 0', async () => {
-    const cmd = `${NOT_IN_CI}; ${process.execPath} ${GWCTL_BIN} -p ${live.adminPort} proxy trace --local; echo "gwctl exited $?"; sleep 600`
+    const cmd = `${NOT_IN_CI}; ${process.execPath} ${GWCTL_ARGS.join(' ')} -p ${live.adminPort} proxy trace --local; echo "gwctl exited $?"; sleep 600`
     // Started in a directory without a tsconfig.json: the UI must not depend on the cwd's one.
     const cwd = await mkdtemp(join(tmpdir(), 'gwctl-tui-'))
     tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '40', '-c', cwd, 'bash', '-c', cmd)

@@ -9,53 +9,15 @@
  *
  * Needs Chromium (`npm run setup:test-tools` installs Debian's where it can).
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { build } from 'esbuild'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../../ci/chromium.js'
 import { MCP_TRANSPORT_REQUEST_HEADERS } from '../../src/config/warnings.js'
 import { authConfig } from '../auth/config.js'
 import { freePort, startTestGatehouse, type TestGatehouse } from '../helpers.js'
-import type { FinishResult } from './sdk-client.js'
-
-const ENTRY = fileURLToPath(new URL('./sdk-client.ts', import.meta.url))
-
-/** The SDK client module as one browser script exposing `gatehouseClient.start/finish`. */
-async function bundleClient(): Promise<string> {
-  const out = await build({
-    entryPoints: [ENTRY],
-    bundle: true,
-    format: 'iife',
-    globalName: 'gatehouseClient',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-  })
-  const file = out.outputFiles[0]
-  if (!file) throw new Error('esbuild produced no output')
-  return file.text
-}
-
-/** The web app: `/` and `/callback` both load the client script. */
-async function startApp(script: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer((req, res) => {
-    if (req.url === '/client.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' })
-      res.end(script)
-      return
-    }
-    res.writeHead(200, { 'content-type': 'text/html' })
-    res.end('<!doctype html><title>web MCP client</title><script src="/client.js"></script>')
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
-}
+import { type FinishResult, startWebApp, type WebApp, signIn as webSignIn } from './web-app.js'
 
 /** The scope of the first authorization request (what a step-up without `scope` asks again). */
 function authorizeScope(result: FinishResult): string | null {
@@ -67,7 +29,7 @@ const SUITE = hasChromium()
   : `the MCP SDK client in a web page (skipped: no Chromium at ${chromiumPath()}; npm run setup:test-tools)`
 
 describe.skipIf(!hasChromium())(SUITE, () => {
-  let app: { server: Server; origin: string }
+  let app: WebApp
   let idp: MockIdp
   let backend: McpBackend
   let gh: TestGatehouse
@@ -75,7 +37,7 @@ describe.skipIf(!hasChromium())(SUITE, () => {
   let mcpUrl: string
 
   beforeAll(async () => {
-    app = await startApp(await bundleClient())
+    app = await startWebApp()
     // The IdP lets the app's origin call its token endpoint, as its "Trusted Origins" would.
     idp = await startMockIdp({ trustedOrigins: [app.origin] })
     backend = await startMcpBackend()
@@ -108,32 +70,11 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     await gh?.stop('done')
     await backend?.stop()
     await idp?.stop()
-    await new Promise<void>((r) => (app ? app.server.close(() => r()) : r()))
+    await app?.close()
   })
 
-  async function signIn(page: Page, login: string): Promise<FinishResult> {
-    await page.goto(`${app.origin}/`)
-    const started = await page.evaluate(
-      ([url, hint]) =>
-        (
-          globalThis as unknown as {
-            gatehouseClient: { start(u: string, h: string): Promise<string> }
-          }
-        ).gatehouseClient.start(url, hint),
-      [mcpUrl, login] as const,
-    )
-    expect(started).toBe('redirecting')
-    // The page goes to the IdP, which signs the user in and sends the browser back with a code.
-    await page.waitForURL((u) => u.origin === app.origin && u.pathname === '/callback')
-    return page.evaluate(
-      (url) =>
-        (
-          globalThis as unknown as {
-            gatehouseClient: { finish(u: string): Promise<FinishResult> }
-          }
-        ).gatehouseClient.finish(url),
-      mcpUrl,
-    )
+  function signIn(page: Page, login: string): Promise<FinishResult> {
+    return webSignIn(page, app, mcpUrl, login)
   }
 
   it('alice: 401 → metadata → registration → sign-in at the IdP → token → initialize → tools/call', async () => {
