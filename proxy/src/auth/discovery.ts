@@ -8,7 +8,8 @@ import type { pino } from 'pino'
 import type { Upstream } from '../dataplane/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { firstIssue, OidcDiscovery } from './documents.js'
-import { describeError, maxAgeMs, requestUpstream } from './fetch.js'
+import { maxAgeMs, requestUpstream } from './fetch.js'
+import { type Fetched, RefreshingDocument } from './refreshing-document.js'
 
 const DEFAULT_TTL_MS = 5 * 60_000
 const MIN_TTL_MS = 60_000
@@ -26,13 +27,7 @@ export class DiscoveryCache {
   readonly #upstream: Upstream | undefined
   readonly #issuer: string
   readonly #path: string
-  readonly #log: pino.Logger
-  readonly #tasks: TaskRegistry
-  #document: OidcDiscovery | undefined
-  #expiresAt = 0
-  #failedAt = 0
-  #lastError: string | undefined
-  #inflight: Promise<void> | undefined
+  readonly #document: RefreshingDocument<OidcDiscovery>
 
   /**
    * @param upstream the JWKS backend (the org domain); without one the issuer URL is fetched
@@ -47,8 +42,27 @@ export class DiscoveryCache {
     this.#issuer = issuer
     this.#upstream = upstream
     this.#path = `${new URL(issuer).pathname.replace(/\/$/, '')}/.well-known/openid-configuration`
-    this.#log = log
-    this.#tasks = tasks
+    this.#document = new RefreshingDocument<OidcDiscovery>({
+      task: 'discovery_fetch',
+      taskDetails: { issuer, url: this.url },
+      tasks,
+      fetch: () => this.#fetch(),
+      defaultTtlMs: DEFAULT_TTL_MS,
+      minTtlMs: MIN_TTL_MS,
+      maxTtlMs: MAX_TTL_MS,
+      retryMinMs: FAILURE_BACKOFF_MS,
+      retryMaxMs: FAILURE_BACKOFF_MS,
+      onFailure: (cause) =>
+        log.warn(
+          {
+            issuer,
+            url: this.url,
+            cause,
+            serving: this.#document.value ? 'last-known-good' : 'nothing',
+          },
+          'OIDC discovery document is not available',
+        ),
+    })
   }
 
   /** The URL the document is fetched from. */
@@ -60,74 +74,47 @@ export class DiscoveryCache {
 
   /** The document, fetching it when missing or expired. */
   async get(): Promise<DiscoveryResult> {
-    const now = Date.now()
-    if (now >= this.#expiresAt && now - this.#failedAt >= FAILURE_BACKOFF_MS) {
-      this.#inflight ??= this.#fetch().finally(() => {
-        this.#inflight = undefined
-      })
-      await this.#inflight
-    }
-    if (this.#document)
-      return { ok: true, document: this.#document, stale: Date.now() >= this.#expiresAt }
-    return { ok: false, url: this.url, cause: this.#lastError ?? 'not fetched yet' }
+    const document = await this.#document.current()
+    if (document) return { ok: true, document, stale: this.#document.stale }
+    return { ok: false, url: this.url, cause: this.#document.lastError ?? 'not fetched yet' }
   }
 
-  async #fetch(): Promise<void> {
-    const done = this.#tasks.background('discovery_fetch', { issuer: this.#issuer, url: this.url })
-    try {
-      let status: number
-      let text: string
-      let ttl: number | undefined
-      if (this.#upstream) {
-        const res = await requestUpstream(this.#upstream, this.#path)
-        status = res.status
-        text = res.body.toString('utf8')
-        ttl = maxAgeMs(res.headers)
-      } else {
-        const res = await fetch(this.url, { signal: AbortSignal.timeout(10_000) })
-        status = res.status
-        text = await res.text()
-        const cc = res.headers.get('cache-control')
-        ttl = cc ? maxAgeMs({ 'cache-control': cc }) : undefined
-      }
-      if (status !== 200) throw new Error(`HTTP ${status}`)
-      const parsed = OidcDiscovery.safeParse(JSON.parse(text))
-      if (!parsed.success) {
-        const { member, message } = firstIssue(parsed.error)
-        throw new Error(`not an OpenID Connect discovery document (${member}: ${message})`)
-      }
-      const d = parsed.data
-      if (d.issuer !== this.#issuer) {
-        // OpenID Connect Discovery §4.3: the issuer in the document must be the one asked for.
-        throw new Error(`the document names issuer ${String(d.issuer)}, expected ${this.#issuer}`)
-      }
-      this.#document = d
-      this.#lastError = undefined
-      this.#expiresAt =
-        Date.now() + Math.min(Math.max(ttl ?? DEFAULT_TTL_MS, MIN_TTL_MS), MAX_TTL_MS)
-    } catch (err) {
-      this.#lastError = describeError(err)
-      this.#failedAt = Date.now()
-      this.#log.warn(
-        {
-          issuer: this.#issuer,
-          url: this.url,
-          cause: this.#lastError,
-          serving: this.#document ? 'last-known-good' : 'nothing',
-        },
-        'OIDC discovery document is not available',
-      )
-    } finally {
-      done()
+  async #fetch(): Promise<Fetched<OidcDiscovery>> {
+    let status: number
+    let text: string
+    let ttl: number | undefined
+    if (this.#upstream) {
+      const res = await requestUpstream(this.#upstream, this.#path)
+      status = res.status
+      text = res.body.toString('utf8')
+      ttl = maxAgeMs(res.headers)
+    } else {
+      const res = await fetch(this.url, { signal: AbortSignal.timeout(10_000) })
+      status = res.status
+      text = await res.text()
+      const cc = res.headers.get('cache-control')
+      ttl = cc ? maxAgeMs({ 'cache-control': cc }) : undefined
     }
+    if (status !== 200) throw new Error(`HTTP ${status}`)
+    const parsed = OidcDiscovery.safeParse(JSON.parse(text))
+    if (!parsed.success) {
+      const { member, message } = firstIssue(parsed.error)
+      throw new Error(`not an OpenID Connect discovery document (${member}: ${message})`)
+    }
+    const d = parsed.data
+    if (d.issuer !== this.#issuer) {
+      // OpenID Connect Discovery §4.3: the issuer in the document must be the one asked for.
+      throw new Error(`the document names issuer ${String(d.issuer)}, expected ${this.#issuer}`)
+    }
+    return { value: d, maxAgeMs: ttl }
   }
 
   /** View for the config dump. */
   dump(): Record<string, unknown> {
     return {
       url: this.url,
-      cached: this.#document !== undefined,
-      lastError: this.#lastError ?? null,
+      cached: this.#document.value !== undefined,
+      lastError: this.#document.lastError ?? null,
     }
   }
 }

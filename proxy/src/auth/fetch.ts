@@ -4,6 +4,7 @@
  * and CA validation are the backend's (the seed's BackendTLSPolicy), never ad hoc.
  */
 import type { Upstream } from '../dataplane/upstream.js'
+import { describeUpstreamError } from '../http/upstream-error.js'
 
 /** A fetched response with its body read. */
 export interface FetchedResponse {
@@ -51,14 +52,9 @@ export async function requestUpstream(
   return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }
 }
 
-/** A readable cause for a failed fetch (undici wraps the useful part in `cause`). */
+/** A readable cause for a failed fetch: connection refused, timed out, TLS failure, too large. */
 export function describeError(err: unknown): string {
-  const e = err as Error & { code?: string; cause?: Error & { code?: string } }
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out'
-  const cause = e.cause
-  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`
-  if (e.code) return `${e.code}${e.message ? ` (${e.message})` : ''}`
-  return e.message
+  return describeUpstreamError(err).text
 }
 
 /** `max-age` of a Cache-Control header, in milliseconds, or undefined. */

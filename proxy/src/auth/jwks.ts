@@ -17,7 +17,8 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jos
 import type { pino } from 'pino'
 import type { Upstream } from '../dataplane/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
-import { describeError, maxAgeMs, requestUpstream } from './fetch.js'
+import { maxAgeMs, requestUpstream } from './fetch.js'
+import { type Fetched, RefreshingDocument } from './refreshing-document.js'
 
 /**
  * Re-fetches caused by unknown `kid`s: at most {@link KID_REFETCH_BURST} within
@@ -84,26 +85,46 @@ export function loadStaticJwks(jwks: {
 /** A provider's key set with its refresh machinery. */
 export class KeySet {
   readonly #source: KeySource
-  readonly #log: pino.Logger
-  readonly #tasks: TaskRegistry
   readonly #issuer: string
-  #jwks: JSONWebKeySet | undefined
+  readonly #document: RefreshingDocument<JSONWebKeySet>
   #getKey: JWTVerifyGetKey | undefined
-  #lastError: string | undefined
-  #lastFetchAt: Date | undefined
   readonly #kidRefetches: number[] = []
-  #inflight: Promise<boolean> | undefined
-  #timer: NodeJS.Timeout | undefined
-  #retryMs = RETRY_MIN_MS
-  #stopped = false
   readonly #changeListeners = new Set<() => void>()
 
   constructor(issuer: string, source: KeySource, log: pino.Logger, tasks: TaskRegistry) {
     this.#issuer = issuer
     this.#source = source
-    this.#log = log
-    this.#tasks = tasks
-    if (source.kind === 'static') this.#install(source.jwks)
+    const initial = source.kind === 'static' ? source.jwks : undefined
+    if (initial) this.#getKey = createLocalJWKSet(initial)
+    this.#document = new RefreshingDocument<JSONWebKeySet>(
+      {
+        task: 'jwks_fetch',
+        taskDetails: { issuer, url: this.url },
+        tasks,
+        fetch: () => this.#fetch(),
+        defaultTtlMs: source.kind === 'remote' ? source.refreshMs : MAX_REFRESH_MS,
+        minTtlMs: MIN_REFRESH_MS,
+        maxTtlMs: MAX_REFRESH_MS,
+        retryMinMs: RETRY_MIN_MS,
+        retryMaxMs: RETRY_MAX_MS,
+        refreshLoop: true,
+        onUpdate: (jwks, previous, reason) => this.#installed(jwks, previous, reason, log),
+        onFailure: (cause, retryInMs, reason) => {
+          if (this.available) {
+            log.warn(
+              { issuer, url: this.url, cause, reason },
+              'JWKS refresh failed; keeping the last-known-good keys',
+            )
+          } else {
+            log.error(
+              { issuer, url: this.url, cause, retryInMs },
+              `JWKS keyset is not available for issuer ${issuer} at ${this.url}: ${cause}; requests on this policy's routes are rejected with 401 until it is`,
+            )
+          }
+        },
+      },
+      initial,
+    )
   }
 
   /** The URL the keys come from (for messages and the config dump). */
@@ -119,12 +140,12 @@ export class KeySet {
 
   /** Why the last fetch failed, if it did. */
   get lastError(): string | undefined {
-    return this.#lastError
+    return this.#document.lastError
   }
 
   /** Key ids currently known. */
   get kids(): string[] {
-    return (this.#jwks?.keys ?? []).map((k) => k.kid ?? '(no kid)')
+    return kidsOf(this.#document.value)
   }
 
   /** Called whenever the keys or their availability change. */
@@ -144,19 +165,21 @@ export class KeySet {
     await Promise.race([first, new Promise((r) => setTimeout(r, FIRST_FETCH_WAIT_MS).unref())])
   }
 
+  /** Stops the refresh loop. */
   stop(): void {
-    this.#stopped = true
-    if (this.#timer) clearTimeout(this.#timer)
+    this.#document.stop()
   }
 
   /**
-   * Re-fetch because a token named a `kid` we do not have. Rate-limited.
+   * Re-fetch because a token named a `kid` we do not have: at most {@link KID_REFETCH_BURST}
+   * within {@link KID_REFETCH_WINDOW_MS}; a refetch already in flight is shared, not counted.
    * @returns whether a new key set was installed.
    */
   async refetchForUnknownKid(): Promise<boolean> {
     if (this.#source.kind !== 'remote') return false
+    const inflight = this.#document.inflight
+    if (inflight) return inflight
     const now = Date.now()
-    if (this.#inflight) return this.#inflight
     while (
       this.#kidRefetches.length > 0 &&
       now - (this.#kidRefetches[0] ?? 0) > KID_REFETCH_WINDOW_MS
@@ -170,78 +193,39 @@ export class KeySet {
 
   /** Fetches the key set now (concurrent calls share one fetch). */
   refresh(reason: string): Promise<boolean> {
-    this.#inflight ??= this.#fetch(reason).finally(() => {
-      this.#inflight = undefined
-    })
-    return this.#inflight
+    if (this.#source.kind !== 'remote') return Promise.resolve(false)
+    return this.#document.refresh(reason)
   }
 
-  #install(jwks: JSONWebKeySet): void {
-    this.#jwks = jwks
-    this.#getKey = createLocalJWKSet(jwks)
-  }
-
-  async #fetch(reason: string): Promise<boolean> {
+  async #fetch(): Promise<Fetched<JSONWebKeySet>> {
     const source = this.#source
-    if (source.kind !== 'remote') return false
-    const done = this.#tasks.background('jwks_fetch', {
-      issuer: this.#issuer,
-      url: this.url,
-      reason,
-    })
+    if (source.kind !== 'remote') throw new Error('a static key set is not fetched')
+    const res = await requestUpstream(source.upstream, source.path)
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}`)
+    const jwks = parseJwks(JSON.parse(res.body.toString('utf8')) as unknown)
+    if (jwks.keys.length === 0) throw new Error('the key set has no usable public key')
+    return { value: jwks, maxAgeMs: maxAgeMs(res.headers) }
+  }
+
+  #installed(
+    jwks: JSONWebKeySet,
+    previous: JSONWebKeySet | undefined,
+    reason: string,
+    log: pino.Logger,
+  ): void {
     const wasAvailable = this.available
-    let nextMs: number
-    let installed = false
-    try {
-      const res = await requestUpstream(source.upstream, source.path)
-      if (res.status !== 200) throw new Error(`HTTP ${res.status}`)
-      const jwks = parseJwks(JSON.parse(res.body.toString('utf8')) as unknown)
-      if (jwks.keys.length === 0) throw new Error('the key set has no usable public key')
-      const before = this.kids.join(',')
-      this.#install(jwks)
-      installed = true
-      this.#lastFetchAt = new Date()
-      this.#lastError = undefined
-      this.#retryMs = RETRY_MIN_MS
-      const ttl = maxAgeMs(res.headers) ?? source.refreshMs
-      nextMs = Math.min(Math.max(ttl, MIN_REFRESH_MS), MAX_REFRESH_MS)
-      if (!wasAvailable) {
-        this.#log.info(
-          { issuer: this.#issuer, url: this.url, kids: this.kids },
-          'JWKS keyset is available',
-        )
-      } else if (before !== this.kids.join(',')) {
-        this.#log.info(
-          { issuer: this.#issuer, url: this.url, kids: this.kids, reason },
-          'JWKS keyset changed',
-        )
-      }
-      if (!wasAvailable || before !== this.kids.join(','))
-        for (const l of this.#changeListeners) l()
-    } catch (err) {
-      this.#lastError = describeError(err)
-      nextMs = this.#retryMs
-      this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS)
-      if (wasAvailable) {
-        this.#log.warn(
-          { issuer: this.#issuer, url: this.url, cause: this.#lastError, reason },
-          'JWKS refresh failed; keeping the last-known-good keys',
-        )
-      } else {
-        this.#log.error(
-          { issuer: this.#issuer, url: this.url, cause: this.#lastError, retryInMs: nextMs },
-          `JWKS keyset is not available for issuer ${this.#issuer} at ${this.url}: ${this.#lastError}; requests on this policy's routes are rejected with 401 until it is`,
-        )
-      }
-    } finally {
-      done()
+    this.#getKey = createLocalJWKSet(jwks)
+    const before = kidsOf(previous).join(',')
+    const changed = before !== this.kids.join(',')
+    if (!wasAvailable) {
+      log.info({ issuer: this.#issuer, url: this.url, kids: this.kids }, 'JWKS keyset is available')
+    } else if (changed) {
+      log.info(
+        { issuer: this.#issuer, url: this.url, kids: this.kids, reason },
+        'JWKS keyset changed',
+      )
     }
-    if (!this.#stopped) {
-      if (this.#timer) clearTimeout(this.#timer)
-      this.#timer = setTimeout(() => void this.refresh('interval'), nextMs)
-      this.#timer.unref()
-    }
-    return installed
+    if (!wasAvailable || changed) for (const l of this.#changeListeners) l()
   }
 
   /** View for the config dump: public key ids only. */
@@ -251,8 +235,12 @@ export class KeySet {
       url: this.url,
       available: this.available,
       kids: this.kids,
-      lastFetchAt: this.#lastFetchAt?.toISOString() ?? null,
-      lastError: this.#lastError ?? null,
+      lastFetchAt: this.#document.lastFetchAt?.toISOString() ?? null,
+      lastError: this.lastError ?? null,
     }
   }
+}
+
+function kidsOf(jwks: JSONWebKeySet | undefined): string[] {
+  return (jwks?.keys ?? []).map((k) => k.kid ?? '(no kid)')
 }

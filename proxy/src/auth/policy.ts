@@ -1,27 +1,20 @@
 /**
- * A compiled `GatewayPolicy.spec.traffic` (seed: GatewayPolicy; Authentication 1–3; Errors):
- * JWT authentication (401), CEL authorization (403) and the MCP OAuth endpoints.
- *
- * Challenges follow RFC 6750 §3 and RFC 9728 §5.1: a request without a token gets
- * `WWW-Authenticate: Bearer resource_metadata="…"`; an invalid token adds
- * `error="invalid_token"`; a valid token that fails the rules gets 403 with
- * `error="insufficient_scope"` (no `scope` parameter unless `mcp.requiredScopes` names some, so
- * MCP clients do not loop on step-up authorization).
+ * A compiled `GatewayPolicy.spec.traffic` (seed: GatewayPolicy; Authentication 1–3; Errors): the
+ * MCP OAuth endpoints, then three stages per request, one module each —
+ * authentication (`./authentication.ts`, 401), authorization (`./authorization.ts`, 403) and
+ * transformation (`./transformation.ts`, request headers from the claims). The refusals are built
+ * in `./challenge.ts`. This module composes them and reports the policy's status.
  */
-import { durationMs } from '../config/duration.js'
 import type { PolicyConfig } from '../config/schema.js'
-import { errorResponse, type LocalResponse } from '../dataplane/local-response.js'
 import type { ConfigIssue } from '../errors.js'
+import { JwtAuthentication } from './authentication.js'
+import { RuleAuthorization } from './authorization.js'
+import { Challenge } from './challenge.js'
 import { DiscoveryCache } from './discovery.js'
-import { KeySet, loadStaticJwks } from './jwks.js'
+import { loadStaticJwks } from './jwks.js'
 import { OAuthEndpoints } from './oauth.js'
-import {
-  type CompiledHeader,
-  type CompiledRules,
-  compileHeaders,
-  compileRules,
-  type RuleResult,
-} from './rules.js'
+import { compileHeaders, compileRules } from './rules.js'
+import { HeaderTransformation } from './transformation.js'
 import type {
   AuthContext,
   AuthPolicy,
@@ -30,7 +23,6 @@ import type {
   CompileAuthPolicy,
   PolicyStatus,
 } from './types.js'
-import { TokenVerifier, type Verifier } from './verify.js'
 
 /**
  * Static checks of a policy beyond the schema: CEL syntax, inline/file key sets.
@@ -70,11 +62,6 @@ export function checkAuthPolicy(name: string, policy: PolicyConfig): ConfigIssue
   return issues
 }
 
-/** Quotes a value for an auth-param (RFC 9110 §11.2): no quote or backslash survives. */
-function q(value: string): string {
-  return `"${value.replace(/["\\]/g, '')}"`
-}
-
 /** Compiles one policy. Throws only for problems {@link checkAuthPolicy} reports. */
 export const compileAuthPolicy: CompileAuthPolicy = (name, policy, ctx) =>
   new CompiledPolicy(name, policy, ctx)
@@ -82,16 +69,12 @@ export const compileAuthPolicy: CompileAuthPolicy = (name, policy, ctx) =>
 class CompiledPolicy implements AuthPolicy {
   readonly name: string
   readonly #ctx: AuthContext
-  readonly #strict: boolean
-  readonly #verifier: TokenVerifier | undefined
-  readonly #keySets: KeySet[] = []
-  readonly #rules: CompiledRules | undefined
-  readonly #decisions = new WeakMap<object, RuleResult[]>()
-  readonly #setHeaders: CompiledHeader[]
-  readonly #removeHeaders: string[]
+  readonly #policy: PolicyConfig
+  readonly #authentication: JwtAuthentication | undefined
+  readonly #authorization: RuleAuthorization | undefined
+  readonly #transformation: HeaderTransformation | undefined
   readonly #oauth: OAuthEndpoints | undefined
   readonly #discovery: DiscoveryCache | undefined
-  readonly #policy: PolicyConfig
   readonly #log
   #wasProgrammed: boolean | undefined
 
@@ -100,74 +83,44 @@ class CompiledPolicy implements AuthPolicy {
     this.#policy = policy
     this.#ctx = ctx
     this.#log = ctx.logging.logger('proxy::auth::jwt')
-    const jwt = policy.traffic.jwtAuthentication
-    this.#strict = (jwt?.mode ?? 'Strict') === 'Strict'
-    const jwksLog = ctx.logging.logger('proxy::auth::jwks')
-    if (jwt) {
-      const verifiers: Verifier[] = jwt.providers.map((p, i) => {
-        const remote = p.jwks.remote
-        let keys: KeySet
-        if (remote) {
-          const upstream = ctx.upstreams.get(remote.backendRef.name)
-          if (!upstream)
-            throw new Error(`policies.${name}: backend ${remote.backendRef.name} does not exist`)
-          keys = new KeySet(
-            p.issuer,
-            {
-              kind: 'remote',
-              upstream,
-              path: remote.jwksPath,
-              refreshMs: durationMs(remote.cacheDuration),
-            },
-            jwksLog,
-            ctx.tasks,
-          )
-        } else {
-          const origin = p.jwks.file
-            ? `file:${p.jwks.file}`
-            : `policies.${name}.providers[${i}].jwks.inline`
-          keys = new KeySet(
-            p.issuer,
-            { kind: 'static', jwks: loadStaticJwks(p.jwks), origin },
-            jwksLog,
-            ctx.tasks,
-          )
-        }
-        this.#keySets.push(keys)
-        return {
-          issuer: p.issuer,
-          audiences: p.audiences,
-          clockSkewSec: Math.round(durationMs(p.clockSkew) / 1000),
-          keys,
-        }
+    const { jwtAuthentication: jwt, authorization, transformations } = policy.traffic
+    const first = jwt?.providers[0]
+    if (jwt?.mcp && first) {
+      const orgUpstream = first.jwks.remote
+        ? ctx.upstreams.get(first.jwks.remote.backendRef.name)
+        : undefined
+      this.#discovery = new DiscoveryCache(
+        first.issuer,
+        orgUpstream,
+        ctx.logging.logger('proxy::auth::mcp'),
+        ctx.tasks,
+      )
+      this.#oauth = new OAuthEndpoints({
+        mcp: jwt.mcp,
+        issuer: first.issuer,
+        audience: first.audiences[0],
+        discovery: this.#discovery,
+        orgUpstream,
       })
-      this.#verifier = new TokenVerifier(verifiers)
-      for (const k of this.#keySets) k.onChange(() => this.#noteProgrammed())
-      const first = jwt.providers[0]
-      if (jwt.mcp && first) {
-        const orgUpstream = first.jwks.remote
-          ? ctx.upstreams.get(first.jwks.remote.backendRef.name)
-          : undefined
-        this.#discovery = new DiscoveryCache(
-          first.issuer,
-          orgUpstream,
-          ctx.logging.logger('proxy::auth::mcp'),
-          ctx.tasks,
-        )
-        this.#oauth = new OAuthEndpoints({
-          mcp: jwt.mcp,
-          issuer: first.issuer,
-          audience: first.audiences[0],
-          discovery: this.#discovery,
-          orgUpstream,
-        })
-      }
     }
-    const expressions = policy.traffic.authorization?.policy.matchExpressions
-    this.#rules = expressions ? compileRules(expressions) : undefined
-    const transform = policy.traffic.transformations?.request
-    this.#setHeaders = compileHeaders(transform?.set ?? [])
-    this.#removeHeaders = (transform?.remove ?? []).map((h) => h.toLowerCase())
+    const challenge = new Challenge(this.#oauth?.resourceMetadataUrl, jwt?.mcp?.requiredScopes)
+    if (jwt) {
+      this.#authentication = new JwtAuthentication(name, jwt, ctx, challenge)
+      for (const k of this.#authentication.keySets) k.onChange(() => this.#noteProgrammed())
+    }
+    if (authorization) {
+      this.#authorization = new RuleAuthorization(
+        name,
+        authorization.policy.matchExpressions,
+        ctx.logging,
+        challenge,
+      )
+    }
+    if (transformations) this.#transformation = new HeaderTransformation(transformations.request)
+  }
+
+  get #keySets() {
+    return this.#authentication?.keySets ?? []
   }
 
   status(): PolicyStatus {
@@ -231,130 +184,25 @@ class CompiledPolicy implements AuthPolicy {
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
 
-  #challenge(params: Record<string, string>): Record<string, string> {
-    const parts: string[] = []
-    if (this.#oauth) parts.push(`resource_metadata=${q(this.#oauth.resourceMetadataUrl)}`)
-    else parts.push(`realm=${q('gatehouse')}`)
-    for (const [k, v] of Object.entries(params)) parts.push(`${k}=${q(v)}`)
-    return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
-  }
-
-  #unauthorized(description: string, tokenSent: boolean): AuthResult {
-    const params: Record<string, string> = tokenSent
-      ? { error: 'invalid_token', error_description: description }
-      : {}
-    const response: LocalResponse = errorResponse(
-      401,
-      tokenSent ? 'invalid_token' : 'unauthorized',
-      description,
-      this.#challenge(params),
-    )
-    return { ok: false, response }
-  }
-
-  #badRequest(description: string): AuthResult {
-    const params = { error: 'invalid_request', error_description: description }
-    const response = errorResponse(400, 'invalid_request', description, this.#challenge(params))
-    return { ok: false, response }
-  }
-
   async authenticate(req: AuthRequest): Promise<AuthResult> {
-    const verifier = this.#verifier
     let claims: Readonly<Record<string, unknown>> | undefined
-    if (verifier) {
-      const sent = req.headersDistinct.authorization?.length ?? 0
-      if (sent > 1) {
-        // RFC 6750 §3.1 invalid_request: the token is sent twice; judging the first one would let
-        // whatever sits between client and gateway disagree with us about which one counts.
-        req.trace?.event('authentication', {
-          policy: this.name,
-          result: 'failed',
-          check: 'duplicate authorization',
-        })
-        return this.#badRequest(
-          `the request carries ${sent} Authorization headers; send exactly one ("Authorization: Bearer <token>")`,
-        )
-      }
-      const token = bearerToken(req)
-      if (token === undefined) {
-        req.trace?.event('authentication', {
-          policy: this.name,
-          result: 'missing',
-          check: 'no bearer token',
-        })
-        if (this.#strict) return this.#unauthorized('a bearer token is required', false)
-      } else {
-        const result = await verifier.verify(token)
-        if (!result.ok) {
-          req.trace?.event('authentication', {
-            policy: this.name,
-            result: 'failed',
-            check: result.check,
-            reason: result.description,
-          })
-          this.#log.debug({ policy: this.name, check: result.check }, 'bearer token refused')
-          return this.#unauthorized(result.description, true)
-        }
-        claims = result.claims
-        req.trace?.event('authentication', {
-          policy: this.name,
-          result: 'ok',
-          issuer: result.issuer,
-          subject: typeof claims.sub === 'string' ? claims.sub : null,
-          // The verified claims (never the token) for later stages and for whoever debugs them.
-          claims,
-        })
-      }
+    if (this.#authentication) {
+      const authenticated = await this.#authentication.authenticate(req)
+      if (!authenticated.ok) return authenticated
+      claims = authenticated.claims
     }
-    if (this.#rules) {
-      // Without claims (Optional mode, no token) the rules see an empty claim set. Rules depend on
-      // the claims only, and the verifier hands out one claims object per cached token, so the
-      // outcome is remembered per claims object for as long as the token is cached.
-      let results = claims ? this.#decisions.get(claims) : undefined
-      if (!results) {
-        results = this.#rules.evaluate(claims ?? {})
-        if (claims) this.#decisions.set(claims, results)
-      }
-      const allowed = results.every((r) => r.matched)
-      req.trace?.event('authorization', { policy: this.name, allowed, rules: results })
-      if (!allowed) {
-        this.#ctx.logging.logger('proxy::auth::authz').debug(
-          {
-            policy: this.name,
-            rules: results.map((r) => ({ expression: r.expression, matched: r.matched })),
-          },
-          'request denied by rules',
-        )
-        const scopes = this.#policy.traffic.jwtAuthentication?.mcp?.requiredScopes
-        const params: Record<string, string> = { error: 'insufficient_scope' }
-        if (scopes?.length) params.scope = scopes.join(' ')
-        return {
-          ok: false,
-          response: errorResponse(
-            403,
-            'insufficient_scope',
-            'the token is valid but does not satisfy the authorization rules of this route',
-            this.#challenge(params),
-          ),
-        }
-      }
-    }
+    const denied = this.#authorization?.authorize(claims, req)
+    if (denied) return { ok: false, response: denied }
     if (!claims) return { ok: true }
-    if (this.#setHeaders.length === 0 && this.#removeHeaders.length === 0)
-      return { ok: true, claims }
-    const set: Record<string, string> = {}
-    for (const h of this.#setHeaders) {
-      const value = h.evaluate(claims)
-      if (value !== undefined) set[h.name] = value
-    }
-    return { ok: true, claims, requestHeaders: { set, remove: this.#removeHeaders } }
+    if (!this.#transformation) return { ok: true, claims }
+    return { ok: true, claims, requestHeaders: this.#transformation.apply(claims) }
   }
 
   dump(): Record<string, unknown> {
     const jwt = this.#policy.traffic.jwtAuthentication
     return {
       name: this.name,
-      mode: jwt ? (this.#strict ? 'Strict' : 'Optional') : null,
+      mode: this.#authentication?.mode ?? null,
       providers: (jwt?.providers ?? []).map((p, i) => ({
         issuer: p.issuer,
         audiences: p.audiences,
@@ -370,18 +218,7 @@ class CompiledPolicy implements AuthPolicy {
             discovery: this.#discovery?.dump() ?? null,
           }
         : null,
-      rules: this.#rules?.expressions ?? [],
+      rules: this.#authorization?.expressions ?? [],
     }
   }
-}
-
-/**
- * The bearer token of a request (RFC 6750 §2.1, the Authorization header). Query-string tokens
- * (§2.3) are not accepted: MCP authorization forbids them, as URLs end up in logs.
- */
-function bearerToken(req: AuthRequest): string | undefined {
-  const header = req.headers.authorization
-  if (typeof header !== 'string') return undefined
-  const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)
-  return m?.[1] ?? ''
 }

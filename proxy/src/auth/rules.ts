@@ -4,7 +4,7 @@
  * expression must evaluate to `true`. An evaluation error (a missing claim, a type mismatch)
  * denies: a rule that cannot be decided never grants access.
  */
-import { parse } from '@marcbachmann/cel-js'
+import { type CelProgram, compileCel } from './cel.js'
 
 /** The outcome of one rule for one request. */
 export interface RuleResult {
@@ -22,17 +22,15 @@ export interface CompiledRules {
 }
 
 /**
- * Compiles expressions.
- * @throws Error `matchExpressions[i]: <cause>` for the first expression that does not parse.
+ * Compiles expressions (parsed and type-checked once per process, see `./cel.ts`).
+ * @throws Error `matchExpressions[i]: <cause>` for the first expression that does not compile.
  */
 export function compileRules(expressions: readonly string[]): CompiledRules {
   const compiled = expressions.map((expression, i) => {
     try {
-      return { expression, run: parse(expression) }
+      return compileCel(expression, 'bool')
     } catch (err) {
-      throw new Error(
-        `matchExpressions[${i}]: invalid CEL "${expression}": ${(err as Error).message}`,
-      )
+      throw new Error(`matchExpressions[${i}]: ${(err as Error).message}`, { cause: err })
     }
   })
   return {
@@ -70,11 +68,11 @@ export function compileHeaders(
   entries: ReadonlyArray<{ name: string; value: string }>,
 ): CompiledHeader[] {
   return entries.map(({ name, value }, i) => {
-    let run: ReturnType<typeof parse>
+    let program: CelProgram
     try {
-      run = parse(value)
+      program = compileCel(value, 'any')
     } catch (err) {
-      throw new Error(`set[${i}]: invalid CEL "${value}": ${(err as Error).message}`)
+      throw new Error(`set[${i}]: ${(err as Error).message}`, { cause: err })
     }
     return {
       name: name.toLowerCase(),
@@ -82,7 +80,7 @@ export function compileHeaders(
       evaluate(claims) {
         let v: unknown
         try {
-          v = run({ jwt: claims })
+          v = program.run({ jwt: claims })
         } catch {
           return undefined
         }

@@ -7,8 +7,9 @@
  * lists critical extensions (`crit`) is refused, since the gateway understands none
  * (RFC 7515 §4.1.11).
  *
- * Successful verifications are cached per token until `exp`, in a bounded map, so a client that
- * sends the same token on every MCP request pays for the signature once.
+ * Successful verifications are cached per token until `exp`, in a bounded LRU, so a client that
+ * sends the same token on every MCP request pays for the signature once, and a flood of distinct
+ * tokens evicts the least recently used rather than the tokens of active clients.
  */
 import {
   decodeJwt,
@@ -18,6 +19,7 @@ import {
   jwtVerify,
   type ProtectedHeaderParameters,
 } from 'jose'
+import { LRUCache } from 'lru-cache'
 import type { KeySet } from './jwks.js'
 
 /** Asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037). */
@@ -68,15 +70,22 @@ export interface VerifySuccess {
   issuer: string
 }
 
+/** Verified tokens remembered at most (about 2 KB each with their claims). */
 const CACHE_MAX = 10_000
+
+interface CachedVerification {
+  claims: Readonly<JWTPayload>
+  issuer: string
+}
 
 /** Verifies tokens against one or more providers, with a per-token result cache. */
 export class TokenVerifier {
   readonly #providers: Verifier[]
-  readonly #cache = new Map<
-    string,
-    { claims: Readonly<JWTPayload>; issuer: string; expMs: number }
-  >()
+  // Each entry lives until its token's exp (lru-cache checks the TTL on read).
+  readonly #cache = new LRUCache<string, CachedVerification>({
+    max: CACHE_MAX,
+    ttlAutopurge: false,
+  })
 
   constructor(providers: Verifier[]) {
     this.#providers = providers
@@ -90,11 +99,7 @@ export class TokenVerifier {
 
   async verify(token: string): Promise<VerifySuccess | VerifyFailure> {
     const cached = this.#cache.get(token)
-    if (cached) {
-      if (Date.now() < cached.expMs)
-        return { ok: true, claims: cached.claims, issuer: cached.issuer }
-      this.#cache.delete(token)
-    }
+    if (cached) return { ok: true, claims: cached.claims, issuer: cached.issuer }
     let unverified: JWTPayload
     let header: ProtectedHeaderParameters
     try {
@@ -113,14 +118,10 @@ export class TokenVerifier {
       }
     }
     const result = await this.#verifyWith(provider, token)
-    if (result.ok) {
-      const exp =
-        typeof result.claims.exp === 'number' ? result.claims.exp * 1000 : Date.now() + 60_000
-      if (this.#cache.size >= CACHE_MAX) {
-        const oldest = this.#cache.keys().next().value
-        if (oldest !== undefined) this.#cache.delete(oldest)
-      }
-      this.#cache.set(token, { claims: result.claims, issuer: result.issuer, expMs: exp })
+    if (result.ok && typeof result.claims.exp === 'number') {
+      // exp is required (checked above), so every cached token has a lifetime.
+      const ttl = result.claims.exp * 1000 - Date.now()
+      if (ttl > 0) this.#cache.set(token, { claims: result.claims, issuer: result.issuer }, { ttl })
     }
     return result
   }

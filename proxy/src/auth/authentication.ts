@@ -1,0 +1,154 @@
+/**
+ * Stage 1 of a policy, authentication (seed: Authentication 1–2; RFC 6750): the bearer JWT of a
+ * request is found, verified against the providers' keys (`iss`, `aud`, signature, lifetime) and
+ * turned into verified claims, or the request is refused with 401 (400 for two Authorization
+ * headers). Mode `Strict` refuses a request without a token; `Optional` lets it through without
+ * claims (a token that is sent must still be valid).
+ */
+import { durationMs } from '../config/duration.js'
+import type { JwtProviderConfig } from '../config/schema.js'
+import type { LocalResponse } from '../dataplane/local-response.js'
+import type { Challenge } from './challenge.js'
+import { KeySet, loadStaticJwks } from './jwks.js'
+import type { AuthContext, AuthRequest } from './types.js'
+import { TokenVerifier, type Verifier } from './verify.js'
+
+/** Verified claims, none (Optional mode, no token), or the refusal to send. */
+export type AuthenticationResult =
+  | { ok: true; claims: Readonly<Record<string, unknown>> | undefined }
+  | { ok: false; response: LocalResponse }
+
+/** The authentication stage of one policy. */
+export class JwtAuthentication {
+  /** One key set per provider, in configuration order. */
+  readonly keySets: readonly KeySet[]
+  readonly #policy: string
+  readonly #strict: boolean
+  readonly #verifier: TokenVerifier
+  readonly #challenge: Challenge
+  readonly #log
+
+  /**
+   * @throws Error when a provider's JWKS backend does not exist (the schema checks names; this is
+   *   the compiler's guard).
+   */
+  constructor(
+    policy: string,
+    jwt: { mode: 'Strict' | 'Optional'; providers: readonly JwtProviderConfig[] },
+    ctx: AuthContext,
+    challenge: Challenge,
+  ) {
+    this.#policy = policy
+    this.#strict = jwt.mode === 'Strict'
+    this.#challenge = challenge
+    this.#log = ctx.logging.logger('proxy::auth::jwt')
+    const jwksLog = ctx.logging.logger('proxy::auth::jwks')
+    const verifiers: Verifier[] = jwt.providers.map((p, i) => ({
+      issuer: p.issuer,
+      audiences: p.audiences,
+      clockSkewSec: Math.round(durationMs(p.clockSkew) / 1000),
+      keys: keySetOf(policy, p, i, ctx, jwksLog),
+    }))
+    this.keySets = verifiers.map((v) => v.keys)
+    this.#verifier = new TokenVerifier(verifiers)
+  }
+
+  /** `Strict` or `Optional`. */
+  get mode(): 'Strict' | 'Optional' {
+    return this.#strict ? 'Strict' : 'Optional'
+  }
+
+  /** Finds and verifies the bearer token of a request. */
+  async authenticate(req: AuthRequest): Promise<AuthenticationResult> {
+    const sent = req.headersDistinct.authorization?.length ?? 0
+    if (sent > 1) {
+      // RFC 6750 §3.1 invalid_request: the token is sent twice; judging the first one would let
+      // whatever sits between client and gateway disagree with us about which one counts.
+      this.#event(req, { result: 'failed', check: 'duplicate authorization' })
+      return {
+        ok: false,
+        response: this.#challenge.badRequest(
+          `the request carries ${sent} Authorization headers; send exactly one ("Authorization: Bearer <token>")`,
+        ),
+      }
+    }
+    const token = bearerToken(req)
+    if (token === undefined) {
+      this.#event(req, { result: 'missing', check: 'no bearer token' })
+      if (this.#strict) {
+        return {
+          ok: false,
+          response: this.#challenge.unauthorized('a bearer token is required', false),
+        }
+      }
+      return { ok: true, claims: undefined }
+    }
+    const result = await this.#verifier.verify(token)
+    if (!result.ok) {
+      this.#event(req, { result: 'failed', check: result.check, reason: result.description })
+      this.#log.debug({ policy: this.#policy, check: result.check }, 'bearer token refused')
+      return { ok: false, response: this.#challenge.unauthorized(result.description, true) }
+    }
+    const claims = result.claims
+    this.#event(req, {
+      result: 'ok',
+      issuer: result.issuer,
+      subject: typeof claims.sub === 'string' ? claims.sub : null,
+      // The verified claims (never the token) for later stages and for whoever debugs them.
+      claims,
+    })
+    return { ok: true, claims }
+  }
+
+  #event(req: AuthRequest, data: Record<string, unknown>): void {
+    req.trace?.event('authentication', { policy: this.#policy, ...data })
+  }
+}
+
+function keySetOf(
+  policy: string,
+  p: JwtProviderConfig,
+  i: number,
+  ctx: AuthContext,
+  log: ReturnType<AuthContext['logging']['logger']>,
+): KeySet {
+  const remote = p.jwks.remote
+  if (remote) {
+    const upstream = ctx.upstreams.get(remote.backendRef.name)
+    if (!upstream)
+      throw new Error(`policies.${policy}: backend ${remote.backendRef.name} does not exist`)
+    return new KeySet(
+      p.issuer,
+      {
+        kind: 'remote',
+        upstream,
+        path: remote.jwksPath,
+        refreshMs: durationMs(remote.cacheDuration),
+      },
+      log,
+      ctx.tasks,
+    )
+  }
+  const origin = p.jwks.file
+    ? `file:${p.jwks.file}`
+    : `policies.${policy}.providers[${i}].jwks.inline`
+  return new KeySet(
+    p.issuer,
+    { kind: 'static', jwks: loadStaticJwks(p.jwks), origin },
+    log,
+    ctx.tasks,
+  )
+}
+
+/**
+ * The bearer token of a request (RFC 6750 §2.1, the Authorization header): `undefined` when
+ * there is no Authorization header, `''` when there is one that is not a well-formed bearer
+ * credential (so it is judged as an invalid token, not as a missing one). Query-string tokens
+ * (§2.3) are not accepted: MCP authorization forbids them, as URLs end up in logs.
+ */
+function bearerToken(req: AuthRequest): string | undefined {
+  const header = req.headers.authorization
+  if (typeof header !== 'string') return undefined
+  const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)
+  return m?.[1] ?? ''
+}

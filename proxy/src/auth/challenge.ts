@@ -1,0 +1,67 @@
+/**
+ * The refusals a policy answers with, in one place (RFC 6750 §3, RFC 9728 §5.1):
+ *
+ * - no token: 401 `WWW-Authenticate: Bearer resource_metadata="…"` (a `realm` when the policy has
+ *   no MCP block, so the challenge is never empty);
+ * - an invalid token: 401 with `error="invalid_token"` and a description;
+ * - a malformed request (two Authorization headers): 400 `error="invalid_request"`;
+ * - a valid token that fails the rules: 403 `error="insufficient_scope"`, with `scope` only when
+ *   `mcp.requiredScopes` names some, so MCP clients do not loop on step-up authorization.
+ */
+import { errorResponse, type LocalResponse } from '../dataplane/local-response.js'
+
+/** Quotes a value for an auth-param (RFC 9110 §11.2): no quote or backslash survives. */
+function quote(value: string): string {
+  return `"${value.replace(/["\\]/g, '')}"`
+}
+
+/** Builds a policy's refusals. */
+export class Challenge {
+  readonly #resourceMetadataUrl: string | undefined
+  readonly #requiredScopes: readonly string[]
+
+  /**
+   * @param resourceMetadataUrl - the RFC 9728 metadata URL, when the policy has an `mcp` block
+   * @param requiredScopes - `mcp.requiredScopes`, named in the 403 challenge
+   */
+  constructor(resourceMetadataUrl: string | undefined, requiredScopes: readonly string[] = []) {
+    this.#resourceMetadataUrl = resourceMetadataUrl
+    this.#requiredScopes = requiredScopes
+  }
+
+  /** The `WWW-Authenticate` header with the given auth-params. */
+  header(params: Record<string, string>): Record<string, string> {
+    const parts: string[] = []
+    if (this.#resourceMetadataUrl)
+      parts.push(`resource_metadata=${quote(this.#resourceMetadataUrl)}`)
+    else parts.push(`realm=${quote('gatehouse')}`)
+    for (const [k, v] of Object.entries(params)) parts.push(`${k}=${quote(v)}`)
+    return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
+  }
+
+  /** 401: no token (`tokenSent` false), or a token that failed verification. */
+  unauthorized(description: string, tokenSent: boolean): LocalResponse {
+    const params: Record<string, string> = tokenSent
+      ? { error: 'invalid_token', error_description: description }
+      : {}
+    return errorResponse(
+      401,
+      tokenSent ? 'invalid_token' : 'unauthorized',
+      description,
+      this.header(params),
+    )
+  }
+
+  /** 400 `invalid_request` (RFC 6750 §3.1). */
+  badRequest(description: string): LocalResponse {
+    const params = { error: 'invalid_request', error_description: description }
+    return errorResponse(400, 'invalid_request', description, this.header(params))
+  }
+
+  /** 403 `insufficient_scope` (RFC 6750 §3.1). */
+  forbidden(description: string): LocalResponse {
+    const params: Record<string, string> = { error: 'insufficient_scope' }
+    if (this.#requiredScopes.length > 0) params.scope = this.#requiredScopes.join(' ')
+    return errorResponse(403, 'insufficient_scope', description, this.header(params))
+  }
+}

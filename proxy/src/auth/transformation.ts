@@ -1,0 +1,37 @@
+/**
+ * Stage 3 of a policy, transformation (seed: "the claims of the verified token are also
+ * available to … transformations"): request headers to the backend set from the verified claims
+ * with CEL, or removed.
+ */
+import { type CompiledHeader, compileHeaders } from './rules.js'
+
+/** Header changes for the request to the backend. */
+export interface HeaderChanges {
+  set: Record<string, string>
+  remove: string[]
+}
+
+/** The transformation stage of one policy. */
+export class HeaderTransformation {
+  readonly #set: CompiledHeader[]
+  readonly #remove: string[]
+
+  /** @throws Error for a value that does not compile (reported by `--validate` first). */
+  constructor(request: { set: ReadonlyArray<{ name: string; value: string }>; remove: string[] }) {
+    this.#set = compileHeaders(request.set)
+    this.#remove = request.remove.map((h) => h.toLowerCase())
+  }
+
+  /**
+   * The changes for one request. A value whose expression fails is left unset (a claim the token
+   * lacks must not become an empty or misleading header).
+   */
+  apply(claims: Readonly<Record<string, unknown>>): HeaderChanges {
+    const set: Record<string, string> = {}
+    for (const h of this.#set) {
+      const value = h.evaluate(claims)
+      if (value !== undefined) set[h.name] = value
+    }
+    return { set, remove: this.#remove }
+  }
+}
