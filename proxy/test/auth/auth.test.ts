@@ -158,6 +158,12 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
 
   it('keeps the last-known-good keys when the key endpoint fails after start', async () => {
     idp.keysDown(true)
+    const keyFetches = () => idp.hits.filter((h) => h.path === '/oauth2/default/v1/keys').length
+    const before = keyFetches()
+    // A kid the gateway does not know makes it fetch the key set now, from the failing endpoint.
+    const unknown = await post(gh.url, await idp.sign({}, { kid: 'key-never-published' }))
+    expect(unknown.status).toBe(401)
+    expect(keyFetches()).toBeGreaterThan(before)
     const res = await post(gh.url, await idp.sign())
     expect(res.status).toBe(200)
   })

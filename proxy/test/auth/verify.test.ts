@@ -1,10 +1,15 @@
 /**
- * Token rules of the verifier over real HTTP (issue #10 item 7): a token without `exp` is refused
- * (RFC 9068 §2.2), and a header with an unknown critical extension says so (RFC 7515 §4.1.11).
+ * The verifier (proxy/src/auth/verify.ts): over real HTTP, a token without `exp` is refused
+ * (RFC 9068 §2.2) and an unknown critical extension says so (RFC 7515 §4.1.11); as a unit, the
+ * cache, issuer, audience, lifetime with clock skew, algorithms and signature.
  */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { KeySet } from '../../src/auth/jwks.js'
+import { TokenVerifier } from '../../src/auth/verify.js'
+import { createLogging } from '../../src/telemetry/logging.js'
+import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
 import { authConfig } from './config.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
@@ -71,5 +76,79 @@ describe('TokenVerifier', () => {
     expect(r.body.error_description).toContain('"urn:example:ext"')
     expect(r.body.error_description).toMatch(/critical \(crit\).*RFC 7515 §4\.1\.11/)
     expect(r.body.error_description).not.toContain('algorithm')
+  })
+})
+
+describe('TokenVerifier (unit, static keys)', () => {
+  async function verifierFor(clockSkewSec = 60) {
+    const keys = new KeySet(
+      idp.issuer,
+      { kind: 'static', jwks: idp.publicJwks() as never, origin: 'inline' },
+      createLogging({ filter: 'error' }).logger('proxy::auth::jwks'),
+      new TaskRegistry(),
+    )
+    return new TokenVerifier([
+      { issuer: idp.issuer, audiences: ['api://default'], clockSkewSec, keys },
+    ])
+  }
+  const now = () => Math.floor(Date.now() / 1000)
+
+  it('caches a verified token: the same claims object comes back', async () => {
+    const v = await verifierFor()
+    const token = await idp.sign()
+    const a = await v.verify(token)
+    const b = await v.verify(token)
+    expect(a.ok && b.ok).toBe(true)
+    if (a.ok && b.ok) expect(b.claims).toBe(a.claims)
+  })
+
+  it.each([
+    ['an unaccepted issuer', { iss: 'https://evil.example/oauth2/default' }, 'issuer'],
+    ['another audience', { aud: 'api://other' }, 'audience'],
+    ['exp beyond the clock skew', { exp: now() - 120 }, 'expired'],
+    ['nbf beyond the clock skew', { nbf: now() + 120 }, 'not_yet_valid'],
+  ])('refuses a token with %s', async (_what, claims, check) => {
+    const v = await verifierFor()
+    const r = await v.verify(await idp.sign(claims))
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.check).toBe(check)
+  })
+
+  it('accepts exp within the clock skew and refuses it with skew 0', async () => {
+    const token = await idp.sign({ exp: now() - 30 })
+    expect((await (await verifierFor(60)).verify(token)).ok).toBe(true)
+    expect((await (await verifierFor(0)).verify(token)).ok).toBe(false)
+  })
+
+  it('refuses alg none and an HMAC token signed with the public key (RFC 8725 §3.1)', async () => {
+    const v = await verifierFor()
+    const payload = Buffer.from(
+      JSON.stringify({ iss: idp.issuer, aud: 'api://default', exp: now() + 600 }),
+    ).toString('base64url')
+    const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`
+    expect(await v.verify(none)).toMatchObject({ ok: false })
+    const jwk = idp.publicJwks().keys[0]
+    const hs = await new SignJWT({ iss: idp.issuer, aud: 'api://default', exp: now() + 600 })
+      .setProtectedHeader({ alg: 'HS256', kid: jwk?.kid })
+      .sign(new TextEncoder().encode(JSON.stringify(jwk)))
+    const r = await v.verify(hs)
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.check).toBe('algorithm')
+  })
+
+  it('refuses a token whose signature was tampered with', async () => {
+    const v = await verifierFor()
+    const [h, , s] = (await idp.sign()).split('.')
+    const forged = Buffer.from(
+      JSON.stringify({
+        iss: idp.issuer,
+        aud: 'api://default',
+        exp: now() + 600,
+        groups: ['AI-Users', 'Admins'],
+      }),
+    ).toString('base64url')
+    const r = await v.verify(`${h}.${forged}.${s}`)
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.check).toBe('signature')
   })
 })

@@ -1,0 +1,43 @@
+/** Challenge (proxy/src/auth/challenge.ts): the 401/400/403 refusals and their WWW-Authenticate. */
+import { describe, expect, it } from 'vitest'
+import { Challenge } from '../../src/auth/challenge.js'
+
+const PRM = 'https://gw.example.com/.well-known/oauth-protected-resource/mcp'
+
+describe('Challenge', () => {
+  it('points a request without a token at the resource metadata, with no error (RFC 6750 §3.1)', () => {
+    const r = new Challenge(PRM).unauthorized('a bearer token is required', false)
+    expect(r.status).toBe(401)
+    expect(r.headers?.['www-authenticate']).toBe(`Bearer resource_metadata="${PRM}"`)
+    expect(r.body).toEqual({
+      error: 'unauthorized',
+      error_description: 'a bearer token is required',
+    })
+  })
+
+  it('adds invalid_token and the description for a token that failed', () => {
+    const r = new Challenge(PRM).unauthorized('the token has expired', true)
+    expect(r.headers?.['www-authenticate']).toBe(
+      `Bearer resource_metadata="${PRM}", error="invalid_token", error_description="the token has expired"`,
+    )
+  })
+
+  it('uses a realm when the policy serves no resource metadata, so the challenge is never bare', () => {
+    expect(new Challenge(undefined).header({})['www-authenticate']).toBe('Bearer realm="gatehouse"')
+  })
+
+  it('names required scopes on 403 only when configured (no step-up loop otherwise)', () => {
+    expect(new Challenge(PRM).forbidden('no').headers?.['www-authenticate']).toBe(
+      `Bearer resource_metadata="${PRM}", error="insufficient_scope"`,
+    )
+    const scoped = new Challenge(PRM, ['mcp:tools', 'openid']).forbidden('no')
+    expect(scoped.status).toBe(403)
+    expect(scoped.headers?.['www-authenticate']).toContain('scope="mcp:tools openid"')
+  })
+
+  it('drops quotes and backslashes from auth-param values (RFC 9110 §11.2)', () => {
+    const r = new Challenge(PRM).badRequest('say "hi" \\ bye')
+    expect(r.status).toBe(400)
+    expect(r.headers?.['www-authenticate']).toContain('error_description="say hi  bye"')
+  })
+})

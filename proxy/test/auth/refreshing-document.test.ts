@@ -1,0 +1,127 @@
+/**
+ * RefreshingDocument (proxy/src/auth/refreshing-document.ts): the lifetime clamp, shared
+ * in-flight fetches, last-known-good, backoff and the refresh loop, with a fetch function the test
+ * scripts and fake timers (no server: the cache logic itself is the unit).
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import {
+  type Fetched,
+  RefreshingDocument,
+  type RefreshingDocumentOptions,
+} from '../../src/auth/refreshing-document.js'
+import { TaskRegistry } from '../../src/telemetry/tasks.js'
+
+type Step = Fetched<string> | Error
+
+function doc(steps: Step[], options: Partial<RefreshingDocumentOptions<string>> = {}) {
+  let calls = 0
+  const failures: Array<{ cause: string; retryInMs: number }> = []
+  const d = new RefreshingDocument<string>({
+    task: 'test_fetch',
+    taskDetails: {},
+    tasks: new TaskRegistry(),
+    fetch: async () => {
+      const step = steps[Math.min(calls++, steps.length - 1)] as Step
+      if (step instanceof Error) throw step
+      return step
+    },
+    defaultTtlMs: 300_000,
+    minTtlMs: 60_000,
+    maxTtlMs: 86_400_000,
+    retryMinMs: 1000,
+    retryMaxMs: 8000,
+    onFailure: (cause, retryInMs) => failures.push({ cause, retryInMs }),
+    ...options,
+  })
+  return { d, calls: () => calls, failures }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('RefreshingDocument', () => {
+  it('shares one fetch among concurrent callers', async () => {
+    const { d, calls } = doc([{ value: 'v1', maxAgeMs: undefined }])
+    const all = await Promise.all([d.current(), d.current(), d.refresh('x'), d.current()])
+    expect(all).toEqual(['v1', 'v1', true, 'v1'])
+    expect(calls()).toBe(1)
+  })
+
+  it('uses the default lifetime, then fetches again on demand once it ends', async () => {
+    const { d, calls } = doc([
+      { value: 'v1', maxAgeMs: undefined },
+      { value: 'v2', maxAgeMs: undefined },
+    ])
+    expect(await d.current()).toBe('v1')
+    vi.advanceTimersByTime(299_000)
+    expect(await d.current()).toBe('v1')
+    expect(calls()).toBe(1)
+    vi.advanceTimersByTime(2000)
+    expect(d.stale).toBe(true)
+    expect(await d.current()).toBe('v2')
+    expect(calls()).toBe(2)
+  })
+
+  it("clamps the IdP's max-age into [min, max]", async () => {
+    const short = doc([{ value: 'v', maxAgeMs: 1000 }])
+    await short.d.current()
+    vi.advanceTimersByTime(59_000)
+    expect(short.d.stale).toBe(false) // 1 s asked, 60 s given
+    const long = doc([{ value: 'v', maxAgeMs: 30 * 86_400_000 }])
+    await long.d.current()
+    vi.advanceTimersByTime(86_400_000 + 1)
+    expect(long.d.stale).toBe(true) // 30 days asked, 24 h given
+  })
+
+  it('keeps the last-known-good document when a refresh fails', async () => {
+    const { d, failures } = doc([{ value: 'v1', maxAgeMs: undefined }, new Error('HTTP 500')])
+    await d.current()
+    expect(await d.refresh('test')).toBe(false)
+    expect(d.value).toBe('v1')
+    expect(d.lastError).toBe('HTTP 500')
+    expect(failures).toEqual([{ cause: 'HTTP 500', retryInMs: 1000 }])
+  })
+
+  it('backs off after failures, doubling up to the maximum, and resets on success', async () => {
+    const { d, calls, failures } = doc([
+      new Error('down'),
+      new Error('down'),
+      new Error('down'),
+      new Error('down'),
+      new Error('down'),
+      { value: 'up', maxAgeMs: undefined },
+    ])
+    expect(await d.current()).toBeUndefined()
+    expect(await d.current()).toBeUndefined() // within the backoff: no new fetch
+    expect(calls()).toBe(1)
+    for (let i = 0; i < 4; i++) {
+      vi.advanceTimersByTime(failures.at(-1)?.retryInMs ?? 0)
+      await d.current()
+    }
+    expect(failures.map((f) => f.retryInMs)).toEqual([1000, 2000, 4000, 8000, 8000])
+    vi.advanceTimersByTime(8000)
+    expect(await d.current()).toBe('up')
+    expect(d.lastError).toBeUndefined()
+  })
+
+  it('refreshes on a timer with refreshLoop, and stops when told', async () => {
+    const { d, calls } = doc(
+      [
+        { value: 'v1', maxAgeMs: 60_000 },
+        { value: 'v2', maxAgeMs: 60_000 },
+      ],
+      { refreshLoop: true },
+    )
+    await d.refresh('start')
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(calls()).toBe(2)
+    expect(d.value).toBe('v2')
+    d.stop()
+    await vi.advanceTimersByTimeAsync(600_000)
+    expect(calls()).toBe(2)
+  })
+})

@@ -1,0 +1,93 @@
+/**
+ * Authorization rules and header values (proxy/src/auth/rules.ts, proxy/src/auth/cel.ts): CEL
+ * over the verified claims, type-checked at load, denying on any doubt at run time.
+ */
+import { describe, expect, it } from 'vitest'
+import { CelCompileError, compileCel } from '../../src/auth/cel.js'
+import { compileHeaders, compileRules } from '../../src/auth/rules.js'
+
+const alice = { sub: 'alice@example.com', groups: ['AI-Users', 'Staff'], tier: 3 }
+
+describe('compileRules', () => {
+  it('allows when every rule holds and reports each outcome', () => {
+    const rules = compileRules(['"AI-Users" in jwt.groups', 'jwt.tier >= 2'])
+    expect(rules.evaluate(alice)).toEqual([
+      { expression: '"AI-Users" in jwt.groups', matched: true },
+      { expression: 'jwt.tier >= 2', matched: true },
+    ])
+  })
+
+  it('does not match when the group is missing (the seed: AI-Users)', () => {
+    const [r] = compileRules(['"AI-Users" in jwt.groups']).evaluate({ groups: ['Staff'] })
+    expect(r?.matched).toBe(false)
+    expect(r?.error).toBeUndefined()
+  })
+
+  it('denies, with the reason, when a claim the rule reads is absent (a client-only token)', () => {
+    const [r] = compileRules(['"AI-Users" in jwt.groups']).evaluate({ sub: 'client' })
+    expect(r?.matched).toBe(false)
+    expect(r?.error).toBeTruthy()
+  })
+
+  it('denies a rule that evaluates to something other than a boolean', () => {
+    const [r] = compileRules(['jwt.sub']).evaluate(alice)
+    expect(r).toMatchObject({ matched: false, error: 'evaluated to string, not a boolean' })
+  })
+
+  it('names the index and the reason of an expression that does not parse', () => {
+    expect(() => compileRules(['true', 'jwt.groups.exists(g,'])).toThrow(
+      /^matchExpressions\[1\]: invalid CEL "jwt\.groups\.exists\(g,":/,
+    )
+  })
+
+  it('refuses at load an unknown variable and a rule typed other than bool', () => {
+    expect(() => compileRules(['"AI-Users" in jwts.groups'])).toThrow('Unknown variable: jwts')
+    expect(() => compileRules(['1 + "a"'])).toThrow('no such overload')
+    expect(() => compileRules(['size(jwt.groups)'])).toThrow(
+      'a rule must be a boolean, and this expression is of type int',
+    )
+  })
+})
+
+describe('compileCel', () => {
+  it('compiles an expression once and hands out the same program', () => {
+    expect(compileCel('jwt.sub == "x"', 'bool')).toBe(compileCel('jwt.sub == "x"', 'bool'))
+  })
+
+  it('throws the same CelCompileError again for a bad expression', () => {
+    let first: unknown
+    try {
+      compileCel('jwt.(', 'any')
+    } catch (err) {
+      first = err
+    }
+    expect(first).toBeInstanceOf(CelCompileError)
+    expect(() => compileCel('jwt.(', 'any')).toThrow(first as Error)
+  })
+})
+
+describe('compileHeaders', () => {
+  it('renders strings, numbers and lists of strings, lowercasing the header name', () => {
+    const headers = compileHeaders([
+      { name: 'X-User', value: 'jwt.sub' },
+      { name: 'X-Tier', value: 'jwt.tier' },
+      { name: 'X-Groups', value: 'jwt.groups' },
+    ])
+    expect(headers.map((h) => [h.name, h.evaluate(alice)])).toEqual([
+      ['x-user', 'alice@example.com'],
+      ['x-tier', '3'],
+      ['x-groups', 'AI-Users, Staff'],
+    ])
+  })
+
+  it('leaves a header unset when the claim is missing or the value could split the header', () => {
+    const [h] = compileHeaders([{ name: 'X-User', value: 'jwt.email' }])
+    expect(h?.evaluate(alice)).toBeUndefined()
+    const [sub] = compileHeaders([{ name: 'X-User', value: 'jwt.sub' }])
+    expect(sub?.evaluate({ sub: 'a\r\nx-admin: true' })).toBeUndefined()
+  })
+
+  it('names the entry of a value that does not compile', () => {
+    expect(() => compileHeaders([{ name: 'X', value: 'jwt.(' }])).toThrow(/^set\[0\]: invalid CEL/)
+  })
+})
