@@ -255,6 +255,30 @@ describe('authorization (seed: Authentication 3)', () => {
     )
   })
 
+  it.each([
+    ['an unknown variable', '"AI-Users" in jwts.groups', 'Unknown variable: jwts'],
+    ['a missing overload', 'jwt.sub + 1 == 2 && 1 + "a" == "1a"', 'no such overload'],
+    ['a rule that is not a boolean', 'size(jwt.groups)', 'must be a boolean'],
+  ])(
+    'rejects at load (as --validate does) a rule with %s instead of denying every request',
+    async (_what, rule, reason) => {
+      const config = parseConfig(
+        JSON.stringify(
+          authConfig({ idpPort: 1, backendPort: 2, issuer: idp.issuer, rules: [rule] }),
+        ),
+        'bad.yaml',
+      )
+      const err = await checkCompilable(config, 'bad.yaml').then(
+        () => undefined,
+        (e: Error) => e,
+      )
+      expect(err?.message).toContain(
+        'policies.mcp-auth.traffic.authorization.policy.matchExpressions[0]',
+      )
+      expect(err?.message).toContain(reason)
+    },
+  )
+
   it('lets a request without a token through in Optional mode when there are no rules', async () => {
     const g = await start({ mode: 'Optional', rules: null })
     expect((await post(g.url)).status).toBe(200)
