@@ -1,46 +1,40 @@
 /**
  * `GET/POST /logging` (seed, Admin interface table): GET reports the log filter, POST `?level=`
  * sets `error|warn|info|debug|trace` or a RUST_LOG-style per-module filter
- * (`info,proxy::httpproxy=trace`). Either way the answer is one text line with the current filter.
+ * (`info,proxy::httpproxy=trace`). Either way the answer is one text line with the current filter;
+ * a refused filter leaves the current one in force.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LogFilterError, type Logging } from '../telemetry/logging.js'
 
-function line(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' })
-  res.end(`${text}\n`)
+/** The answer of `/logging`: a status and one line of text. */
+export interface LoggingAnswer {
+  status: number
+  text: string
 }
 
-/** Serves `/logging`; `onChange` hears every change of the filter. */
-export function serveLogging(
+/** Sets the filter from the `level` query parameter (`null` when it is missing). */
+export function setLogFilter(
   logging: Logging,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
+  level: string | null,
   options: { onChange?: (from: string, to: string) => void } = {},
-): void {
-  if (req.method === 'GET' || req.method === 'HEAD') {
-    line(res, 200, `current log level is ${logging.filter()}`)
-    return
-  }
-  const level = url.searchParams.get('level')
+): LoggingAnswer {
   if (level === null) {
-    line(
-      res,
-      400,
-      'missing query parameter "level": POST /logging?level=<error|warn|info|debug|trace or info,proxy::httpproxy=trace>',
-    )
-    return
+    return {
+      status: 400,
+      text: 'missing query parameter "level": POST /logging?level=<error|warn|info|debug|trace or info,proxy::httpproxy=trace>',
+    }
   }
   const before = logging.filter()
   try {
     const now = logging.setFilter(level)
     options.onChange?.(before, now)
-    line(res, 200, `current log level is ${now}`)
+    return { status: 200, text: `current log level is ${now}` }
   } catch (err) {
     if (err instanceof LogFilterError) {
-      line(res, 400, `invalid log filter "${level}": ${err.message}`)
-      return
+      return {
+        status: 400,
+        text: `invalid log filter "${level}": ${err.message}; the log level stays ${before}`,
+      }
     }
     throw err
   }

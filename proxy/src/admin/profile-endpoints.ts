@@ -2,8 +2,9 @@
  * `GET /debug/pprof/profile` and `GET /debug/pprof/heap` (seed, Admin interface table):
  * parameter checks, one CPU profile at a time, and the file download.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type HeapSampler, takeCpuProfile } from './pprof.js'
+import { requestUrl, sendText } from './routes.js'
 
 /** Seed: `seconds` integer 1–300, default 10; `frequency` integer 1–1000 Hz, default 100. */
 export const CPU_PROFILE_LIMITS = {
@@ -35,18 +36,12 @@ function stamp(): string {
     .replace(/\.\d+Z$/, 'Z')
 }
 
-function sendProfile(res: ServerResponse, kind: 'cpu' | 'heap', body: Buffer): void {
-  res.writeHead(200, {
-    'content-type': 'application/octet-stream',
-    'content-disposition': `attachment; filename="gatehouse-${kind}-${stamp()}.pb.gz"`,
-    'content-length': String(body.length),
-  })
-  res.end(body)
-}
-
-function badRequest(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' })
-  res.end(`${message}\n`)
+function sendProfile(reply: FastifyReply, kind: 'cpu' | 'heap', body: Buffer): FastifyReply {
+  return reply
+    .code(200)
+    .type('application/octet-stream')
+    .header('content-disposition', `attachment; filename="gatehouse-${kind}-${stamp()}.pb.gz"`)
+    .send(body)
 }
 
 /** Options of {@link serveCpuProfile}. */
@@ -57,24 +52,28 @@ export interface CpuEndpointOptions {
   closing?: AbortSignal
 }
 
-/** Serves a CPU profile: 400 on bad parameters, 409 while another profile runs. */
+/**
+ * Serves a CPU profile: 400 on bad parameters, 409 while another profile runs. A client that goes
+ * away stops the profile early; the admin server closing stops it and sends what was sampled.
+ */
 export async function serveCpuProfile(
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
+  request: FastifyRequest,
+  reply: FastifyReply,
   options: CpuEndpointOptions,
-): Promise<void> {
+): Promise<FastifyReply | undefined> {
+  const url = requestUrl(request)
   const seconds = profileParam(url, 'seconds')
   const frequency = profileParam(url, 'frequency')
-  if ('error' in seconds) return badRequest(res, 400, seconds.error)
-  if ('error' in frequency) return badRequest(res, 400, frequency.error)
+  if ('error' in seconds) return sendText(reply, 400, seconds.error)
+  if ('error' in frequency) return sendText(reply, 400, frequency.error)
   if (options.state.running) {
-    return badRequest(res, 409, 'a CPU profile is already running; retry when it has finished')
+    return sendText(reply, 409, 'a CPU profile is already running; retry when it has finished')
   }
   options.state.running = true
   const stop = new AbortController()
   const onGone = () => stop.abort()
-  req.socket.once('close', onGone)
+  const socket = request.raw.socket
+  socket.once('close', onGone)
   options.closing?.addEventListener('abort', onGone, { once: true })
   try {
     const body = await takeCpuProfile({
@@ -82,15 +81,24 @@ export async function serveCpuProfile(
       frequency: frequency.value,
       signal: stop.signal,
     })
-    if (!res.destroyed) sendProfile(res, 'cpu', body)
+    // The client went away: nobody to send to. (When the server closes, what was sampled so
+    // far is still sent.)
+    if (reply.raw.destroyed || request.raw.socket.destroyed) {
+      reply.hijack()
+      return undefined
+    }
+    return sendProfile(reply, 'cpu', body)
   } finally {
     options.state.running = false
-    req.socket.off('close', onGone)
+    socket.off('close', onGone)
     options.closing?.removeEventListener('abort', onGone)
   }
 }
 
 /** Serves the heap profile. */
-export async function serveHeapProfile(res: ServerResponse, heap: HeapSampler): Promise<void> {
-  sendProfile(res, 'heap', await heap.profile())
+export async function serveHeapProfile(
+  reply: FastifyReply,
+  heap: HeapSampler,
+): Promise<FastifyReply> {
+  return sendProfile(reply, 'heap', await heap.profile())
 }

@@ -1,0 +1,143 @@
+/**
+ * The admin interface as a Fastify application: the routes of `./routes.ts`, a guard against
+ * browsers (a foreign `Origin`: a cross-site POST to `/quitquitquit`; a non-loopback `Host` on a
+ * loopback bind: DNS rebinding), one not-found answer (405 with `Allow` for a known path, else
+ * 404 listing the endpoints) and one error handler. It is built without listening, so tests can
+ * `inject` requests; `./server.ts` binds it.
+ */
+import { createServer } from 'node:http'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { isLoopback } from './address.js'
+import type { AdminContext } from './context.js'
+import {
+  type AdminEndpoint,
+  type AdminRouteState,
+  adminRoutes,
+  requestUrl,
+  sendJson,
+  sendText,
+} from './routes.js'
+
+/** Options of {@link buildAdminApp}. */
+export interface AdminAppOptions {
+  /** Whether to answer loopback `Host` names only (a TCP loopback bind). Read per request. */
+  loopbackOnly(): boolean
+}
+
+/** Host names a loopback-bound admin accepts in `Host` (anything else may be DNS rebinding). */
+function hostIsLoopback(host: string | undefined): boolean {
+  if (!host) return true
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '')
+  return name === 'localhost' || name.endsWith('.localhost') || isLoopback(name)
+}
+
+/** A same-origin request from a browser carries an Origin naming the host it asked for. */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return new URL(origin).host === host
+  } catch {
+    return false
+  }
+}
+
+/** Builds the application (not listening). */
+export function buildAdminApp(
+  ctx: AdminContext,
+  state: AdminRouteState,
+  options: AdminAppOptions,
+): { app: FastifyInstance; endpoints: AdminEndpoint[] } {
+  const log = ctx.logging.logger('proxy::admin')
+  const app = Fastify({
+    logger: false,
+    // ./address.ts binds the server itself (unix socket created owner-only, names resolved).
+    serverFactory: (handler) => {
+      const server = createServer(handler)
+      // Streams (trace, CPU profile) may legitimately stay open for minutes.
+      server.requestTimeout = 0
+      server.headersTimeout = 10_000
+      return server
+    },
+    // HEAD is added per route below: never on a stream or a timed profile, which it would start.
+    exposeHeadRoutes: false,
+  })
+  // Admin endpoints take no body; whatever is sent is read and ignored, never refused as 415.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, payload, done) => {
+    payload.resume()
+    payload.once('end', () => done(null))
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    const { origin, host } = request.headers
+    if (origin !== undefined && !sameOrigin(origin, host)) {
+      return sendText(
+        reply,
+        403,
+        `cross-origin request from ${origin} refused: the admin interface is local only`,
+      )
+    }
+    if (options.loopbackOnly() && !hostIsLoopback(host)) {
+      return sendText(
+        reply,
+        403,
+        `Host "${host}" refused: the admin interface answers loopback names only`,
+      )
+    }
+  })
+
+  const routes = adminRoutes(ctx, state)
+  const endpoints: AdminEndpoint[] = routes.map(({ path, methods, description }) => ({
+    path,
+    methods,
+    description,
+  }))
+  const allowed = new Map<string, string[]>()
+  for (const route of routes) {
+    const methods =
+      route.methods.includes('GET') && !route.long ? [...route.methods, 'HEAD'] : [...route.methods]
+    allowed.set(route.path, methods)
+    app.route({
+      method: methods,
+      url: route.path,
+      handler: async (request, reply) => {
+        try {
+          return await route.handle(request, reply)
+        } catch (err) {
+          // A route that took the raw response over (a stream) is past the error handler.
+          if (!reply.sent) throw err
+          log.error({ err, path: route.path }, 'admin endpoint failed')
+          reply.raw.destroy()
+        }
+      },
+    })
+  }
+  app.get('/', (_request, reply) => reply.redirect('/ui', 302))
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = requestUrl(request).pathname
+    const methods = allowed.get(path)
+    if (methods) {
+      return sendText(
+        reply.header('allow', methods.join(', ')),
+        405,
+        `${request.method} is not allowed on ${path}; use ${methods.filter((m) => m !== 'HEAD').join(' or ')}`,
+      )
+    }
+    return sendJson(reply, 404, {
+      error: 'not_found',
+      message: `no admin endpoint at ${path}`,
+      endpoints,
+    })
+  })
+
+  app.setErrorHandler((err, request, reply) => {
+    log.error({ err, path: requestUrl(request).pathname }, 'admin endpoint failed')
+    if (reply.raw.headersSent) {
+      reply.raw.destroy()
+      return
+    }
+    return sendJson(reply, 500, { error: 'internal', message: (err as Error).message })
+  })
+
+  return { app, endpoints }
+}

@@ -1,0 +1,153 @@
+/**
+ * The admin endpoints (seed: Admin interface table), one entry each: path, methods, what it is
+ * for (shown by `/ui` and by a 404) and the Fastify handler. Streams and timed profiles take the
+ * raw response over (`reply.hijack()`); everything else answers through the reply helpers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { buildConfigDump } from './config-dump.js'
+import type { AdminContext } from './context.js'
+import { setLogFilter } from './logging.js'
+import { memoryReport } from './memory.js'
+import { type HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
+import { serveCpuProfile, serveHeapProfile } from './profile-endpoints.js'
+import { tasksReport } from './tasks.js'
+import { serveTrace } from './trace.js'
+import { renderUi } from './ui.js'
+
+/** One admin endpoint, as listed by `/ui` and by the 404 answer. */
+export interface AdminEndpoint {
+  path: string
+  methods: readonly string[]
+  description: string
+}
+
+/** An endpoint with its handler. */
+export interface AdminRoute extends AdminEndpoint {
+  handle(request: FastifyRequest, reply: FastifyReply): unknown
+  /** Long-running (a stream, a timed profile): no implicit HEAD, which would start one. */
+  long?: true
+}
+
+/** What the handlers share beyond the context. */
+export interface AdminRouteState {
+  heap: HeapSampler
+  /** Aborted when the admin server closes (ends a running CPU profile). */
+  closing: AbortSignal
+  /** One CPU profile at a time. */
+  profiling: { running: boolean }
+  /** Interval of `: keep-alive` comments on `/debug/trace`. */
+  traceKeepAliveMs?: number | undefined
+  /** Hears every change of the log filter. */
+  onLogFilterChange(from: string, to: string): void
+  /** Hears a shutdown request before it starts. */
+  onShutdownRequested(): void
+}
+
+/** The request URL with its query, parsed once. */
+export function requestUrl(request: FastifyRequest): URL {
+  return new URL(request.url, 'http://admin.invalid')
+}
+
+/** A JSON answer, indented for people reading it with curl. */
+export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json')
+    .send(`${JSON.stringify(body, null, 2)}\n`)
+}
+
+/** A one-line text answer. */
+export function sendText(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('text/plain; charset=utf-8')
+    .send(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+/** The endpoint table. */
+export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRoute[] {
+  const routes: AdminRoute[] = [
+    {
+      path: '/config_dump',
+      methods: ['GET'],
+      description:
+        'runtime configuration: binds, listeners, routes, backends, policies with status',
+      handle: (_request, reply) => sendJson(reply, 200, buildConfigDump(ctx)),
+    },
+    {
+      path: '/debug/trace',
+      methods: ['GET'],
+      description: 'SSE trace of the next request (?path=/prefix filters)',
+      long: true,
+      handle: (request, reply) => {
+        reply.hijack()
+        return serveTrace(ctx.traceBus, reply.raw, requestUrl(request), {
+          ...(state.traceKeepAliveMs ? { keepAliveMs: state.traceKeepAliveMs } : {}),
+        })
+      },
+    },
+    {
+      path: '/logging',
+      methods: ['GET', 'POST'],
+      description: 'GET the log filter; POST ?level=info,proxy::httpproxy=trace sets it',
+      handle: (request, reply) => {
+        const answer =
+          request.method === 'POST'
+            ? setLogFilter(ctx.logging, requestUrl(request).searchParams.get('level'), {
+                onChange: state.onLogFilterChange,
+              })
+            : { status: 200, text: `current log level is ${ctx.logging.filter()}` }
+        return sendText(reply, answer.status, answer.text)
+      },
+    },
+    {
+      path: '/memory',
+      methods: ['GET'],
+      description: 'process and V8 heap statistics',
+      handle: (_request, reply) => sendJson(reply, 200, memoryReport()),
+    },
+    {
+      path: '/debug/pprof/heap',
+      methods: ['GET'],
+      description: 'heap profile, gzipped pprof (allocation samples on Linux)',
+      handle: (_request, reply) => serveHeapProfile(reply, state.heap),
+    },
+    {
+      path: '/debug/tasks',
+      methods: ['GET'],
+      description: 'live async work: listeners, connections, requests and their stages',
+      handle: (_request, reply) => sendJson(reply, 200, tasksReport(ctx.tasks)),
+    },
+    {
+      path: '/quitquitquit',
+      methods: ['POST'],
+      description: 'graceful shutdown: stop accepting, drain in-flight requests, exit',
+      handle: (_request, reply) => {
+        state.onShutdownRequested()
+        // Shut down once the answer is out, so the caller hears that it worked.
+        reply.raw.once('finish', () => void ctx.shutdown('quitquitquit'))
+        return sendText(reply, 200, 'OK, shutting down: draining in-flight requests')
+      },
+    },
+    {
+      path: '/ui',
+      methods: ['GET'],
+      description: 'this list, as a page',
+      handle: (_request, reply) =>
+        reply.type('text/html; charset=utf-8').send(renderUi(routes, ctx.version)),
+    },
+  ]
+  if (PROFILING_SUPPORTED) {
+    // Seed: "On non-Linux builds the endpoint is not registered: 404".
+    routes.splice(4, 0, {
+      path: '/debug/pprof/profile',
+      methods: ['GET'],
+      long: true,
+      description:
+        'CPU profile, gzipped pprof (?seconds=1-300, default 10; ?frequency=1-1000 Hz, default 100)',
+      handle: (request, reply) =>
+        serveCpuProfile(request, reply, { state: state.profiling, closing: state.closing }),
+    })
+  }
+  return routes
+}
