@@ -77,7 +77,7 @@ describe('config dump', () => {
     expect(validate({ ...dump, binds: 'x' })).toBe(false)
   })
 
-  it('matches the committed config-dump.schema.json (run `npx tsx proxy/src/admin/write-dump-schema.ts`)', () => {
+  it('matches the committed config-dump.schema.json (run `npm run schema`)', () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(
       `${JSON.stringify(configDumpJsonSchema(), null, 2)}\n`,
     )
