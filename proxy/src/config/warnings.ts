@@ -39,6 +39,7 @@ export function configWarnings(config: GatehouseConfig): ConfigIssue[] {
       })
     })
   }
+  warnings.push(...ignoredPorts(config))
   if (config.ui?.gateway) {
     // The seed's `ui` section attaches the web UI to a gateway; this build serves it under the
     // admin address only, and says so rather than ignoring the field silently.
@@ -48,4 +49,41 @@ export function configWarnings(config: GatehouseConfig): ConfigIssue[] {
     })
   }
   return warnings
+}
+
+/**
+ * `port` on a backend reference (a route's `backendRefs[]`, a provider's `jwks.remote.backendRef`)
+ * is accepted so that the seed's manifests translate one to one, but gatehouse connects to the
+ * backend's own `static.port`. A reference naming another port would silently not mean what it
+ * says: warn about it.
+ */
+function ignoredPorts(config: GatehouseConfig): ConfigIssue[] {
+  const out: ConfigIssue[] = []
+  const check = (path: string, ref: { name: string; port?: number | undefined }) => {
+    const backend = config.backends[ref.name]
+    if (ref.port === undefined || !backend || backend.static.port === ref.port) return
+    out.push({
+      path: `${path}.port`,
+      message: `is ignored: gatehouse connects to backends.${ref.name}.static.port (${backend.static.port}), not ${ref.port}; remove it or make the two agree`,
+    })
+  }
+  for (const [routeName, route] of Object.entries(config.routes)) {
+    route.rules.forEach((rule, r) => {
+      rule.backendRefs.forEach((ref, b) => {
+        check(`routes.${routeName}.rules[${r}].backendRefs[${b}]`, ref)
+      })
+    })
+  }
+  for (const [policyName, policy] of Object.entries(config.policies)) {
+    policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
+      const ref = p.jwks.remote?.backendRef
+      if (ref) {
+        check(
+          `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.backendRef`,
+          ref,
+        )
+      }
+    })
+  }
+  return out
 }

@@ -62,4 +62,21 @@ describe('configuration warnings', () => {
     delete policy.traffic.jwtAuthentication.mcp
     expect(configWarnings(parseConfig(config))).toEqual([])
   })
+
+  it('says a backendRef port that disagrees with the backend is ignored, and is quiet when they agree', () => {
+    const config = base(['*'])
+    const rule = config.routes?.mcp?.rules[0]
+    const provider = config.policies?.['mcp-auth']?.traffic.jwtAuthentication?.providers[0]
+    const jwksRef = provider?.jwks.remote?.backendRef
+    if (!rule?.backendRefs[0] || !jwksRef) throw new Error('authConfig changed shape')
+    rule.backendRefs[0].port = 8090 // the backend's own port: fine
+    jwksRef.port = 443 // the seed's value, but the IdP backend here listens on 9000
+    expect(configWarnings(parseConfig(config))).toEqual([
+      {
+        path: 'policies.mcp-auth.traffic.jwtAuthentication.providers[0].jwks.remote.backendRef.port',
+        message:
+          'is ignored: gatehouse connects to backends.idp.static.port (9000), not 443; remove it or make the two agree',
+      },
+    ])
+  })
 })
