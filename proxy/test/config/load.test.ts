@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseConfig, substituteEnv } from '../../src/config/load.js'
+import { substituteEnv } from '../../src/config/env.js'
+import { parseConfig } from '../../src/config/load.js'
 import { ConfigError } from '../../src/errors.js'
 
 function errorOf(yaml: string, env: NodeJS.ProcessEnv = {}): ConfigError {

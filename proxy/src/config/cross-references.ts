@@ -1,0 +1,107 @@
+/**
+ * Cross-reference checks of a configuration that passed the schema: names that must point at
+ * something that exists, and the path prefixes an MCP route must carry.
+ */
+import type { ConfigIssue } from '../errors.js'
+import type { GatehouseConfig } from './schema.js'
+
+/** The three path prefixes a route carrying an `mcp` policy must have (seed, Endpoints). */
+export const MCP_PATH_PREFIXES = [
+  '/mcp',
+  '/.well-known/oauth-protected-resource/mcp',
+  '/.well-known/oauth-authorization-server/mcp',
+] as const
+
+/** Cross-reference checks the schema alone cannot express. */
+export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  const gatewayNames = Object.keys(config.gateways)
+  if (gatewayNames.length === 0) {
+    issues.push({ path: 'gateways', message: 'at least one gateway is required' })
+  }
+  const ports = new Map<string, string>()
+  for (const [name, gw] of Object.entries(config.gateways)) {
+    const key = `${gw.address}:${gw.port}`
+    const other = ports.get(key)
+    if (other) {
+      issues.push({
+        path: `gateways.${name}.port`,
+        message: `${key} is already used by gateway "${other}"; give each gateway its own port`,
+      })
+    }
+    ports.set(key, name)
+  }
+  for (const [routeName, route] of Object.entries(config.routes)) {
+    if (!route.parentRefs && gatewayNames.length > 1) {
+      issues.push({
+        path: `routes.${routeName}.parentRefs`,
+        message: `required when there is more than one gateway (have: ${gatewayNames.join(', ')})`,
+      })
+    }
+    route.parentRefs?.forEach((ref, i) => {
+      if (!config.gateways[ref.name]) {
+        issues.push({
+          path: `routes.${routeName}.parentRefs[${i}].name`,
+          message: `no gateway named "${ref.name}" (have: ${gatewayNames.join(', ') || 'none'})`,
+        })
+      }
+    })
+    route.rules.forEach((rule, r) => {
+      rule.backendRefs.forEach((ref, b) => {
+        if (!config.backends[ref.name]) {
+          issues.push({
+            path: `routes.${routeName}.rules[${r}].backendRefs[${b}].name`,
+            message: `no backend named "${ref.name}" (have: ${Object.keys(config.backends).join(', ') || 'none'})`,
+          })
+        }
+      })
+    })
+  }
+  for (const [policyName, policy] of Object.entries(config.policies)) {
+    policy.targetRefs.forEach((ref, i) => {
+      const route = config.routes[ref.name]
+      if (!route) {
+        issues.push({
+          path: `policies.${policyName}.targetRefs[${i}].name`,
+          message: `no route named "${ref.name}" (have: ${Object.keys(config.routes).join(', ') || 'none'})`,
+        })
+        return
+      }
+      if (policy.traffic.jwtAuthentication?.mcp) {
+        const prefixes = new Set(
+          route.rules.flatMap((rule) =>
+            rule.matches.filter((m) => m.path.type === 'PathPrefix').map((m) => m.path.value),
+          ),
+        )
+        const missing = MCP_PATH_PREFIXES.filter((p) => !prefixes.has(p))
+        if (missing.length > 0) {
+          issues.push({
+            path: `routes.${ref.name}.rules`,
+            message: `policy "${policyName}" serves MCP OAuth discovery, so the route needs PathPrefix matches for all of ${MCP_PATH_PREFIXES.join(', ')}; missing: ${missing.join(', ')}`,
+          })
+        }
+      }
+    })
+    policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
+      const ref = p.jwks.remote?.backendRef
+      if (ref && !config.backends[ref.name]) {
+        issues.push({
+          path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.backendRef.name`,
+          message: `no backend named "${ref.name}"; declare the JWKS backend (the org domain, port 443) under backends`,
+        })
+      }
+      const path = p.jwks.remote?.jwksPath
+      if (path === '/.well-known/jwks.json' || path?.endsWith('/.well-known/jwks.json')) {
+        issues.push({
+          path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.jwksPath`,
+          message:
+            'the bridged IdP does not publish keys at /.well-known/jwks.json; it serves them at /oauth2/<auth_server_id>/v1/keys',
+        })
+      }
+    })
+  }
+  if (config.ui?.gateway && !config.gateways[config.ui.gateway]) {
+    issues.push({ path: 'ui.gateway', message: `no gateway named "${config.ui.gateway}"` })
+  }
+  return issues
+}
