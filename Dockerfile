@@ -31,13 +31,16 @@ RUN npm run build -- proxy gwctl mock-idp mock-mcp
 
 FROM manifests AS prod-deps
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
-# /deps/<image>/node_modules: the production closure of that image's workspaces. Our own
-# workspaces (@gatehouse/*) are inlined by the build and left out.
+# /deps/<image>/: the production closure of that image's workspaces, at the paths npm installed
+# it — node_modules/… and, for a version that could not be hoisted (the root holds another major
+# for a dev tool), <workspace>/node_modules/…. Our own workspaces (@gatehouse/*) are inlined by the
+# build and left out.
 RUN set -e; for spec in gatehouse:proxy,gwctl mock-idp:mock-idp mcp-backend:mock-mcp; do \
       image=${spec%%:*}; workspaces=$(echo "${spec#*:}" | sed 's/^/-w /; s/,/ -w /g'); \
       mkdir -p "/deps/$image"; \
       npm ls --omit=dev --all --parseable $workspaces \
-        | sed -n 's|^/app/\(node_modules/.*\)|\1|p' | grep -v '^node_modules/@gatehouse/' | sort -u \
+        | sed -n 's|^/app/\(\([a-z-]*/\)\{0,1\}node_modules/.*\)|\1|p' \
+        | grep -v 'node_modules/@gatehouse/' | sort -u \
         > "/deps/$image.list"; \
       test -s "/deps/$image.list"; \
       tar -cf - -T "/deps/$image.list" | tar -xf - -C "/deps/$image"; \
@@ -47,7 +50,7 @@ FROM node:22-bookworm-slim AS gatehouse
 WORKDIR /app
 ENV NODE_ENV=production
 RUN ln -s /app/gwctl/bin/gwctl.js /usr/local/bin/gwctl
-COPY --from=prod-deps /deps/gatehouse/node_modules node_modules
+COPY --from=prod-deps /deps/gatehouse/ ./
 COPY proxy/package.json proxy/
 COPY gwctl/package.json gwctl/
 COPY --from=build /app/proxy/bin/gatehouse.js proxy/bin/
@@ -62,7 +65,7 @@ CMD ["node", "proxy/bin/gatehouse.js", "-f", "examples/compose/gatehouse.yaml"]
 FROM node:22-bookworm-slim AS mock-idp
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=prod-deps /deps/mock-idp/node_modules node_modules
+COPY --from=prod-deps /deps/mock-idp/ ./
 COPY mock-idp/package.json mock-idp/
 COPY --from=build /app/mock-idp/bin/mock-idp.js mock-idp/bin/
 COPY --from=build /app/mock-idp/dist mock-idp/dist
@@ -73,7 +76,7 @@ CMD ["node", "mock-idp/bin/mock-idp.js", "--host=0.0.0.0", "--port=9000"]
 FROM node:22-bookworm-slim AS mcp-backend
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=prod-deps /deps/mcp-backend/node_modules node_modules
+COPY --from=prod-deps /deps/mcp-backend/ ./
 COPY mock-mcp/package.json mock-mcp/
 COPY --from=build /app/mock-mcp/bin/mcp-backend.js mock-mcp/bin/
 COPY --from=build /app/mock-mcp/dist mock-mcp/dist

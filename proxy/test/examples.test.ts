@@ -3,6 +3,7 @@
  * .dockerignore): they keep them from drifting from the code on every machine, with or without a
  * Docker engine (`npm run test:compose`, ci/compose-smoke.ts, runs the stack where one can be had).
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import dockerignoreModule from '@balena/dockerignore'
@@ -118,6 +119,42 @@ describe('Dockerfile', () => {
       expect(s, name).toContain('--from=build')
       expect(s, name).toContain('--from=prod-deps')
       expect(s, name).not.toMatch(/\btsx\b/)
+    }
+  })
+
+  // Regression: lru-cache@11, a proxy dependency installed under proxy/node_modules because the
+  // root holds another major for dev tools, was filtered out of the gatehouse image, which then
+  // failed to start (ERR_MODULE_NOT_FOUND) in the compose demo.
+  it('keeps every production package of each image, hoisted or nested under a workspace', () => {
+    const prod = stage('prod-deps')
+    const filter = /sed -n '([^']+)'/.exec(prod)?.[1]
+    const specs = /for spec in ([^;]+); do/.exec(prod)?.[1]?.trim().split(/\s+/) ?? []
+    expect(filter).toBeDefined()
+    expect(specs.length).toBe(Object.keys(compose.services).length)
+    for (const spec of specs) {
+      const [image, list] = spec.split(':') as [string, string]
+      const flags = list.split(',').flatMap((w) => ['-w', w])
+      const ls = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable', ...flags], {
+        cwd: root,
+        encoding: 'utf8',
+      })
+      // The paths as the image's build stage sees them (WORKDIR /app).
+      const paths = ls.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((p) => `/app/${p.slice(root.length)}`)
+      const own = (p: string) => p.includes('node_modules/@gatehouse/')
+      const packages = paths
+        .filter((p) => p.includes('/node_modules/') && !own(p))
+        .map((p) => p.slice('/app/'.length))
+      expect(packages.length, image).toBeGreaterThan(0)
+      const kept = spawnSync('sed', ['-n', filter as string], {
+        input: `${paths.join('\n')}\n`,
+        encoding: 'utf8',
+      })
+        .stdout.split('\n')
+        .filter((p) => p && !own(p))
+      expect(new Set(kept), image).toEqual(new Set(packages))
     }
   })
 
