@@ -58,6 +58,12 @@ export interface ScenarioStack {
   stop(): Promise<void>
 }
 
+/** The seed's three prefixes, and the root form of the PRM URL (RFC 9728 §3.1), which gatehouse serves too. */
+const MATCHES = [
+  ...MCP_MATCHES,
+  { path: { type: 'Exact', value: '/.well-known/oauth-protected-resource' } },
+]
+
 /** The gatehouse configuration of a scenario. */
 function gatewayConfig(
   s: ClientScenario,
@@ -76,7 +82,7 @@ function gatewayConfig(
     routes: {
       mcp: {
         parentRefs: [{ name: 'default' }],
-        rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
+        rules: [{ matches: MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
       },
     },
     policies: {
