@@ -86,6 +86,8 @@ const CIMD_DOCUMENT = {
 }
 
 const SEED_RULE = '"AI-Users" in jwt.groups'
+/** The scopes every mock-idp authorization server knows. */
+const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access']
 const SEED_SCOPES = ['openid', 'profile']
 const SIGN_IN = { autoSignIn: 'alice' }
 
@@ -180,7 +182,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
         {
           id: 'default',
           audience: 'api://default',
-          scopes: ['openid', 'profile', 'email', 'offline_access', 'mcp:tools'],
+          scopes: [...OIDC_SCOPES, 'mcp:tools'],
         },
       ],
     },
@@ -194,10 +196,15 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'scope-retry-limit',
     clientScenario: 'auth/scope-retry-limit',
     title:
-      '403 insufficient_scope with scope="mcp:admin", a scope the IdP never grants: the client must stop',
+      '403 insufficient_scope with scope="mcp:admin" that no new authorization satisfies (the user also lacks the group a rule wants): the client must stop',
     outcome: 'refuse',
     registration: 'dcr',
-    idp: SIGN_IN,
+    idp: {
+      autoSignIn: 'bob',
+      authServers: [
+        { id: 'default', audience: 'api://default', scopes: [...OIDC_SCOPES, 'mcp:admin'] },
+      ],
+    },
     gateway: {
       ...BRIDGED,
       requiredScopes: ['mcp:admin'],

@@ -244,8 +244,10 @@ async function call(message: Json): Promise<Json | undefined> {
     await register()
     const supported = ((prm?.scopes_supported as string[] | undefined) ?? []).join(' ')
     const scope =
-      res.status === 403 && !has('step-up-wrong-scope')
-        ? (params.scope ?? supported)
+      res.status === 403
+        ? has('step-up-wrong-scope')
+          ? supported
+          : (params.scope ?? supported)
         : has('wrong-initial-scope')
           ? 'openid'
           : (params.scope ?? supported)
