@@ -5,10 +5,12 @@
  * one group per scenario. Exit 0 when no MUST failed, 1 otherwise or when nothing was judged,
  * 2 on bad usage.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import { consoleReport, jsonReport, junitReport } from '../report.js'
 import { parseBaseline, summarize } from '../runner.js'
+import { ROOT } from '../stack.js'
 import { CLIENT_CATALOGUE } from './checks/index.js'
 import { type ClientResult, runClient, type ScenarioReport } from './run.js'
 import { SCENARIOS, scenarioNamed } from './scenarios.js'
@@ -117,27 +119,39 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
       return fail(`cannot read the baseline ${opts.baseline}: ${(err as Error).message}`)
     }
   }
+  if (!existsSync(join(ROOT, 'proxy/bin/gatehouse.ts'))) {
+    // The installed tool carries the suite, not the reference proxy every scenario runs.
+    return fail(
+      'the client mode runs the reference proxy (gatehouse) in each scenario, so it runs only in a checkout of the Gatehouse repository: npm run conformance -- client --command "…"',
+    )
+  }
   const scenarios = opts.scenario
     ? SCENARIOS.filter((s) => opts.scenario?.includes(s.name))
     : SCENARIOS
   const started = performance.now()
-  const reports = await runClient({
-    command: opts.command,
-    scenarios,
-    timeoutMs: opts.timeout,
-    parallel: opts.parallel,
-    ...(opts.only ? { only: opts.only } : {}),
-    ...(opts.skip ? { skip: opts.skip } : {}),
-    ...(baseline ? { baseline } : {}),
-    onReport: (r) => {
-      const failed = r.results.filter(
-        (x) => x.status === 'failed' && x.baseline !== 'expected-failure',
-      )
-      process.stderr.write(
-        `client: ${r.scenario}: ${failed.length ? `${failed.length} failed` : 'ok'}\n`,
-      )
-    },
-  })
+  let reports: ScenarioReport[]
+  try {
+    reports = await runClient({
+      command: opts.command,
+      scenarios,
+      timeoutMs: opts.timeout,
+      parallel: opts.parallel,
+      ...(opts.only ? { only: opts.only } : {}),
+      ...(opts.skip ? { skip: opts.skip } : {}),
+      ...(baseline ? { baseline } : {}),
+      onReport: (r) => {
+        const failed = r.results.filter(
+          (x) => x.status === 'failed' && x.baseline !== 'expected-failure',
+        )
+        process.stderr.write(
+          `client: ${r.scenario}: ${failed.length ? `${failed.length} failed` : 'ok'}\n`,
+        )
+      },
+    })
+  } catch (err) {
+    const message = `conformance client: a scenario's stack failed: ${(err as Error).message}\n`
+    return exitAfter(message, 1, process.stderr)
+  }
   const results: ClientResult[] = reports.flatMap((r) => r.results)
   const groups = reports.map((r) => r.scenario)
   const runs = reports.map((r) => ({
