@@ -1,8 +1,8 @@
 /** autoSignIn: the authorize endpoint answers a scripted client with its redirect at once. */
-import { createHash, randomBytes } from 'node:crypto'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MockIdp, startMockIdp } from '../src/index.js'
+import { authorizeRequest } from './helpers.js'
 
 let idp: MockIdp
 
@@ -16,19 +16,13 @@ afterAll(async () => {
 const REDIRECT = 'http://localhost:3000/callback'
 
 function authorizeUrl(server: MockIdp, extra: Record<string, string> = {}) {
-  const verifier = randomBytes(32).toString('base64url')
-  const url = new URL(`${server.issuer}/v1/authorize`)
-  url.search = new URLSearchParams({
+  return authorizeRequest(server.issuer, {
     client_id: server.publicClientId,
-    response_type: 'code',
     redirect_uri: REDIRECT,
     scope: 'openid profile',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     state: 'st-auto',
     ...extra,
-  }).toString()
-  return { url, verifier }
+  })
 }
 
 /** What the official conformance suite's clients do: one GET, read the Location. */

@@ -3,10 +3,10 @@
  * RFC 8707 resource indicators, Client ID Metadata Documents, confidential pre-registered clients
  * and per-grant token lifetimes — each off by default (the bridged IdP's gaps stay the default).
  */
-import { createHash, randomBytes } from 'node:crypto'
 import { decodeJwt } from 'jose'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type MockIdp, type MockIdpOptions, startMockIdp } from '../src/index.js'
+import { authorizeRequest } from './helpers.js'
 
 const started: MockIdp[] = []
 afterAll(async () => {
@@ -33,17 +33,11 @@ async function codeFlow(
   idp: MockIdp,
   flow: Flow,
 ): Promise<{ status: number; body: Record<string, string> }> {
-  const verifier = randomBytes(32).toString('base64url')
-  const url = new URL(`${idp.issuer}/v1/authorize`)
-  url.search = new URLSearchParams({
+  const { url, verifier } = authorizeRequest(idp.issuer, {
     client_id: flow.clientId,
-    response_type: 'code',
     redirect_uri: REDIRECT,
-    scope: 'openid',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     ...flow.extra,
-  }).toString()
+  })
   const answer = await fetch(url, { redirect: 'manual' })
   const location = answer.headers.get('location')
   const code = location ? new URL(location).searchParams.get('code') : null

@@ -3,7 +3,8 @@
  * ports), the client executed against it, then every client requirement that applies judged
  * from what the recorders saw. Results are the server mode's report rows, grouped by scenario.
  */
-import { CheckFailure, CheckSkipped, type ReportRow } from '../types.js'
+import { baselineMark, outcomeOf } from '../runner.js'
+import type { ReportRow } from '../types.js'
 import { CLIENT_CATALOGUE, type ClientRequirement } from './checks/index.js'
 import { type ClientRun, executeClient } from './execute.js'
 import { Flow } from './flow.js'
@@ -89,22 +90,14 @@ export function judge(
       })
       result = { ...base, status: 'passed' }
     } catch (err) {
-      if (err instanceof CheckSkipped) result = { ...base, status: 'skipped', message: err.message }
-      else {
-        const message =
-          err instanceof CheckFailure ? err.message : `error: ${(err as Error).message}`
-        result = {
-          ...base,
-          status: 'failed',
-          message,
-          ...(shown ? { evidence: toEvidence(shown) } : {}),
-        }
-      }
+      const outcome = outcomeOf(err)
+      result = { ...base, ...outcome }
+      if (outcome.status === 'failed' && shown) result.evidence = toEvidence(shown)
     }
     const listed =
       options.baseline?.has(req.id) || options.baseline?.has(`${scenario.name}/${req.id}`)
-    if (listed && result.status === 'failed') result.baseline = 'expected-failure'
-    else if (listed && result.status === 'passed') result.baseline = 'stale'
+    const mark = baselineMark(result.status, listed ?? false)
+    if (mark) result.baseline = mark
     results.push(result)
   }
   return results
