@@ -109,7 +109,7 @@ export async function runOnStack(
   command: string,
   options: JudgeOptions & { timeoutMs: number },
 ): Promise<ScenarioReport> {
-  stack.beginRun()
+  await stack.beginRun()
   const context = stack.facts.context
   const run = await executeClient({
     command,

@@ -52,7 +52,7 @@ export interface ScenarioStack {
   facts: StackFacts
   traffic: Traffic
   /** Clears the traffic and gives the recorders fresh shapers: a new client run. */
-  beginRun(): void
+  beginRun(): Promise<void>
   /** Gatehouse's output (diagnostics when a run goes wrong). */
   gatewayOutput(): string
   stop(): Promise<void>
@@ -146,7 +146,15 @@ export async function startScenarioStack(
     const ports = { gateway: await freePort(), idp: idp.port, backend: backend.port }
     const config = gatewayConfig(scenario, ports, idp, resource)
     let gatehouse: GatehouseProcess = await startGatehouse(config, options)
-    started.push({ stop: () => gatehouse.stop() })
+    // A restart a shaper began (key rotation) is waited for before a new run or the stop, so it
+    // cannot start a gatehouse after the stack stopped.
+    let restarting: Promise<void> = Promise.resolve()
+    started.push({
+      stop: async () => {
+        await restarting.catch(() => {})
+        await gatehouse.stop()
+      },
+    })
     gwRecorder.setUpstream(ports.gateway)
 
     const control = controlClient(`http://127.0.0.1:${idp.port}/__control`)
@@ -155,9 +163,12 @@ export async function startScenarioStack(
       async rotateKeys() {
         await control.rotateKeys({ keepOld: false })
       },
-      async restartGateway() {
-        await gatehouse.stop()
-        gatehouse = await startGatehouse(config, options)
+      restartGateway() {
+        restarting = (async () => {
+          await gatehouse.stop()
+          gatehouse = await startGatehouse(config, options)
+        })()
+        return restarting
       },
     }
     const context = contextOf(scenario)
@@ -183,7 +194,8 @@ export async function startScenarioStack(
       serverUrl: resource,
       facts,
       traffic,
-      beginRun() {
+      async beginRun() {
+        await restarting.catch(() => {})
         traffic.clear()
         const shapers = scenario.shapers?.(handles) ?? {}
         gwRecorder.setShaper(shapers.gateway)
@@ -194,7 +206,7 @@ export async function startScenarioStack(
         for (const part of started.reverse()) await part.stop()
       },
     }
-    stack.beginRun()
+    await stack.beginRun()
     return stack
   } catch (err) {
     for (const part of started.reverse()) await part.stop().catch(() => {})
