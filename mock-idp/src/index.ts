@@ -81,6 +81,10 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     !(options.users ?? DEFAULT_USERS).some((u) => u.login === options.autoSignIn)
   )
     throw new TypeError(`autoSignIn: "${options.autoSignIn}" is not a user of the directory`)
+  if (options.autoSignIn !== undefined && !testMode)
+    throw new TypeError(
+      'autoSignIn: signs users in without a page, so it needs test mode (testMode: true)',
+    )
   const users = new Map((options.users ?? DEFAULT_USERS).map((u) => [u.login, u]))
   const store = new Store()
   const cookieKeys = [randomBytes(32).toString('base64url')]
@@ -232,7 +236,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   }
 
   const interactionCtx: InteractionContext = { users, testMode }
-  const autoUser = testMode ? options.autoSignIn : undefined
+  const autoUser = options.autoSignIn
   const hopSecret = randomBytes(16).toString('base64url')
   const internalUrl = `${certs ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
 

@@ -86,9 +86,12 @@ describe('autoSignIn', () => {
     expect(res.headers.get('location')).toBeNull()
   })
 
-  it('is refused for a user the directory does not have', async () => {
+  it('is refused for a user the directory does not have, and outside test mode', async () => {
     await expect(startMockIdp({ autoSignIn: 'mallory' })).rejects.toThrow(
       'autoSignIn: "mallory" is not a user of the directory',
+    )
+    await expect(startMockIdp({ autoSignIn: 'alice', testMode: false })).rejects.toThrow(
+      'autoSignIn: signs users in without a page, so it needs test mode (testMode: true)',
     )
   })
 
