@@ -155,6 +155,27 @@ describe('clients: a confidential pre-registered client', () => {
   })
 })
 
+describe('clients: non-loopback redirect URIs', () => {
+  it('redirects to a registered non-loopback URI exactly, and never to another', async () => {
+    const web = { clientId: 'web-client', redirectUris: ['https://app.example.com/callback'] }
+    const idp = await idpWith({ clients: [web] })
+    const ask = (redirect_uri: string) =>
+      fetch(authorizeRequest(idp.issuer, { client_id: web.clientId, redirect_uri }).url, {
+        redirect: 'manual',
+      })
+    const ok = await ask('https://app.example.com/callback')
+    expect(ok.status).toBe(303)
+    const back = new URL(ok.headers.get('location') ?? '')
+    expect(`${back.origin}${back.pathname}`).toBe('https://app.example.com/callback')
+    expect(back.searchParams.get('code')).toBeTruthy()
+    for (const other of ['https://app.example.com/callback/', 'https://evil.example/callback']) {
+      const refused = await ask(other)
+      expect(refused.status, other).toBe(400)
+      expect(refused.headers.get('location'), other).toBeNull()
+    }
+  })
+})
+
 describe('accessTokenTtlByGrant', () => {
   it('issues code-exchange tokens with their own lifetime, refreshed ones with the default', async () => {
     const idp = await idpWith({ accessTokenTtlByGrant: { authorization_code: 1 } })
