@@ -170,16 +170,18 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
   const title = `client "${opts.command}", ${reports.length} scenarios (${seconds} s)`
   const { mustFailed, passed, failed } = summarize(results)
-  let out = `${runsTable(reports)}${consoleReport(results, title, groups)}\n`
   if (passed + failed === 0) {
     process.stderr.write(
       'conformance client: nothing was judged: every check was skipped (check --only, --skip and --scenario)\n',
     )
   }
-  if (baseline) {
-    const known = new Set(CLIENT_CATALOGUE.map((r) => r.id))
-    const strays = [...baseline].filter((b) => !known.has(b.split('/').at(-1) ?? ''))
-    if (strays.length) out += `baseline entries naming no requirement: ${strays.join(', ')}\n`
-  }
+  // Baseline entries naming no requirement (a typo, or a requirement renamed) are said first:
+  // the report's last line stays `N passed, N failed, N skipped`.
+  const known = new Set(CLIENT_CATALOGUE.map((r) => r.id))
+  const strays = [...(baseline ?? [])].filter((b) => !known.has(b.split('/').at(-1) ?? ''))
+  const note = strays.length
+    ? `baseline entries naming no requirement: ${strays.join(', ')}\n\n`
+    : ''
+  const out = `${runsTable(reports)}${note}${consoleReport(results, title, groups)}\n`
   return exitAfter(out, mustFailed > 0 || passed + failed === 0 ? 1 : 0)
 }

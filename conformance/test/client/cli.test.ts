@@ -104,5 +104,6 @@ describe('conformance client', () => {
     expect(run.stdout).toMatch(/FAIL CLI-FLOW-001 MUST .*\(expected failure, baseline\)/)
     expect(run.stdout).toMatch(/PASS CLI-PKCE-001 MUST .*\(passes: remove it from the baseline\)/)
     expect(run.stdout).toMatch(/baseline entries naming no requirement: CLI-NOPE-001/)
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed, 0 skipped$/)
   }, 120_000)
 })
