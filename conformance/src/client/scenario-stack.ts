@@ -21,8 +21,8 @@ import { Traffic } from './traffic.js'
 
 /** What the checks know about a stack, independently of what the client did. */
 export interface StackFacts {
+  /** The gateway recorder's origin: the only gateway address the client knows. */
   gatewayOrigin: string
-  idpOrigin: string
   /** The protected resource, `<gateway>/mcp` (the server URL handed to the client). */
   resource: string
   /** RFC 9728 §3.1 path-insertion and root forms of the PRM URL. */
@@ -53,8 +53,6 @@ export interface ScenarioStack {
   traffic: Traffic
   /** Clears the traffic and gives the recorders fresh shapers: a new client run. */
   beginRun(): Promise<void>
-  /** Gatehouse's output (diagnostics when a run goes wrong). */
-  gatewayOutput(): string
   stop(): Promise<void>
 }
 
@@ -174,7 +172,6 @@ export async function startScenarioStack(
     const context = contextOf(scenario)
     const facts: StackFacts = {
       gatewayOrigin: gwRecorder.origin,
-      idpOrigin: idpRecorder.origin,
       resource,
       prmPathUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource/mcp`,
       prmRootUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource`,
@@ -201,7 +198,6 @@ export async function startScenarioStack(
         gwRecorder.setShaper(shapers.gateway)
         idpRecorder.setShaper(shapers.idp)
       },
-      gatewayOutput: () => gatehouse.output(),
       async stop() {
         for (const part of started.reverse()) await part.stop()
       },
