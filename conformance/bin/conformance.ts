@@ -3,6 +3,7 @@
  * `npm run conformance [-- options]`: judges an MCP-auth gateway against the requirements
  * catalogue. Without `--target`, starts the embedded stack (mock-idp, mcp-backend and the
  * reference proxy) and judges it. Exit 0 when no MUST failed, 1 otherwise, 2 on bad usage.
+ * `npm run conformance -- client --command "<cmd>"` judges an MCP client (src/client/cli.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline/promises'
@@ -36,6 +37,11 @@ const url = (v: string) => {
   if (!URL.canParse(v))
     throw new InvalidArgumentError(`expected a URL such as http://127.0.0.1:3000, got "${v}"`)
   return v.replace(/\/$/, '')
+}
+
+// `conformance client …` judges an MCP client instead of a gateway (conformance/src/client/).
+if (process.argv[2] === 'client') {
+  await (await import('../src/client/cli.js')).clientMain(process.argv.slice(3))
 }
 
 const program = new Command()

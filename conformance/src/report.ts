@@ -1,13 +1,20 @@
 /** Reports: console (people), JUnit XML and JSON (CI). */
 import { summarize } from './runner.js'
-import { PROFILES, type Result } from './types.js'
+import { PROFILES, type ReportRow } from './types.js'
 
 const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const
 
-/** The console report; its last line is `N passed, N failed, N skipped`. */
-export function consoleReport(results: readonly Result[], title: string): string {
+/**
+ * The console report; its last line is `N passed, N failed, N skipped`. Rows are grouped by
+ * `groups` (the server profiles by default; the client mode's scenarios).
+ */
+export function consoleReport(
+  results: readonly ReportRow[],
+  title: string,
+  groups: readonly string[] = PROFILES,
+): string {
   const lines: string[] = [`Gatehouse conformance — ${title}`, '']
-  for (const profile of PROFILES) {
+  for (const profile of groups) {
     const rs = results.filter((r) => r.profile === profile && r.message !== 'not selected')
     if (rs.length === 0) continue
     lines.push(`[${profile}]`)
@@ -29,6 +36,10 @@ export function consoleReport(results: readonly Result[], title: string): string
             `         evidence: ${e.method} ${e.url} → ${e.status === 0 ? 'no answer' : e.status}`,
           )
           if (e.networkError) lines.push(`           network: ${e.networkError}`)
+          if (e.requestBody)
+            lines.push(
+              `           request body: ${e.requestBody.replace(/\s+/g, ' ').slice(0, 200)}`,
+            )
           for (const h of [
             'www-authenticate',
             'content-type',
@@ -51,9 +62,12 @@ export function consoleReport(results: readonly Result[], title: string): string
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-/** JUnit XML: one test suite per profile, one test case per requirement. */
-export function junitReport(results: readonly Result[]): string {
-  const suites = PROFILES.map((profile) => {
+/** JUnit XML: one test suite per group (profile or scenario), one test case per requirement. */
+export function junitReport(
+  results: readonly ReportRow[],
+  groups: readonly string[] = PROFILES,
+): string {
+  const suites = groups.map((profile) => {
     const rs = results.filter((r) => r.profile === profile)
     const failures = rs.filter(
       (r) => r.status === 'failed' && r.baseline !== 'expected-failure',
@@ -75,7 +89,11 @@ export function junitReport(results: readonly Result[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="gatehouse-conformance">\n${suites.join('\n')}\n</testsuites>\n`
 }
 
-/** JSON report. */
-export function jsonReport(results: readonly Result[], target: Record<string, unknown>): string {
-  return `${JSON.stringify({ target, summary: summarize(results), results }, null, 2)}\n`
+/** JSON report; `extra` members (e.g. the client mode's runs) are added at the top level. */
+export function jsonReport(
+  results: readonly ReportRow[],
+  target: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): string {
+  return `${JSON.stringify({ target, summary: summarize(results), results, ...extra }, null, 2)}\n`
 }

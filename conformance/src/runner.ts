@@ -98,6 +98,22 @@ function createContext(target: Target, record: (e: Exchange) => void): CheckCont
   }
 }
 
+/** What a check's throw means: skipped (CheckSkipped) or failed, with the message to show. */
+export function outcomeOf(err: unknown): { status: 'skipped' | 'failed'; message: string } {
+  if (err instanceof CheckSkipped) return { status: 'skipped', message: err.message }
+  const message = err instanceof CheckFailure ? err.message : `error: ${(err as Error).message}`
+  return { status: 'failed', message }
+}
+
+/** The baseline mark of a result: a listed failure is expected, a listed pass is stale. */
+export function baselineMark(
+  status: Result['status'],
+  listed: boolean,
+): Result['baseline'] | undefined {
+  if (!listed) return undefined
+  return status === 'failed' ? 'expected-failure' : status === 'passed' ? 'stale' : undefined
+}
+
 /** Runs the selected requirements in catalogue order (those marked `last` at the end). */
 export async function runChecks(target: Target, options: RunOptions = {}): Promise<Result[]> {
   const catalogue = options.catalogue ?? CATALOGUE
@@ -129,32 +145,20 @@ export async function runChecks(target: Target, options: RunOptions = {}): Promi
       await req.check(ctx)
       result = { ...base, status: 'passed', durationMs: 0 }
     } catch (err) {
-      if (err instanceof CheckSkipped)
-        result = { ...base, status: 'skipped', message: err.message, durationMs: 0 }
-      else {
-        const message =
-          err instanceof CheckFailure ? err.message : `error: ${(err as Error).message}`
-        result = {
-          ...base,
-          status: 'failed',
-          message,
-          ...(evidence ? { evidence } : {}),
-          durationMs: 0,
-        }
-      }
+      const outcome = outcomeOf(err)
+      result = { ...base, ...outcome, durationMs: 0 }
+      if (outcome.status === 'failed' && evidence) result.evidence = evidence
     }
     result.durationMs = Math.round(performance.now() - started)
-    if (options.baseline?.has(req.id)) {
-      if (result.status === 'failed') result.baseline = 'expected-failure'
-      else if (result.status === 'passed') result.baseline = 'stale'
-    }
+    const mark = baselineMark(result.status, options.baseline?.has(req.id) ?? false)
+    if (mark) result.baseline = mark
     results.push(result)
   }
   return results
 }
 
 /** Counts; an expected failure counts as passed. */
-export function summarize(results: readonly Result[]): {
+export function summarize(results: readonly Pick<Result, 'status' | 'baseline' | 'level'>[]): {
   passed: number
   failed: number
   skipped: number

@@ -58,7 +58,8 @@ export interface Ports {
   admin: number
 }
 
-const CORS = {
+/** The seed's CORS filter, with the MCP transport headers added (CORS-006). */
+export const CORS = {
   type: 'CORS',
   cors: {
     allowCredentials: true,
@@ -78,7 +79,8 @@ const CORS = {
   },
 }
 
-const MCP_MATCHES = [
+/** The three path prefixes an MCP route must match (seed: Endpoints). */
+export const MCP_MATCHES = [
   '/mcp',
   '/.well-known/oauth-protected-resource/mcp',
   '/.well-known/oauth-authorization-server/mcp',
@@ -208,11 +210,23 @@ export interface GatewayOptions {
   proxyDir?: string
 }
 
-/** Starts a gateway process with the harness configuration. */
-export async function startGateway(
-  f: Fixtures,
+/** A gatehouse child process started by {@link startGatehouse}. */
+export interface GatehouseProcess {
+  child: ChildProcess
+  /** Everything the process wrote (for diagnostics). */
+  output(): string
+  /** SIGTERM, then SIGKILL after 5 s; resolves when the process has exited. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the reference proxy (or a patched copy, `options.proxyDir`) with a configuration object,
+ * written to a temporary YAML file; resolves once it logs that it is listening.
+ */
+export async function startGatehouse(
+  config: Record<string, unknown>,
   options: GatewayOptions = {},
-): Promise<RunningGateway> {
+): Promise<GatehouseProcess> {
   const entry = join(options.proxyDir ?? join(ROOT, 'proxy'), 'bin/gatehouse.ts')
   if (!existsSync(entry) || !existsSync(TSX)) {
     // The installed tool (`gatehouse-conformance`) carries the suite, not the reference proxy.
@@ -220,14 +234,9 @@ export async function startGateway(
       'the embedded reference proxy runs only in a checkout of the Gatehouse repository; pass --target <base_url> to judge a running gateway',
     )
   }
-  const ports: Ports = {
-    gateway: await freePort(),
-    proxied: await freePort(),
-    admin: await freePort(),
-  }
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))
   const file = join(dir, 'gatehouse.yaml')
-  writeFileSync(file, stringify(gatehouseConfig(f, ports)))
+  writeFileSync(file, stringify(config))
   const args = [entry, '-f', file]
   const child = spawn(TSX, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT })
   let out = ''
@@ -254,6 +263,31 @@ export async function startGateway(
       reject(new Error(`the gateway exited (code ${code}) before listening:\n${out.slice(-2000)}`))
     })
   })
+  return {
+    child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+/** Starts a gateway process with the harness configuration. */
+export async function startGateway(
+  f: Fixtures,
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
+  const ports: Ports = {
+    gateway: await freePort(),
+    proxied: await freePort(),
+    admin: await freePort(),
+  }
+  const gatehouse = await startGatehouse(gatehouseConfig(f, ports), options)
   const control = controlClient(f.idp.controlUrl)
   const target: Target = {
     base: `http://127.0.0.1:${ports.gateway}`,
@@ -267,19 +301,7 @@ export async function startGateway(
     secrets: [PLANTED_SECRET],
     allowShutdown: true,
   }
-  return {
-    target,
-    child,
-    output: () => out,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-      await exited
-      clearTimeout(timer)
-    },
-  }
+  return { target, ...gatehouse }
 }
 
 /** The seed's Kubernetes manifests for a target gateway pointed at the harness's IdP and backend. */

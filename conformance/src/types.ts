@@ -16,6 +16,8 @@ export interface Exchange {
   method: string
   url: string
   requestHeaders: Record<string, string>
+  /** An excerpt of the request body, credentials redacted, when it matters (client mode). */
+  requestBody?: string
   /** 0 when no answer arrived. */
   status: number
   headers: Record<string, string>
@@ -106,10 +108,19 @@ export interface Requirement {
 }
 
 /** Outcome of one requirement. */
-export interface Result {
+export interface Result extends ReportRow {
+  profile: Profile
+}
+
+/**
+ * A judged requirement as the reports show it: grouped by `profile` — a profile of the server
+ * catalogue, or a scenario of the client mode.
+ */
+export interface ReportRow {
   id: string
   level: Level
-  profile: Profile
+  /** The group it is reported under. */
+  profile: string
   source: string
   text: string
   status: 'passed' | 'failed' | 'skipped'

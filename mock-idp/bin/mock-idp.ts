@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * `mock-idp [--port 9000] [--host 127.0.0.1] [--public-url <url>] [--https] [--api-token <t>]
- * [--trusted-origin <origin>]... [--no-test-mode]`: runs the bridged-IdP simulator until SIGINT/SIGTERM.
+ * [--trusted-origin <origin>]... [--auto-sign-in <user>] [--open-registration] [--rfc8414]
+ * [--resource-indicators] [--cimd] [--no-test-mode]`: runs the bridged-IdP simulator until
+ * SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util'
 import { startMockIdp } from '../src/index.js'
@@ -16,6 +18,12 @@ const USAGE = `usage: mock-idp [options]
   --api-token <token>   API token org-level client registration requires (default test-api-token)
   --trusted-origin <o>  a web origin allowed to call the token endpoint from a browser
                         (CORS), e.g. http://localhost:6274; repeatable
+  --auto-sign-in <user> sign this user in on every authorization request, no page: the
+                        authorize endpoint redirects back to the client at once (test mode)
+  --open-registration   client registration needs no API token (RFC 7591 open registration)
+  --rfc8414             serve RFC 8414 path-form metadata (the bridged IdP has none)
+  --resource-indicators RFC 8707: the resource parameter becomes the token's aud
+  --cimd                accept Client ID Metadata Documents (https client_id URLs)
   --no-test-mode        disable /__control and the headless login_hint sign-in
   -h, --help            show this help
 `
@@ -32,6 +40,11 @@ let values: {
   https: boolean
   'api-token': string
   'trusted-origin': string[]
+  'auto-sign-in'?: string
+  'open-registration': boolean
+  rfc8414: boolean
+  'resource-indicators': boolean
+  cimd: boolean
   'no-test-mode': boolean
   help: boolean
 }
@@ -44,6 +57,11 @@ try {
       https: { type: 'boolean', default: false },
       'api-token': { type: 'string', default: 'test-api-token' },
       'trusted-origin': { type: 'string', multiple: true, default: [] },
+      'auto-sign-in': { type: 'string' },
+      'open-registration': { type: 'boolean', default: false },
+      rfc8414: { type: 'boolean', default: false },
+      'resource-indicators': { type: 'boolean', default: false },
+      cimd: { type: 'boolean', default: false },
       'no-test-mode': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -79,6 +97,11 @@ try {
     apiToken: values['api-token'],
     testMode: !values['no-test-mode'],
     trustedOrigins: values['trusted-origin'],
+    registration: values['open-registration'] ? 'open' : 'api-token',
+    rfc8414PathForm: values.rfc8414,
+    resourceIndicators: values['resource-indicators'],
+    ...(values.cimd ? { clientIdMetadataDocuments: {} } : {}),
+    ...(values['auto-sign-in'] ? { autoSignIn: values['auto-sign-in'] } : {}),
     ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
   })
   const lines = [
@@ -86,7 +109,7 @@ try {
     `  issuer        ${idp.issuer}`,
     `  discovery     ${idp.discoveryUrl}`,
     `  keys          ${idp.jwksUri}`,
-    `  registration  ${idp.registrationUrl} (Authorization: SSWS <api token>)`,
+    `  registration  ${idp.registrationUrl}${values['open-registration'] ? ' (open)' : ' (Authorization: SSWS <api token>)'}`,
     `  public client ${idp.publicClientId}; users alice (AI-Users), bob`,
   ]
   if (idp.caCertPath) lines.push(`  CA bundle     ${idp.caCertPath}`)

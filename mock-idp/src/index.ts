@@ -11,8 +11,10 @@
  * - Dynamic Client Registration only at the org level (`/oauth2/v1/clients`), needing an
  *   `Authorization: SSWS <api token>` and sending no CORS headers.
  *
- * In test mode it also offers a headless login (`login_hint` of a known user) and a control API
- * under `/__control` (mint tokens, rotate keys, inject faults, list registrations and requests).
+ * Options close those gaps one by one for other IdP shapes (RFC 8414 path form, RFC 8707, open
+ * registration, Client ID Metadata Documents; see {@link MockIdpOptions}). In test mode it also
+ * offers a headless login (`login_hint` of a known user, or `autoSignIn`) and a control API under
+ * `/__control` (mint tokens, rotate keys, inject faults, list registrations and requests).
  */
 import { randomBytes } from 'node:crypto'
 import {
@@ -24,11 +26,13 @@ import {
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type Provider from 'oidc-provider'
+import { AUTO_SIGN_IN_HEADER, autoSignIn } from './auto-sign-in.js'
 import { createTestCertificates } from './certs.js'
 import { type ControlContext, handleControl } from './control.js'
 import { json, readBody } from './http.js'
 import { handleInteraction, type InteractionContext } from './interaction.js'
 import { KeyRing } from './keys.js'
+import type { Fault, FaultEndpoint, MockIdp, MockIdpOptions, MockUser } from './options.js'
 import { createProvider, type ProvidedServer, type ProviderContext, SCOPES } from './provider.js'
 import {
   handleRegistration,
@@ -39,83 +43,15 @@ import { Store } from './store.js'
 
 export { controlClient, type TokenRequest } from './control-client.js'
 export { authorizeHeadless } from './headless.js'
-
-/** A user of the directory. */
-export interface MockUser {
-  login: string
-  name?: string
-  groups: string[]
-}
-
-/** An authorization server (`/oauth2/<id>`). */
-export interface AuthServerOptions {
-  id: string
-  audience: string
-  scopes?: string[]
-}
-
-/** Options of {@link startMockIdp}. */
-export interface MockIdpOptions {
-  /** Port; default 0 (any free port). The bin defaults to 9000. */
-  port?: number
-  /** Bind address; default 127.0.0.1. */
-  host?: string
-  /**
-   * The org URL as clients see it, an origin such as `http://localhost:9000` (e.g. in docker
-   * compose); default the listening URL. The issuer and every endpoint URL are built from it,
-   * never from a request's Host header.
-   */
-  publicUrl?: string
-  /** Serve HTTPS with a generated test CA (returned as `caCertPath` / `caCertPem`). */
-  https?: boolean
-  /** Enables `/__control` and the headless login. Default true in-process. */
-  testMode?: boolean
-  /** The org API token DCR needs (`Authorization: SSWS <token>`). Default `test-api-token`. */
-  apiToken?: string
-  /** Authorization servers; default `[{ id: 'default', audience: 'api://default' }]`. */
-  authServers?: AuthServerOptions[]
-  /** The directory; default alice (groups AI-Users, Everyone) and bob (Everyone). */
-  users?: MockUser[]
-  /** Extra public clients (PKCE, loopback redirect URIs). */
-  clients?: Array<{ clientId: string; redirectUris?: string[] }>
-  /** Lifetime of access and ID tokens in seconds; default 3600. */
-  accessTokenTtlSeconds?: number
-  /**
-   * Web origins allowed to call the authorization servers' token, userinfo, revocation and
-   * introspection endpoints from a browser, like the provider's "Trusted Origins" of type CORS.
-   * Exact origins such as `http://localhost:6274`. Default none: no CORS there, as on a fresh
-   * org. Org-level client registration never gets CORS, whatever this says.
-   */
-  trustedOrigins?: string[]
-}
-
-/** A running mock-idp. */
-export interface MockIdp {
-  orgUrl: string
-  issuer: string
-  issuerFor(id: string): string
-  audience: string
-  jwksUri: string
-  discoveryUrl: string
-  registrationUrl: string
-  controlUrl: string
-  apiToken: string
-  publicClientId: string
-  serviceClient: { clientId: string; clientSecret: string }
-  caCertPath?: string
-  caCertPem?: string
-  port: number
-  stop(): Promise<void>
-}
-
-/** The endpoints a fault can hit. */
-export type FaultEndpoint = 'jwks' | 'discovery' | 'registration'
-/** How an endpoint misbehaves. */
-export interface Fault {
-  mode: 'error' | 'hang' | 'slow'
-  status?: number
-  delayMs?: number
-}
+export type {
+  AuthServerOptions,
+  Fault,
+  FaultEndpoint,
+  MockIdp,
+  MockIdpOptions,
+  MockUser,
+} from './options.js'
+export type { ExtraClient } from './provider.js'
 
 const DEFAULT_USERS: MockUser[] = [
   { login: 'alice', name: 'Alice Example', groups: ['AI-Users', 'Everyone'] },
@@ -140,6 +76,15 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   const trustedOrigins = new Set(options.trustedOrigins ?? [])
   const apiToken = options.apiToken ?? 'test-api-token'
   const ttl = options.accessTokenTtlSeconds ?? 3600
+  if (
+    options.autoSignIn !== undefined &&
+    !(options.users ?? DEFAULT_USERS).some((u) => u.login === options.autoSignIn)
+  )
+    throw new TypeError(`autoSignIn: "${options.autoSignIn}" is not a user of the directory`)
+  if (options.autoSignIn !== undefined && !testMode)
+    throw new TypeError(
+      'autoSignIn: signs users in without a page, so it needs test mode (testMode: true)',
+    )
   const users = new Map((options.users ?? DEFAULT_USERS).map((u) => [u.login, u]))
   const store = new Store()
   const cookieKeys = [randomBytes(32).toString('base64url')]
@@ -209,6 +154,15 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     publicClientId: PUBLIC_CLIENT_ID,
     extraClients: options.clients ?? [],
     serviceClient,
+    resourceIndicators: options.resourceIndicators ?? false,
+    accessTokenTtlByGrant: options.accessTokenTtlByGrant ?? {},
+    ...(options.clientIdMetadataDocuments
+      ? {
+          clientIdMetadataDocuments: new Map(
+            Object.entries(options.clientIdMetadataDocuments.documents ?? {}),
+          ),
+        }
+      : {}),
   }
   const buildProvider = (s: ProvidedServer): Provider => createProvider(providerCtx, s)
 
@@ -269,6 +223,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
 
   const registrationCtx: RegistrationContext = {
     apiToken,
+    open: options.registration === 'open',
     registrations,
     store,
     loopbackClients,
@@ -281,6 +236,9 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   }
 
   const interactionCtx: InteractionContext = { users, testMode }
+  const autoUser = options.autoSignIn
+  const hopSecret = randomBytes(16).toString('base64url')
+  const internalUrl = `${certs ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://mock-idp')
@@ -300,6 +258,19 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     if (path === '/oauth2/v1/clients') {
       if (await applyFault('registration', res)) return
       return handleRegistration(registrationCtx, req, res)
+    }
+    // RFC 8414 §3.1 path insertion, when the IdP has it: the server's discovery document.
+    const pathForm = /^\/\.well-known\/oauth-authorization-server\/oauth2\/([^/]+)$/.exec(path)
+    const formServer = pathForm?.[1] ? servers.get(pathForm[1]) : undefined
+    if (options.rfc8414PathForm && formServer) {
+      if (await applyFault('discovery', res)) return
+      return toProvider(
+        formServer,
+        req,
+        res,
+        `${formServer.path}/.well-known/openid-configuration`,
+        '/.well-known/openid-configuration',
+      )
     }
     const m = /^\/oauth2\/([^/]+)(\/.*)?$/.exec(path)
     const s = m?.[1] ? servers.get(m[1]) : undefined
@@ -335,11 +306,33 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
           error_description: `Policy evaluation failed for this request: the audience "${audience}" is not the audience of authorization server ${s.id} ("${s.audience}").`,
         })
       }
+      const ownHop = req.headers[AUTO_SIGN_IN_HEADER] === hopSecret
+      if (autoUser && req.method === 'GET' && !ownHop) {
+        const ctx = {
+          hopSecret,
+          orgUrl,
+          internalUrl,
+          user: autoUser,
+          users,
+          ...(certs ? { caCertPem: certs.caCertPem } : {}),
+        }
+        return autoSignIn(ctx, `${path}${url.search}`, res)
+      }
     }
-    // Hand the request to the server's oidc-provider, mounted at its issuer path.
+    return toProvider(s, req, res, req.url ?? path, `${rest}${url.search}`)
+  }
+
+  /** Hands a request to a server's oidc-provider, mounted at its issuer path. */
+  function toProvider(
+    s: AuthServer,
+    req: IncomingMessage,
+    res: ServerResponse,
+    originalUrl: string,
+    mountedUrl: string,
+  ): void {
     // Like Express mounting: oidc-provider derives its mount path from originalUrl minus url.
-    ;(req as IncomingMessage & { originalUrl?: string }).originalUrl = req.url
-    req.url = `${rest}${url.search}`
+    ;(req as IncomingMessage & { originalUrl?: string }).originalUrl = originalUrl
+    req.url = mountedUrl
     // oidc-provider builds endpoint URLs from the request's host and protocol. Pin them to the
     // org URL (the provider trusts these two headers, and only as set here), so that discovery
     // names the URLs clients use, whichever address the request came to (e.g. mock-idp:9000

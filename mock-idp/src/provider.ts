@@ -1,8 +1,10 @@
 /**
  * One authorization server's oidc-provider instance, configured like the bridged IdP: routes
  * under `<issuer>/v1/…`, PKCE required, JWT access tokens whose `aud` is always the server's
- * audience (no RFC 8707), `groups`/`uid`/`cid`/`scp` claims, CORS only for trusted origins, and
- * any loopback redirect URI for the public clients (RFC 8252 §7.3).
+ * audience (no RFC 8707, unless `resourceIndicators` is on), `groups`/`uid`/`cid`/`scp` claims,
+ * CORS only for trusted origins, and any loopback redirect URI for the public clients
+ * (RFC 8252 §7.3). Optionally, Client ID Metadata Documents (oidc-provider's experimental
+ * `clientIdMetadataDocument`, draft-ietf-oauth-client-id-metadata-document-02).
  */
 import Provider, { type ClientMetadata } from 'oidc-provider'
 import { escapeHtml, isLoopbackHttp } from './http.js'
@@ -36,8 +38,41 @@ export interface ProviderContext {
   /** Clients allowed any loopback redirect URI (registered clients join at run time). */
   loopbackClients: ReadonlySet<string>
   publicClientId: string
-  extraClients: ReadonlyArray<{ clientId: string; redirectUris?: string[] }>
+  extraClients: ReadonlyArray<ExtraClient>
   serviceClient: { clientId: string; clientSecret: string }
+  /** RFC 8707: a `resource` parameter becomes the access token's `aud`. */
+  resourceIndicators: boolean
+  /** Access-token lifetime per grant type (`authorization_code`, `refresh_token`), in seconds. */
+  accessTokenTtlByGrant: Readonly<Partial<Record<string, number>>>
+  /**
+   * Client ID Metadata Documents on: the documents known without fetching, by URL (every other
+   * `https:` client id is fetched). Undefined when the feature is off.
+   */
+  clientIdMetadataDocuments?: ReadonlyMap<string, Record<string, unknown>>
+}
+
+/** A pre-registered authorization-code client besides the demo client. */
+export interface ExtraClient {
+  clientId: string
+  /** Registered redirect URIs; any loopback redirect URI is accepted as well. */
+  redirectUris?: string[]
+  /** A confidential client (`client_secret_basic` or `client_secret_post`); public without. */
+  clientSecret?: string
+}
+
+/** The grant type of a token-endpoint request, if the context is one. */
+function grantType(ctx: unknown): string | undefined {
+  const g = (ctx as { oidc?: { params?: { grant_type?: unknown } } } | undefined)?.oidc?.params
+    ?.grant_type
+  return typeof g === 'string' ? g : undefined
+}
+
+/** A JSON answer to the provider's outgoing fetch of a known client metadata document. */
+function documentResponse(doc: Record<string, unknown>): Response {
+  return new Response(JSON.stringify(doc), {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' },
+  })
 }
 
 /** Builds the provider of one authorization server (again after each key rotation). */
@@ -54,7 +89,12 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
     ...ctx.extraClients.map((c) => ({
       client_id: c.clientId,
       application_type: 'native' as const,
-      token_endpoint_auth_method: 'none' as const,
+      ...(c.clientSecret
+        ? {
+            client_secret: c.clientSecret,
+            token_endpoint_auth_method: 'client_secret_basic' as const,
+          }
+        : { token_endpoint_auth_method: 'none' as const }),
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'] as const,
       redirect_uris: c.redirectUris ?? ['http://127.0.0.1/callback'],
@@ -67,6 +107,8 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       redirect_uris: [],
     },
   ]
+  const accessTokenTtl = (reqCtx: unknown): number =>
+    ctx.accessTokenTtlByGrant[grantType(reqCtx) ?? ''] ?? ctx.accessTokenTtl
   const provider = new Provider(s.issuer, {
     adapter: ctx.store.adapterClass(),
     clients,
@@ -85,6 +127,11 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       end_session: '/v1/logout',
     },
     discovery: { registration_endpoint: `${ctx.orgUrl}/oauth2/v1/clients` },
+    // Known client metadata documents are answered from memory; any other URL is really fetched.
+    fetch: (url, options) => {
+      const doc = ctx.clientIdMetadataDocuments?.get(url instanceof Request ? url.url : String(url))
+      return doc ? Promise.resolve(documentResponse(doc)) : globalThis.fetch(url, options)
+    },
     // CORS only for the configured trusted origins (not oidc-provider's redirect-URI default).
     clientBasedCORS: (_ctx, origin) => ctx.trustedOrigins.has(origin),
     features: {
@@ -92,19 +139,24 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
-      // Used to issue JWT access tokens whose audience is the server's, whatever `resource`
-      // the client sends: the IdP has no RFC 8707.
+      // Used to issue JWT access tokens. Without RFC 8707 their audience is the server's,
+      // whatever `resource` the client sends; with it, the resource the client named (RFC 8707
+      // §2), and the server's audience when it named none.
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => s.audience,
         useGrantedResource: async () => true,
-        getResourceServerInfo: async () => ({
+        getResourceServerInfo: async (reqCtx, indicator) => ({
           scope: s.scopes.join(' '),
-          audience: s.audience,
-          accessTokenTTL: ctx.accessTokenTtl,
+          audience: ctx.resourceIndicators ? indicator : s.audience,
+          accessTokenTTL: accessTokenTtl(reqCtx),
           accessTokenFormat: 'jwt',
           jwt: { sign: { alg: 'RS256' } },
         }),
+      },
+      clientIdMetadataDocument: {
+        enabled: ctx.clientIdMetadataDocuments !== undefined,
+        ack: 'draft-02',
       },
     },
     findAccount: async (_ctx, sub) => {
@@ -132,7 +184,7 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
     },
     interactions: { url: (_ctx, interaction) => `${s.path}/interaction/${interaction.uid}` },
     ttl: {
-      AccessToken: ctx.accessTokenTtl,
+      AccessToken: (reqCtx) => accessTokenTtl(reqCtx),
       AuthorizationCode: 120,
       IdToken: ctx.accessTokenTtl,
       RefreshToken: 24 * 3600,

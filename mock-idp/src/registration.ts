@@ -2,6 +2,7 @@
  * Org-level Dynamic Client Registration, `POST /oauth2/v1/clients`, as the bridged IdP has it: an
  * `Authorization: SSWS <api token>` is required (401 in the provider's style without it), and no
  * CORS headers are sent, preflight included: the gaps the gateway's registration endpoint bridges.
+ * With `registration: 'open'` no token is needed (RFC 7591 open registration).
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -19,6 +20,8 @@ export interface RecordedRegistration {
 /** What registration needs from the running IdP. */
 export interface RegistrationContext {
   apiToken: string
+  /** RFC 7591 open registration: no API token needed. */
+  open: boolean
   /** Every request is recorded here (the control API lists them). */
   registrations: RecordedRegistration[]
   store: Store
@@ -64,7 +67,7 @@ export async function handleRegistration(
   } catch {}
   const record = (status: number) =>
     ctx.registrations.push({ at: new Date().toISOString(), headers, body, status })
-  if (req.headers.authorization !== `SSWS ${ctx.apiToken}`) {
+  if (!ctx.open && req.headers.authorization !== `SSWS ${ctx.apiToken}`) {
     record(401)
     return json(res, 401, {
       errorCode: 'E0000011',

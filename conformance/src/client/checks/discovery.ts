@@ -1,0 +1,177 @@
+/**
+ * Discovery and registration: how the client found the protected-resource metadata, the
+ * authorization server's metadata and its client id.
+ */
+import { CheckSkipped, must } from '../../types.js'
+import { asMetadataCandidates, withoutQuery } from '../flow.js'
+import { CIMD_CLIENT_METADATA_URL } from '../scenarios.js'
+import { always, type ClientRequirement, MCP, only } from './types.js'
+
+const PRM_DISCOVERY = `${MCP('Protected Resource Metadata Discovery Requirements')}; RFC 9728 §5.1`
+
+/** The discovery and registration requirements. */
+export const discovery: ClientRequirement[] = [
+  {
+    id: 'CLI-PRM-001',
+    level: 'MUST',
+    source: PRM_DISCOVERY,
+    text: 'The client fetches the protected-resource metadata at the URL the challenge names in resource_metadata.',
+    appliesTo: (s) => s.name !== 'no-resource-metadata',
+    check({ flow, evidence }) {
+      const first = flow.challenges.find((c) => c.params.resource_metadata)
+      if (!first) throw new CheckSkipped('the client never received a challenge')
+      const named = first.params.resource_metadata ?? ''
+      const after = flow.prmFetches.find((e) => e.seq > first.entry.seq)
+      const before = flow.prmFetches.find((e) => e.seq < first.entry.seq && e.url.href === named)
+      evidence(after ?? first.entry)
+      must(
+        after !== undefined || before !== undefined,
+        `a fetch of ${named}`,
+        'no protected-resource metadata fetched after the challenge',
+      )
+      if (after) must(after.url.href === named, named, `${after.method} ${after.url.href} first`)
+    },
+  },
+  {
+    id: 'CLI-PRM-002',
+    level: 'MUST',
+    source: PRM_DISCOVERY,
+    text: 'Without resource_metadata in the challenge, the client tries the well-known URIs in order: the path form (/.well-known/oauth-protected-resource/mcp) first, the root form only after it failed.',
+    appliesTo: only('no-resource-metadata'),
+    check({ flow, facts, evidence }) {
+      const fetches = flow.prmFetches
+      must(fetches.length > 0, `a fetch of ${facts.prmPathUrl}`, 'no metadata fetched')
+      const first = fetches[0]
+      evidence(first)
+      must(first?.url.href === facts.prmPathUrl, facts.prmPathUrl, `${first?.url.href} first`)
+      for (const [i, e] of fetches.entries()) {
+        const ok =
+          e.url.href === facts.prmPathUrl ||
+          (e.url.href === facts.prmRootUrl &&
+            fetches[i - 1]?.url.href === facts.prmPathUrl &&
+            (fetches[i - 1]?.status ?? 0) >= 300)
+        evidence(e)
+        must(
+          ok,
+          `${facts.prmRootUrl} only right after the path form failed`,
+          `${e.url.href} after ${fetches[i - 1]?.url.href ?? 'nothing'}`,
+        )
+      }
+    },
+  },
+  {
+    id: 'CLI-ASM-001',
+    level: 'MUST',
+    source: `${MCP('Authorization Server Metadata Discovery')}; RFC 8414 §3.1, §5`,
+    text: "The client fetches the authorization server's metadata at the URLs the spec lists, in its order (RFC 8414 path insertion, OIDC path insertion, OIDC path appending), moving on only when one fails.",
+    appliesTo: always,
+    check({ flow, facts, evidence }) {
+      const candidates = asMetadataCandidates(facts.authServer)
+      const fetches = flow.asMetadataFetches
+      must(
+        fetches.length > 0,
+        `a fetch of ${candidates[0]}`,
+        'no authorization-server metadata fetched',
+      )
+      for (const [i, e] of fetches.entries()) {
+        evidence(e)
+        const at = candidates.indexOf(withoutQuery(e.url))
+        must(at >= 0, `one of ${candidates.join(', ')}`, e.url.href)
+        if (at === 0) continue
+        const prev = fetches[i - 1]
+        must(
+          prev !== undefined &&
+            withoutQuery(prev.url) === candidates[at - 1] &&
+            (prev.status < 200 || prev.status >= 300),
+          `${e.url.href} only right after ${candidates[at - 1]} failed`,
+          prev ? `after ${prev.url.href} (${prev.status})` : 'as the first metadata fetch',
+        )
+      }
+    },
+  },
+  {
+    id: 'CLI-REG-001',
+    level: 'MUST',
+    source: `${MCP('Dynamic Client Registration')}; RFC 7591 §3; RFC 8414 §2 (registration_endpoint)`,
+    text: 'The client registers at the registration_endpoint of the metadata it got (not at a URL it guessed) and uses the client_id it was issued.',
+    appliesTo: (s) => s.registration === 'dcr',
+    check({ flow, facts, evidence }) {
+      const regs = flow.registrations
+      const elsewhere = regs.find((r) => withoutQuery(r.entry.url) !== facts.registrationUrl)
+      evidence(elsewhere?.entry)
+      must(
+        !elsewhere,
+        `registration at ${facts.registrationUrl}`,
+        `a registration at ${elsewhere?.entry.url.href}`,
+      )
+      must(regs.length > 0, `a registration at ${facts.registrationUrl}`, 'no registration request')
+      const issued = new Set(regs.flatMap((r) => (r.clientId ? [r.clientId] : [])))
+      must(
+        issued.size > 0,
+        'a client_id issued',
+        `registration answered ${regs.at(-1)?.entry.status}`,
+      )
+      for (const a of flow.authorizations) {
+        evidence(a.entry)
+        const id = a.params.get('client_id')
+        must(
+          id !== null && issued.has(id),
+          `client_id ${[...issued].join(' or ')}`,
+          `client_id ${id}`,
+        )
+      }
+    },
+  },
+  {
+    id: 'CLI-REG-002',
+    level: 'MUST',
+    source: `${MCP('Client Registration Approaches')} (pre-registration); RFC 6749 §2.3.1`,
+    text: 'With pre-registered credentials (MCP_CONFORMANCE_CONTEXT), the client does not register; it uses that client_id and authenticates at the token endpoint with its secret.',
+    appliesTo: (s) => s.registration === 'pre-registered',
+    check({ flow, facts, evidence }) {
+      const { client_id, client_secret } = (facts.context ?? {}) as Record<string, string>
+      const reg = flow.registrations[0]
+      evidence(reg?.entry)
+      must(!reg, 'no registration request', `a registration at ${reg?.entry.url.href}`)
+      for (const a of flow.authorizations) {
+        evidence(a.entry)
+        must(
+          a.params.get('client_id') === client_id,
+          `client_id ${client_id}`,
+          `client_id ${a.params.get('client_id')}`,
+        )
+      }
+      for (const t of flow.tokenRequests) {
+        evidence(t.entry)
+        must(
+          t.clientId === client_id && t.clientSecret === client_secret,
+          `client authentication as ${client_id} with its secret (Basic or form)`,
+          t.clientSecret === undefined
+            ? `no secret (client ${t.clientId})`
+            : `client ${t.clientId} with another secret`,
+        )
+      }
+    },
+  },
+  {
+    id: 'CLI-REG-003',
+    level: 'SHOULD',
+    source: `${MCP('Client ID Metadata Documents')}; draft-ietf-oauth-client-id-metadata-document`,
+    text: 'When the authorization server advertises client_id_metadata_document_supported, the client uses an https URL (its metadata document) as client_id instead of registering.',
+    appliesTo: (s) => s.registration === 'cimd',
+    check({ flow, evidence }) {
+      const a = flow.authorizations[0]
+      must(a !== undefined, 'an authorization request', 'none')
+      evidence(a.entry)
+      const id = a.params.get('client_id') ?? ''
+      must(
+        /^https:\/\/[^/]+\/.+/.test(id),
+        `an https URL with a path as client_id (e.g. ${CIMD_CLIENT_METADATA_URL})`,
+        `client_id ${id}`,
+      )
+      const reg = flow.registrations[0]
+      evidence(reg?.entry)
+      must(!reg, 'no registration request', `a registration at ${reg?.entry.url.href}`)
+    },
+  },
+]

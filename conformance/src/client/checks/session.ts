@@ -1,0 +1,180 @@
+/**
+ * Using the token: where it is sent, how the client reacts to 403 insufficient_scope and to an
+ * expired or refused token, and whether it got through at all.
+ */
+import { redactText } from '@gatehouse/redact'
+import { CheckSkipped, must } from '../../types.js'
+import { scopesOf, withoutQuery } from '../flow.js'
+import { bearerOf } from '../traffic.js'
+import { always, type ClientRequirement, MCP, only } from './types.js'
+
+const TOKEN_USAGE = `${MCP('Access Token Usage')}; OAuth 2.1 §5.1; RFC 6750 §2`
+const STEP_UP = `${MCP('Scope Challenge Handling')}; RFC 6750 §3.1`
+
+/** The last line of a stream, redacted, for a failure message. */
+const lastLine = (s: string) =>
+  redactText(s.trim().split('\n').at(-1) ?? '').slice(0, 200) || '(nothing)'
+
+/** The session requirements. */
+export const session: ClientRequirement[] = [
+  {
+    id: 'CLI-TOKEN-001',
+    level: 'MUST',
+    source: TOKEN_USAGE,
+    text: 'The access token travels only in the Authorization header: never in a URL query string, never in a request body.',
+    appliesTo: always,
+    check({ flow, facts, evidence }) {
+      const tokens = flow.accessTokens
+      if (tokens.size === 0) throw new CheckSkipped('no access token was issued to the client')
+      for (const e of flow.entries) {
+        // RFC 7009: a revocation request carries the token in its body, as it should.
+        if (withoutQuery(e.url) === facts.revocationUrl) continue
+        const where = [...tokens].find((t) => e.url.search.includes(t))
+          ? 'the URL query'
+          : [...tokens].find((t) => e.requestBody.includes(t))
+            ? 'the request body'
+            : undefined
+        evidence(e)
+        must(!where, 'the token only in Authorization: Bearer', `the token in ${where}`)
+      }
+    },
+  },
+  {
+    id: 'CLI-TOKEN-002',
+    level: 'MUST',
+    source: `${MCP('Token Audience Binding and Validation')}; ${MCP('Token Theft')}`,
+    text: 'The access token is sent only to the MCP server it was issued for, never to another origin (the IdP included).',
+    appliesTo: always,
+    check({ flow, facts, evidence }) {
+      const tokens = flow.accessTokens
+      if (tokens.size === 0) throw new CheckSkipped('no access token was issued to the client')
+      for (const e of flow.entries) {
+        const token = bearerOf(e)
+        if (!token || !tokens.has(token)) continue
+        evidence(e)
+        must(
+          e.url.origin === facts.gatewayOrigin,
+          `the token sent only to ${facts.gatewayOrigin}`,
+          `sent to ${e.url.origin} (${e.method} ${e.url.pathname})`,
+        )
+      }
+    },
+  },
+  {
+    id: 'CLI-STEP-001',
+    level: 'SHOULD',
+    source: STEP_UP,
+    text: 'After a 403 insufficient_scope naming scope="…", the next authorization request asks for every scope the challenge names.',
+    appliesTo: only('scope-step-up', 'scope-retry-limit'),
+    check({ flow, evidence }) {
+      const challenge = flow.challenges.find(
+        (c) => c.entry.status === 403 && c.params.error === 'insufficient_scope',
+      )
+      if (!challenge)
+        throw new CheckSkipped('the client never received the 403 insufficient_scope challenge')
+      const wanted = scopesOf(challenge.params.scope)
+      const next = flow.authorizations.find((a) => a.entry.seq > challenge.entry.seq)
+      evidence(next?.entry ?? challenge.entry)
+      must(
+        next !== undefined,
+        `a new authorization request for ${wanted.join(' ')}`,
+        'none after the 403',
+      )
+      const asked = scopesOf(next.params.get('scope'))
+      must(
+        wanted.every((s) => asked.includes(s)),
+        `scope including ${wanted.join(' ')}`,
+        `scope=${asked.join(' ') || '(none)'}`,
+      )
+    },
+  },
+  {
+    id: 'CLI-STEP-002',
+    level: 'SHOULD',
+    source: STEP_UP,
+    text: 'When step-up never succeeds, the client gives up after at most 3 authorization requests and ends by itself.',
+    appliesTo: only('scope-retry-limit'),
+    check({ flow, run, evidence }) {
+      const all = flow.authorizations
+      evidence(all.at(-1)?.entry)
+      must(all.length > 0, 'an authorization request', 'none')
+      must(all.length <= 3, 'at most 3 authorization requests', `${all.length}`)
+      must(
+        !run.timedOut,
+        'the client to stop by itself',
+        `still running at the time limit (${run.durationMs} ms)`,
+      )
+    },
+  },
+  {
+    id: 'CLI-REFRESH-001',
+    level: 'SHOULD',
+    source: `${MCP('Token Handling')}; OAuth 2.1 §4.3; RFC 6749 §6`,
+    text: 'When the gateway refuses its access token (401 invalid_token) and the client holds a refresh token (it asked for offline_access, which the metadata lists), it uses the refresh token before signing the user in again.',
+    appliesTo: only('token-refresh', 'key-rotation'),
+    check({ flow, evidence }) {
+      const refused = flow.challenges.find(
+        (c) => c.entry.status === 401 && c.params.error === 'invalid_token' && bearerOf(c.entry),
+      )
+      if (!refused) throw new CheckSkipped('the gateway never refused a token of the client')
+      const issued = flow.tokenRequests.find(
+        (t) => t.refreshToken && t.entry.seq < refused.entry.seq,
+      )
+      const first = flow.authorizations[0]
+      evidence(issued?.entry ?? first?.entry)
+      must(
+        issued !== undefined,
+        'a refresh token issued before the token was refused (scope offline_access)',
+        `no refresh token (scope=${first?.params.get('scope') ?? 'none'})`,
+      )
+      const reauth = flow.authorizations.find((a) => a.entry.seq > refused.entry.seq)
+      const refresh = flow.tokenRequests.find(
+        (t) => t.entry.seq > refused.entry.seq && t.grantType === 'refresh_token',
+      )
+      evidence(reauth?.entry ?? refused.entry)
+      must(refresh !== undefined, 'a refresh_token grant after the 401', 'none')
+      must(
+        !reauth || reauth.entry.seq > refresh.entry.seq,
+        'the refresh before any new authorization request',
+        'a new authorization request first',
+      )
+    },
+  },
+  {
+    id: 'CLI-FLOW-001',
+    level: 'MUST',
+    source: `${MCP('Authorization Flow Steps')}; MCP conformance client mode (exit code)`,
+    text: 'The client gets through: an MCP request with its token is answered 2xx, and it exits 0 within the time limit.',
+    appliesTo: (s) => s.outcome === 'complete',
+    check({ flow, run, evidence }) {
+      const through = flow.mcpSuccesses.at(-1)
+      evidence(through ?? flow.mcp.at(-1) ?? flow.entries.at(-1))
+      must(
+        through !== undefined,
+        'an MCP request with a token answered 2xx',
+        `none (statuses ${flow.mcp.map((e) => e.status).join(', ') || 'none'}; stderr: ${lastLine(run.stderr)})`,
+      )
+      must(
+        !run.timedOut,
+        'the client to end within the time limit',
+        `killed after ${run.durationMs} ms`,
+      )
+      must(
+        run.exitCode === 0,
+        'exit code 0',
+        `exit ${run.exitCode ?? run.signal}; stderr: ${lastLine(run.stderr)}`,
+      )
+    },
+  },
+  {
+    id: 'CLI-FLOW-002',
+    level: 'SHOULD',
+    source: 'MCP conformance client mode (time limit)',
+    text: 'Where it must not get through, the client ends by itself within the time limit instead of hanging or looping.',
+    appliesTo: (s) => s.outcome !== 'complete',
+    check({ flow, run, evidence }) {
+      evidence(flow.entries.at(-1))
+      must(!run.timedOut, 'the client to end by itself', `killed after ${run.durationMs} ms`)
+    },
+  },
+]

@@ -1,0 +1,47 @@
+/**
+ * The vocabulary of the client checks: like the server catalogue's requirements (stable ID,
+ * level, source, text), judged from one client run's recorded traffic instead of from requests
+ * the suite makes.
+ */
+import type { Level } from '../../types.js'
+import type { ClientRun } from '../execute.js'
+import type { Flow } from '../flow.js'
+import type { StackFacts } from '../scenario-stack.js'
+import type { ClientScenario } from '../scenarios.js'
+import type { Recorded } from '../traffic.js'
+
+/** What a client check receives. */
+export interface ClientCheckContext {
+  scenario: ClientScenario
+  facts: StackFacts
+  flow: Flow
+  run: ClientRun
+  /** Names the exchange that shows a failure (the report's evidence). */
+  evidence(e: Recorded | undefined): void
+}
+
+/** A requirement on MCP clients. */
+export interface ClientRequirement {
+  /** Stable ID, `CLI-…`. Never reused. */
+  id: string
+  level: Level
+  /** Where it comes from: MCP authorization spec section, RFC section. */
+  source: string
+  /** The requirement, stated so a client author understands a failure. */
+  text: string
+  /** Whether the scenario is one this requirement is judged in. */
+  appliesTo(s: ClientScenario): boolean
+  /** Judges the run; throws CheckFailure or CheckSkipped (../../types.ts). */
+  check(ctx: ClientCheckContext): void
+}
+
+/** Applies in every scenario. */
+export const always = () => true
+/** Applies in the scenarios named. */
+export const only =
+  (...names: string[]) =>
+  (s: ClientScenario) =>
+    names.includes(s.name)
+
+/** MCP authorization, 2025-11-25, by section. */
+export const MCP = (section: string) => `MCP authorization 2025-11-25 §${section}`

@@ -1,0 +1,187 @@
+/**
+ * `npm run conformance -- client --command "<cmd>" [options]`: judges an MCP client's OAuth flow.
+ * The command is run once per scenario with the official MCP conformance suite's calling
+ * convention (execute.ts); the reports are the server mode's (console, JUnit, JSON, baseline),
+ * one group per scenario. Exit 0 when no MUST failed, 1 otherwise or when nothing was judged,
+ * 2 on bad usage.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Command, InvalidArgumentError } from 'commander'
+import { consoleReport, jsonReport, junitReport } from '../report.js'
+import { parseBaseline, summarize } from '../runner.js'
+import { ROOT } from '../stack.js'
+import { CLIENT_CATALOGUE } from './checks/index.js'
+import { type ClientResult, runClient, type ScenarioReport } from './run.js'
+import { SCENARIOS, scenarioNamed } from './scenarios.js'
+
+const list = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+]
+const positive = (name: string) => (v: string) => {
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`${name}: expected a positive integer, got "${v}"`)
+  return n
+}
+
+/** Writes `text` and exits with `code` once it is flushed. */
+function exitAfter(
+  text: string,
+  code: number,
+  stream: NodeJS.WriteStream = process.stdout,
+): Promise<never> {
+  return new Promise<never>(() => {
+    stream.write(text, () => process.exit(code))
+  })
+}
+
+/** The scenarios and requirements, for `--list`. */
+function listing(): string {
+  const lines = ['Scenarios (MCP_CONFORMANCE_SCENARIO in brackets):']
+  for (const s of SCENARIOS) lines.push(`  ${s.name.padEnd(22)} [${s.clientScenario}] ${s.title}`)
+  lines.push('', 'Requirements:')
+  for (const r of CLIENT_CATALOGUE) {
+    const where = SCENARIOS.filter((s) => r.appliesTo(s)).map((s) => s.name)
+    const scope = where.length === SCENARIOS.length ? 'every scenario' : where.join(', ')
+    lines.push(
+      `  ${r.id.padEnd(15)} ${r.level.padEnd(6)} ${r.text}`,
+      `  ${''.padEnd(22)}in: ${scope}`,
+    )
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** One line per scenario: how the client run ended. */
+function runsTable(reports: readonly ScenarioReport[]): string {
+  const lines = ['scenario                exit       time     requests']
+  for (const r of reports) {
+    const end = r.run.timedOut ? 'timeout' : String(r.run.exitCode ?? r.run.signal)
+    lines.push(
+      `${r.scenario.padEnd(24)}${end.padEnd(11)}${`${(r.run.durationMs / 1000).toFixed(1)} s`.padEnd(9)}${r.requests}`,
+    )
+  }
+  return `${lines.join('\n')}\n\n`
+}
+
+/** Runs the client mode with `argv` (after `client`); never returns (it exits). */
+export async function clientMain(argv: readonly string[]): Promise<never> {
+  const program = new Command()
+    .name('conformance client')
+    .description("Judge an MCP client's OAuth flow against real-world IdP shapes.")
+    .option('--command <cmd>', 'the client to run; the server URL is appended as its last argument')
+    .option(
+      '--scenario <names>',
+      `scenarios to run (default all: ${SCENARIOS.map((s) => s.name).join(', ')})`,
+      list,
+    )
+    .option('--timeout <ms>', 'time limit of one client run', positive('--timeout'), 30_000)
+    .option('--parallel <n>', 'scenarios run at once', positive('--parallel'), 2)
+    .option('--only <ids>', 'judge only these requirement IDs', list)
+    .option('--skip <ids>', 'do not judge these requirement IDs', list)
+    .option('--baseline <file>', 'expected failures: CLI-… or <scenario>/CLI-… per line')
+    .option('--junit <file>', 'write a JUnit XML report')
+    .option('--json <file>', 'write a JSON report')
+    .option('--list', 'list the scenarios and requirements, then exit')
+    .showHelpAfterError()
+  program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+  program.parse([...argv], { from: 'user' })
+  const opts = program.opts<{
+    command?: string
+    scenario?: string[]
+    timeout: number
+    parallel: number
+    only?: string[]
+    skip?: string[]
+    baseline?: string
+    junit?: string
+    json?: string
+    list?: boolean
+  }>()
+  if (opts.list) return exitAfter(listing(), 0)
+  const fail = (message: string) => exitAfter(`conformance client: ${message}\n`, 2, process.stderr)
+  if (!opts.command?.trim())
+    return fail('--command is required: the client to run, e.g. --command "npx tsx my-client.ts"')
+  const unknown = (opts.scenario ?? []).filter((n) => !scenarioNamed(n))
+  if (unknown.length > 0)
+    return fail(
+      `unknown scenario ${unknown.join(', ')}; scenarios are ${SCENARIOS.map((s) => s.name).join(', ')}`,
+    )
+  let baseline: Set<string> | undefined
+  if (opts.baseline) {
+    try {
+      baseline = parseBaseline(readFileSync(opts.baseline, 'utf8'))
+    } catch (err) {
+      return fail(`cannot read the baseline ${opts.baseline}: ${(err as Error).message}`)
+    }
+  }
+  if (!existsSync(join(ROOT, 'proxy/bin/gatehouse.ts'))) {
+    // The installed tool carries the suite, not the reference proxy every scenario runs.
+    return fail(
+      'the client mode runs the reference proxy (gatehouse) in each scenario, so it runs only in a checkout of the Gatehouse repository: npm run conformance -- client --command "…"',
+    )
+  }
+  const scenarios = opts.scenario
+    ? SCENARIOS.filter((s) => opts.scenario?.includes(s.name))
+    : SCENARIOS
+  const started = performance.now()
+  let reports: ScenarioReport[]
+  try {
+    reports = await runClient({
+      command: opts.command,
+      scenarios,
+      timeoutMs: opts.timeout,
+      parallel: opts.parallel,
+      ...(opts.only ? { only: opts.only } : {}),
+      ...(opts.skip ? { skip: opts.skip } : {}),
+      ...(baseline ? { baseline } : {}),
+      onReport: (r) => {
+        const failed = r.results.filter(
+          (x) => x.status === 'failed' && x.baseline !== 'expected-failure',
+        )
+        process.stderr.write(
+          `client: ${r.scenario}: ${failed.length ? `${failed.length} failed` : 'ok'}\n`,
+        )
+      },
+    })
+  } catch (err) {
+    const message = `conformance client: a scenario's stack failed: ${(err as Error).message}\n`
+    return exitAfter(message, 1, process.stderr)
+  }
+  const results: ClientResult[] = reports.flatMap((r) => r.results)
+  const groups = reports.map((r) => r.scenario)
+  const runs = reports.map((r) => ({
+    scenario: r.scenario,
+    clientScenario: r.clientScenario,
+    serverUrl: r.serverUrl,
+    exitCode: r.run.exitCode,
+    signal: r.run.signal,
+    timedOut: r.run.timedOut,
+    durationMs: r.run.durationMs,
+    requests: r.requests,
+    stderrTail: r.run.stderr.slice(-2000),
+  }))
+  if (opts.junit) writeFileSync(opts.junit, junitReport(results, groups))
+  if (opts.json) writeFileSync(opts.json, jsonReport(results, { client: opts.command }, { runs }))
+  const seconds = ((performance.now() - started) / 1000).toFixed(1)
+  const title = `client "${opts.command}", ${reports.length} scenarios (${seconds} s)`
+  const { mustFailed, passed, failed } = summarize(results)
+  if (passed + failed === 0) {
+    process.stderr.write(
+      'conformance client: nothing was judged: every check was skipped (check --only, --skip and --scenario)\n',
+    )
+  }
+  // Baseline entries naming no requirement (a typo, or a requirement renamed) are said first:
+  // the report's last line stays `N passed, N failed, N skipped`.
+  const known = new Set(CLIENT_CATALOGUE.map((r) => r.id))
+  const strays = [...(baseline ?? [])].filter((b) => !known.has(b.split('/').at(-1) ?? ''))
+  const note = strays.length
+    ? `baseline entries naming no requirement: ${strays.join(', ')}\n\n`
+    : ''
+  const out = `${runsTable(reports)}${note}${consoleReport(results, title, groups)}\n`
+  return exitAfter(out, mustFailed > 0 || passed + failed === 0 ? 1 : 0)
+}

@@ -1,0 +1,211 @@
+/**
+ * One scenario's stack: mock-idp, mcp-backend and gatehouse on loopback, a recorder in front of
+ * the gateway and one in front of the IdP. The client under test only ever sees the recorders'
+ * origins: the gateway's resource is `<gateway recorder>/mcp`, and the IdP's public URL (its
+ * issuer and every URL in its metadata) is the IdP recorder's. Gatehouse reaches the IdP directly
+ * (key set, discovery), so only the client's traffic is recorded.
+ */
+import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import {
+  CORS,
+  freePort,
+  type GatehouseProcess,
+  type GatewayOptions,
+  MCP_MATCHES,
+  startGatehouse,
+} from '../stack.js'
+import { type Recorder, startRecorder } from './recorder.js'
+import { type ClientScenario, PRE_REGISTERED, type StackHandles } from './scenarios.js'
+import { Traffic } from './traffic.js'
+
+/** What the checks know about a stack, independently of what the client did. */
+export interface StackFacts {
+  /** The gateway recorder's origin: the only gateway address the client knows. */
+  gatewayOrigin: string
+  /** The protected resource, `<gateway>/mcp` (the server URL handed to the client). */
+  resource: string
+  /** RFC 9728 §3.1 path-insertion and root forms of the PRM URL. */
+  prmPathUrl: string
+  prmRootUrl: string
+  /** The authorization server PRM names (`authorization_servers[0]`). */
+  authServer: string
+  /** The IdP's endpoints (without query). */
+  authorizeUrl: string
+  tokenUrl: string
+  revocationUrl: string
+  /** The registration endpoint the AS metadata advertises. */
+  registrationUrl: string
+  /** The IdP's own org-level registration endpoint (where a guessing client might go). */
+  idpRegistrationUrl: string
+  /** Scopes in PRM `scopes_supported`. */
+  scopesSupported: string[]
+  /** The context handed to the client (`MCP_CONFORMANCE_CONTEXT`), if any. */
+  context?: Record<string, unknown>
+}
+
+/** A running scenario stack. */
+export interface ScenarioStack {
+  scenario: ClientScenario
+  /** The URL appended to the client's command. */
+  serverUrl: string
+  facts: StackFacts
+  traffic: Traffic
+  /** Clears the traffic and gives the recorders fresh shapers: a new client run. */
+  beginRun(): Promise<void>
+  stop(): Promise<void>
+}
+
+/** The seed's three prefixes, and the root form of the PRM URL (RFC 9728 §3.1), which gatehouse serves too. */
+const MATCHES = [
+  ...MCP_MATCHES,
+  { path: { type: 'Exact', value: '/.well-known/oauth-protected-resource' } },
+]
+
+/** The gatehouse configuration of a scenario. */
+function gatewayConfig(
+  s: ClientScenario,
+  ports: { gateway: number; idp: number; backend: number },
+  idp: MockIdp,
+  resource: string,
+): Record<string, unknown> {
+  const g = s.gateway
+  return {
+    config: { adminAddr: 'off', logLevel: 'info', drainTimeout: '0s' },
+    gateways: { default: { port: ports.gateway, address: '127.0.0.1' } },
+    backends: {
+      'mcp-backend': { static: { host: '127.0.0.1', port: ports.backend } },
+      idp: { static: { host: '127.0.0.1', port: ports.idp } },
+    },
+    routes: {
+      mcp: {
+        parentRefs: [{ name: 'default' }],
+        rules: [{ matches: MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
+      },
+    },
+    policies: {
+      'mcp-auth': {
+        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp' }],
+        traffic: {
+          jwtAuthentication: {
+            mode: 'Strict',
+            providers: [
+              {
+                issuer: idp.issuer,
+                audiences: [g.audience === 'resource' ? resource : idp.audience],
+                jwks: {
+                  remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' },
+                },
+                ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
+              },
+            ],
+            mcp: {
+              ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
+              ...(g.bridged && g.clientId ? { clientId: idp.publicClientId } : {}),
+              resourceMetadata: {
+                resource,
+                scopesSupported: g.scopesSupported,
+                bearerMethodsSupported: ['header'],
+              },
+              ...(g.requiredScopes ? { requiredScopes: g.requiredScopes } : {}),
+            },
+          },
+          authorization: { action: 'Allow', policy: { matchExpressions: g.rules } },
+        },
+      },
+    },
+  }
+}
+
+/** The context a scenario hands to the client (`MCP_CONFORMANCE_CONTEXT`), if it needs one. */
+function contextOf(s: ClientScenario): Record<string, unknown> | undefined {
+  if (s.registration !== 'pre-registered') return undefined
+  return { client_id: PRE_REGISTERED.clientId, client_secret: PRE_REGISTERED.clientSecret }
+}
+
+/** Starts a scenario's stack. */
+export async function startScenarioStack(
+  scenario: ClientScenario,
+  options: GatewayOptions = {},
+): Promise<ScenarioStack> {
+  const traffic = new Traffic()
+  const started: Array<{ stop(): Promise<void> }> = []
+  try {
+    const gwRecorder: Recorder = await startRecorder('gateway', traffic)
+    started.push(gwRecorder)
+    const idpRecorder = await startRecorder('idp', traffic)
+    started.push(idpRecorder)
+    const idp = await startMockIdp({ ...scenario.idp, publicUrl: idpRecorder.origin })
+    started.push(idp)
+    idpRecorder.setUpstream(idp.port)
+    const backend: McpBackend = await startMcpBackend()
+    started.push(backend)
+    const resource = `${gwRecorder.origin}/mcp`
+    const ports = { gateway: await freePort(), idp: idp.port, backend: backend.port }
+    const config = gatewayConfig(scenario, ports, idp, resource)
+    let gatehouse: GatehouseProcess = await startGatehouse(config, options)
+    // A restart a shaper began (key rotation) is waited for before a new run or the stop, so it
+    // cannot start a gatehouse after the stack stopped.
+    let restarting: Promise<void> = Promise.resolve()
+    started.push({
+      stop: async () => {
+        await restarting.catch(() => {})
+        await gatehouse.stop()
+      },
+    })
+    gwRecorder.setUpstream(ports.gateway)
+
+    const control = controlClient(`http://127.0.0.1:${idp.port}/__control`)
+    const handles: StackHandles = {
+      authorizePath: new URL(`${idp.issuer}/v1/authorize`).pathname,
+      async rotateKeys() {
+        await control.rotateKeys({ keepOld: false })
+      },
+      restartGateway() {
+        restarting = (async () => {
+          await gatehouse.stop()
+          gatehouse = await startGatehouse(config, options)
+        })()
+        return restarting
+      },
+    }
+    const context = contextOf(scenario)
+    const facts: StackFacts = {
+      gatewayOrigin: gwRecorder.origin,
+      resource,
+      prmPathUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource/mcp`,
+      prmRootUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource`,
+      authServer: scenario.gateway.bridged ? resource : idp.issuer,
+      authorizeUrl: `${idp.issuer}/v1/authorize`,
+      tokenUrl: `${idp.issuer}/v1/token`,
+      revocationUrl: `${idp.issuer}/v1/revoke`,
+      registrationUrl: scenario.gateway.bridged
+        ? `${gwRecorder.origin}/.well-known/oauth-authorization-server/mcp/client-registration`
+        : idp.registrationUrl,
+      idpRegistrationUrl: idp.registrationUrl,
+      scopesSupported: scenario.gateway.scopesSupported,
+      ...(context ? { context } : {}),
+    }
+    const stack: ScenarioStack = {
+      scenario,
+      serverUrl: resource,
+      facts,
+      traffic,
+      async beginRun() {
+        await restarting.catch(() => {})
+        traffic.clear()
+        const shapers = scenario.shapers?.(handles) ?? {}
+        gwRecorder.setShaper(shapers.gateway)
+        idpRecorder.setShaper(shapers.idp)
+      },
+      async stop() {
+        for (const part of started.reverse()) await part.stop()
+      },
+    }
+    await stack.beginRun()
+    return stack
+  } catch (err) {
+    for (const part of started.reverse()) await part.stop().catch(() => {})
+    throw err
+  }
+}

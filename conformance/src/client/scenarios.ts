@@ -1,0 +1,297 @@
+/**
+ * The client mode's scenarios: each one stack — mock-idp, gatehouse, mcp-backend — in one
+ * real-world shape of the MCP authorization flow, with the recorders' reshaping where the shape is
+ * one the reference proxy deliberately does not produce. docs/client-testing.md explains each.
+ */
+import type { MockIdpOptions } from '@gatehouse/mock-idp'
+import type { Shaper } from './recorder.js'
+import { reshapers } from './shapers.js'
+
+/** What a correct client does in a scenario. */
+export type Outcome =
+  /** Reaches the MCP server with a token and exits 0. */
+  | 'complete'
+  /** Must not get through (a forged answer, a scope it can never get); ends by itself. */
+  | 'refuse'
+  /** Either: refuse the forged answer, then possibly start over and complete. */
+  | 'any'
+
+/** How the client gets a client id in a scenario (MCP 2025-11-25, Client Registration). */
+export type Registration = 'dcr' | 'pre-registered' | 'cimd'
+
+/** The gateway's policy in a scenario. */
+export interface GatewayShape {
+  /** `BridgedIdp`: the gateway serves AS metadata and registration; else the IdP does. */
+  bridged: boolean
+  /** With `bridged`: answer registration with the IdP's demo client id (`mcp.clientId`). */
+  clientId: boolean
+  /** The token audience accepted: the IdP server's (`api://default`) or the resource (RFC 8707). */
+  audience: 'server' | 'resource'
+  scopesSupported: string[]
+  /** Named in the 403 `insufficient_scope` challenge (`mcp.requiredScopes`). */
+  requiredScopes?: string[]
+  /** CEL rules over the token's claims. */
+  rules: string[]
+  /** `clockSkew` of the provider; default gatehouse's (60 s). */
+  clockSkew?: string
+}
+
+/** What a scenario's shapers may do to the stack while the client runs. */
+export interface StackHandles {
+  /** The IdP's authorization endpoint path. */
+  authorizePath: string
+  /** Rotates the IdP's signing key, dropping the old one. */
+  rotateKeys(): Promise<void>
+  /** Restarts gatehouse (same configuration, same port): it fetches the key set anew. */
+  restartGateway(): Promise<void>
+}
+
+/** A client-mode scenario. */
+export interface ClientScenario {
+  /** Stable name, kebab-case (`--scenario`, report groups, baseline `<name>/<ID>`). */
+  name: string
+  /**
+   * `MCP_CONFORMANCE_SCENARIO`: the official MCP conformance scenario whose client behaviour this
+   * one needs, so clients written for that suite run unchanged.
+   */
+  clientScenario: string
+  /** One line. */
+  title: string
+  outcome: Outcome
+  registration: Registration
+  idp: Omit<MockIdpOptions, 'publicUrl' | 'port' | 'host' | 'https' | 'testMode'>
+  gateway: GatewayShape
+  /** Builds the recorders' shapers for one run (fresh state per run). */
+  shapers?(h: StackHandles): { gateway?: Shaper; idp?: Shaper }
+}
+
+/** The client id and secret of the pre-registered scenario (the official suite's values). */
+export const PRE_REGISTERED = {
+  clientId: 'pre-registered-client',
+  clientSecret: 'pre-registered-secret',
+} as const
+
+/** The client metadata document URL the official suite's clients use, known to the CIMD IdP. */
+export const CIMD_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
+
+/** The document behind {@link CIMD_CLIENT_METADATA_URL}: a native client on loopback. */
+const CIMD_DOCUMENT = {
+  client_id: CIMD_CLIENT_METADATA_URL,
+  client_name: 'MCP conformance client',
+  redirect_uris: ['http://localhost:3000/callback', 'http://127.0.0.1:3000/callback'],
+  application_type: 'native',
+  token_endpoint_auth_method: 'none',
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+}
+
+const SEED_RULE = '"AI-Users" in jwt.groups'
+/** The scopes every mock-idp authorization server knows. */
+const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access']
+const SEED_SCOPES = ['openid', 'profile']
+const SIGN_IN = { autoSignIn: 'alice' }
+
+/** The seed's gateway: BridgedIdp with the pre-registered client id answering registration. */
+const BRIDGED: GatewayShape = {
+  bridged: true,
+  clientId: true,
+  audience: 'server',
+  scopesSupported: SEED_SCOPES,
+  rules: [SEED_RULE],
+}
+
+/** A gateway that only validates tokens: PRM names the IdP, which the client talks to directly. */
+const RESOURCE_SERVER: GatewayShape = {
+  bridged: false,
+  clientId: false,
+  audience: 'resource',
+  scopesSupported: SEED_SCOPES,
+  rules: [SEED_RULE],
+}
+
+/** A standards IdP: RFC 8414 path form, RFC 8707, open registration. */
+const STANDARDS_IDP = {
+  ...SIGN_IN,
+  rfc8414PathForm: true,
+  resourceIndicators: true,
+  registration: 'open',
+} as const
+
+/** Every scenario, in report order. */
+export const SCENARIOS: readonly ClientScenario[] = [
+  {
+    name: 'bridged-client-id',
+    clientScenario: 'auth/metadata-default',
+    title:
+      "The seed: BridgedIdp with mcp.clientId; the gateway serves AS metadata and answers registration with the IdP's client id",
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: BRIDGED,
+  },
+  {
+    name: 'bridged-proxied-dcr',
+    clientScenario: 'auth/metadata-default',
+    title:
+      "BridgedIdp without clientId: registration is proxied to the IdP's org-level endpoint (open here)",
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: { ...SIGN_IN, registration: 'open' },
+    gateway: { ...BRIDGED, clientId: false },
+  },
+  {
+    name: 'standards-idp',
+    clientScenario: 'auth/metadata-default',
+    title:
+      'A standards IdP: PRM names it; RFC 8414 path-form metadata, RFC 8707 audience, open registration',
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: STANDARDS_IDP,
+    gateway: RESOURCE_SERVER,
+  },
+  {
+    name: 'prm-root-only',
+    clientScenario: 'auth/metadata-var3',
+    title: 'PRM only at the root form; the challenge names that URL (the path form is 404)',
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: BRIDGED,
+    shapers: () => ({ gateway: reshapers.prmRootOnly(true) }),
+  },
+  {
+    name: 'no-resource-metadata',
+    clientScenario: 'auth/metadata-var2',
+    title: 'No resource_metadata in the challenge: well-known discovery, path form (404) then root',
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: BRIDGED,
+    shapers: () => ({ gateway: reshapers.prmRootOnly(false) }),
+  },
+  {
+    name: 'scope-step-up',
+    clientScenario: 'auth/scope-step-up',
+    title:
+      '403 insufficient_scope with scope="mcp:tools": one step-up authorization must get through',
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: {
+      ...SIGN_IN,
+      authServers: [
+        {
+          id: 'default',
+          audience: 'api://default',
+          scopes: [...OIDC_SCOPES, 'mcp:tools'],
+        },
+      ],
+    },
+    gateway: {
+      ...BRIDGED,
+      requiredScopes: ['mcp:tools'],
+      rules: [SEED_RULE, '"mcp:tools" in jwt.scp'],
+    },
+  },
+  {
+    name: 'scope-retry-limit',
+    clientScenario: 'auth/scope-retry-limit',
+    title:
+      '403 insufficient_scope with scope="mcp:admin" that no new authorization satisfies (the user also lacks the group a rule wants): the client must stop',
+    outcome: 'refuse',
+    registration: 'dcr',
+    idp: {
+      autoSignIn: 'bob',
+      authServers: [
+        { id: 'default', audience: 'api://default', scopes: [...OIDC_SCOPES, 'mcp:admin'] },
+      ],
+    },
+    gateway: {
+      ...BRIDGED,
+      requiredScopes: ['mcp:admin'],
+      rules: [SEED_RULE, '"mcp:admin" in jwt.scp'],
+    },
+    shapers: () => ({ gateway: reshapers.stopAfterTokenRequests(5) }),
+  },
+  {
+    name: 'token-refresh',
+    clientScenario: 'auth/offline-access-scope',
+    title:
+      'The access token expires (offline_access granted a refresh token): refresh, do not sign in again',
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: { ...SIGN_IN, accessTokenTtlByGrant: { authorization_code: 1 } },
+    gateway: {
+      ...BRIDGED,
+      scopesSupported: [...SEED_SCOPES, 'offline_access'],
+      clockSkew: '0s',
+    },
+    shapers: () => ({ gateway: reshapers.holdUntilExpired() }),
+  },
+  {
+    name: 'key-rotation',
+    clientScenario: 'auth/metadata-default',
+    title:
+      "The IdP rotates its signing key mid-session and drops the old one: the session's token is refused",
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: { ...BRIDGED, scopesSupported: [...SEED_SCOPES, 'offline_access'] },
+    shapers: (h) => ({ gateway: reshapers.rotateAfterFirstSuccess(h) }),
+  },
+  {
+    name: 'pre-registered',
+    clientScenario: 'auth/pre-registration',
+    title:
+      'A pre-registered confidential client (MCP_CONFORMANCE_CONTEXT); the IdP has no path-form metadata',
+    outcome: 'complete',
+    registration: 'pre-registered',
+    idp: {
+      ...SIGN_IN,
+      clients: [
+        {
+          clientId: PRE_REGISTERED.clientId,
+          clientSecret: PRE_REGISTERED.clientSecret,
+          redirectUris: ['http://localhost:3000/callback'],
+        },
+      ],
+    },
+    gateway: { ...RESOURCE_SERVER, audience: 'server' },
+  },
+  {
+    name: 'cimd',
+    clientScenario: 'auth/basic-cimd',
+    title: 'The IdP advertises Client ID Metadata Documents (and open registration)',
+    outcome: 'complete',
+    registration: 'cimd',
+    idp: {
+      ...STANDARDS_IDP,
+      clientIdMetadataDocuments: { documents: { [CIMD_CLIENT_METADATA_URL]: CIMD_DOCUMENT } },
+    },
+    gateway: RESOURCE_SERVER,
+  },
+  {
+    name: 'forged-state',
+    clientScenario: 'auth/metadata-default',
+    title: 'The first authorization response carries a state the client never sent (CSRF)',
+    outcome: 'any',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: BRIDGED,
+    shapers: (h) => ({ idp: reshapers.forgeFirstRedirect(h.authorizePath, 'state') }),
+  },
+  {
+    name: 'wrong-iss',
+    clientScenario: 'auth/iss-wrong-issuer',
+    title: 'The first authorization response names another issuer in iss (RFC 9207 mix-up)',
+    outcome: 'any',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: BRIDGED,
+    shapers: (h) => ({ idp: reshapers.forgeFirstRedirect(h.authorizePath, 'iss') }),
+  },
+]
+
+/** The scenario named `name`, or undefined. */
+export function scenarioNamed(name: string): ClientScenario | undefined {
+  return SCENARIOS.find((s) => s.name === name)
+}

@@ -1,0 +1,109 @@
+/**
+ * `npm run conformance -- client …` as a client author runs it: the real bin in a child process,
+ * its exit codes, console report, JUnit and JSON files and the expected-failures baseline.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { SCENARIOS } from '../../src/client/scenarios.js'
+import { ROOT } from '../../src/stack.js'
+
+const BIN = join(ROOT, 'conformance/bin/conformance.ts')
+const TSX = join(ROOT, 'node_modules/.bin/tsx')
+const HAND = `${TSX} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`
+
+function conformance(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [BIN, 'client', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString()
+    })
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    child.once('error', reject)
+    child.once('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+describe('conformance client', () => {
+  it('lists every scenario with the MCP_CONFORMANCE_SCENARIO it sends, and every requirement', async () => {
+    const run = await conformance(['--list'])
+    expect(run.code).toBe(0)
+    for (const s of SCENARIOS)
+      expect(run.stdout).toContain(`${s.name.padEnd(22)} [${s.clientScenario}]`)
+    expect(run.stdout).toMatch(/CLI-PKCE-001\s+MUST/)
+  }, 60_000)
+
+  it('refuses to run without --command, or with an unknown scenario (exit 2)', async () => {
+    const none = await conformance([])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/--command is required/)
+    const unknown = await conformance(['--command', 'true', '--scenario', 'nope'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/unknown scenario nope; scenarios are bridged-client-id/)
+  }, 60_000)
+
+  it('fails a client whose MUST fails (exit 1) and writes JUnit and JSON grouped by scenario', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-cli-'))
+    const run = await conformance([
+      '--command',
+      `${HAND} --fault exit-1`,
+      '--scenario',
+      'bridged-client-id',
+      '--junit',
+      join(dir, 'r.xml'),
+      '--json',
+      join(dir, 'r.json'),
+    ])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/bridged-client-id\s+1\s/)
+    expect(run.stdout).toMatch(/FAIL CLI-FLOW-001 MUST/)
+    expect(run.stdout).toMatch(/expected exit code 0; got exit 1/)
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 1 failed, 0 skipped$/)
+    const junit = readFileSync(join(dir, 'r.xml'), 'utf8')
+    expect(junit).toMatch(
+      /<testsuite name="bridged-client-id" tests="\d+" failures="1" skipped="0">/,
+    )
+    const json = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as {
+      summary: { failed: number }
+      runs: Array<{ scenario: string; exitCode: number; clientScenario: string }>
+    }
+    expect(json.summary.failed).toBe(1)
+    expect(json.runs).toEqual([
+      expect.objectContaining({
+        scenario: 'bridged-client-id',
+        clientScenario: 'auth/metadata-default',
+        exitCode: 1,
+      }),
+    ])
+  }, 120_000)
+
+  it('passes with the failure in the baseline, and says which baseline entries now pass', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-cli-'))
+    const baseline = join(dir, 'baseline.txt')
+    writeFileSync(baseline, '# known\nCLI-FLOW-001\nbridged-client-id/CLI-PKCE-001\nCLI-NOPE-001\n')
+    const run = await conformance([
+      '--command',
+      `${HAND} --fault exit-1`,
+      '--scenario',
+      'bridged-client-id',
+      '--baseline',
+      baseline,
+    ])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/FAIL CLI-FLOW-001 MUST .*\(expected failure, baseline\)/)
+    expect(run.stdout).toMatch(/PASS CLI-PKCE-001 MUST .*\(passes: remove it from the baseline\)/)
+    expect(run.stdout).toMatch(/baseline entries naming no requirement: CLI-NOPE-001/)
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed, 0 skipped$/)
+  }, 120_000)
+})

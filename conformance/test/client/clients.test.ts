@@ -1,0 +1,146 @@
+/**
+ * Proof of power of the client mode, with real parts only (mock-idp, gatehouse, mcp-backend, real
+ * client processes): the official MCP TypeScript SDK client and a hand-written client pass every
+ * scenario, and the hand-written client with one planted fault is caught, each time by the check
+ * that names that mistake — as the mutants prove the server catalogue can fail.
+ */
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runOnStack, type ScenarioReport } from '../../src/client/run.js'
+import { startScenarioStack } from '../../src/client/scenario-stack.js'
+import { SCENARIOS } from '../../src/client/scenarios.js'
+import { ROOT } from '../../src/stack.js'
+
+const TSX = join(ROOT, 'node_modules/.bin/tsx')
+const SDK = `${TSX} ${join(ROOT, 'conformance/src/client/examples/sdk-client.ts')}`
+const HAND = `${TSX} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`
+
+/** Each planted fault, the scenario it is run in and the requirement that must catch it. */
+const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
+  'no-pkce': { scenario: 'bridged-client-id', id: 'CLI-PKCE-001' },
+  'plain-pkce': { scenario: 'bridged-client-id', id: 'CLI-PKCE-001' },
+  'reused-verifier': { scenario: 'scope-step-up', id: 'CLI-PKCE-002' },
+  'static-state': { scenario: 'scope-step-up', id: 'CLI-STATE-001' },
+  'ignore-resource-metadata': { scenario: 'prm-root-only', id: 'CLI-PRM-001' },
+  'root-prm-first': { scenario: 'no-resource-metadata', id: 'CLI-PRM-002' },
+  'oidc-first': { scenario: 'pre-registered', id: 'CLI-ASM-001' },
+  'register-at-idp': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
+  'dcr-despite-preregistered': { scenario: 'pre-registered', id: 'CLI-REG-002' },
+  'no-cimd': { scenario: 'cimd', id: 'CLI-REG-003' },
+  'no-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
+  'redirect-mismatch': { scenario: 'bridged-proxied-dcr', id: 'CLI-REDIR-001' },
+  'wrong-initial-scope': { scenario: 'bridged-client-id', id: 'CLI-SCOPE-001' },
+  'token-in-query': { scenario: 'bridged-client-id', id: 'CLI-TOKEN-001' },
+  'token-to-idp': { scenario: 'token-refresh', id: 'CLI-TOKEN-002' },
+  'no-state-check': { scenario: 'forged-state', id: 'CLI-STATE-002' },
+  'no-iss-check': { scenario: 'wrong-iss', id: 'CLI-ISS-001' },
+  'step-up-wrong-scope': { scenario: 'scope-step-up', id: 'CLI-STEP-001' },
+  'unlimited-step-up': { scenario: 'scope-retry-limit', id: 'CLI-STEP-002' },
+  'no-refresh': { scenario: 'token-refresh', id: 'CLI-REFRESH-001' },
+  'exit-1': { scenario: 'bridged-client-id', id: 'CLI-FLOW-001' },
+  'hang-on-refusal': { scenario: 'forged-state', id: 'CLI-FLOW-002' },
+}
+
+/** Checks that must have been judged (passed), not skipped, for a run to count as a pass. */
+const JUDGED: Record<string, string[]> = {
+  'no-resource-metadata': ['CLI-PRM-002'],
+  'scope-step-up': ['CLI-STEP-001'],
+  'scope-retry-limit': ['CLI-STEP-001', 'CLI-STEP-002'],
+  'token-refresh': ['CLI-REFRESH-001'],
+  'key-rotation': ['CLI-REFRESH-001'],
+  'pre-registered': ['CLI-REG-002'],
+  cimd: ['CLI-REG-003'],
+  'forged-state': ['CLI-STATE-002'],
+  'wrong-iss': ['CLI-ISS-001'],
+}
+
+/**
+ * A client's time limit here: generous, so a loaded machine cannot fail a correct client (the
+ * runs take a few seconds); only the hanging client is meant to reach its (short) limit.
+ */
+const LIVENESS = 90_000
+
+const reports = new Map<string, ScenarioReport>()
+const key = (client: string, scenario: string) => `${client}@${scenario}`
+
+function report(client: string, scenario: string): ScenarioReport {
+  const r = reports.get(key(client, scenario))
+  if (!r) throw new Error(`no run of ${client} in ${scenario}`)
+  return r
+}
+
+const failed = (r: ScenarioReport) =>
+  r.results.filter((x) => x.status === 'failed').map((x) => `${x.id}: ${x.message}`)
+
+beforeAll(async () => {
+  // Each scenario's stack serves its runs one after another; three stacks at a time.
+  let next = 0
+  const worker = async () => {
+    while (next < SCENARIOS.length) {
+      const scenario = SCENARIOS[next++]
+      if (!scenario) return
+      const jobs = [
+        { client: 'sdk', command: SDK, timeoutMs: LIVENESS },
+        { client: 'hand', command: HAND, timeoutMs: LIVENESS },
+        ...Object.entries(CAUGHT_BY)
+          .filter(([, c]) => c.scenario === scenario.name)
+          .map(([fault]) => ({
+            client: fault,
+            command: `${HAND} --fault ${fault}`,
+            timeoutMs: fault === 'hang-on-refusal' ? 5_000 : LIVENESS,
+          })),
+      ]
+      const stack = await startScenarioStack(scenario)
+      try {
+        for (const job of jobs) {
+          reports.set(key(job.client, scenario.name), await runOnStack(stack, job.command, job))
+        }
+      } finally {
+        await stack.stop()
+      }
+    }
+  }
+  await Promise.all([worker(), worker(), worker()])
+}, 600_000)
+
+afterAll(() => {
+  reports.clear()
+})
+
+describe.each([
+  ['sdk', 'the official MCP TypeScript SDK client (src/client/examples/sdk-client.ts)'],
+  ['hand', 'the hand-written client without a fault'],
+])('%s: %s', (client) => {
+  it.each(SCENARIOS.map((s) => s.name))('passes %s', (scenario) => {
+    const r = report(client, scenario)
+    expect(failed(r), r.run.stderr).toEqual([])
+    for (const id of JUDGED[scenario] ?? []) {
+      expect(r.results.find((x) => x.id === id)?.status, `${id} judged`).toBe('passed')
+    }
+  })
+})
+
+describe('the hand-written client with one planted fault', () => {
+  it.each(Object.entries(CAUGHT_BY))('%s is caught by the check that names it', (fault, c) => {
+    const r = report(fault, c.scenario)
+    const caught = r.results.find((x) => x.id === c.id)
+    expect(caught?.status, `${c.id} in ${c.scenario}; failed: ${failed(r).join('; ')}`).toBe(
+      'failed',
+    )
+    expect(caught?.evidence ?? c.id.startsWith('CLI-FLOW'), 'evidence shown').toBeTruthy()
+  })
+})
+
+describe('the judgement', () => {
+  it('never shows a token, code or secret in evidence', () => {
+    const issued = [...reports.values()].flatMap((r) =>
+      r.results.flatMap((x) => (x.evidence ? [JSON.stringify(x.evidence)] : [])),
+    )
+    expect(issued.length).toBeGreaterThan(5)
+    for (const text of issued) {
+      expect(text).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/)
+      expect(text).not.toMatch(/[?&]code=[^&\s"[]/)
+      expect(text).not.toContain('pre-registered-secret')
+    }
+  })
+})

@@ -1,0 +1,282 @@
+#!/usr/bin/env node
+/**
+ * A hand-written MCP client with OAuth (fetch only, no SDK), written to pass every client-mode
+ * scenario — and, with `--fault <name>`, to make exactly one mistake, so each client check is
+ * shown to catch the mistake it names (conformance/test/client/clients.test.ts). The official
+ * conformance suite's calling convention: server URL last, `MCP_CONFORMANCE_SCENARIO` and
+ * `MCP_CONFORMANCE_CONTEXT` in the environment.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+
+/** The mistakes this client can make, one at a time (clients.test.ts: which check catches each). */
+const FAULTS = [
+  'no-pkce',
+  'plain-pkce',
+  'reused-verifier',
+  'static-state',
+  'ignore-resource-metadata',
+  'root-prm-first',
+  'oidc-first',
+  'register-at-idp',
+  'dcr-despite-preregistered',
+  'no-cimd',
+  'no-resource',
+  'redirect-mismatch',
+  'wrong-initial-scope',
+  'token-in-query',
+  'token-to-idp',
+  'no-state-check',
+  'no-iss-check',
+  'step-up-wrong-scope',
+  'unlimited-step-up',
+  'no-refresh',
+  'exit-1',
+  'hang-on-refusal',
+] as const
+type Fault = (typeof FAULTS)[number]
+
+const argv = process.argv.slice(2)
+const fault = (argv.includes('--fault') ? argv[argv.indexOf('--fault') + 1] : undefined) as
+  | Fault
+  | undefined
+if (fault !== undefined && !FAULTS.includes(fault)) {
+  process.stderr.write(`hand-client: unknown fault "${fault}"; faults are ${FAULTS.join(', ')}\n`)
+  process.exit(2)
+}
+const serverUrl = new URL(argv.at(-1) ?? '')
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
+const REDIRECT = 'http://127.0.0.1:3000/callback'
+const CIMD_URL = 'https://conformance-test.local/client-metadata.json'
+const has = (f: Fault) => fault === f
+const b64 = (n: number) => randomBytes(n).toString('base64url')
+
+type Json = Record<string, unknown>
+let prm: Json | undefined
+let meta: Json | undefined
+let client: { id: string; secret?: string } | undefined
+let accessToken: string | undefined
+let refreshToken: string | undefined
+let firstVerifier: string | undefined
+let authorizations = 0
+let sessionId: string | undefined
+
+/** GET/POST with the access token sent along to the IdP too, for the token-to-idp fault. */
+function idpFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers)
+  if (has('token-to-idp') && accessToken) headers.set('authorization', `Bearer ${accessToken}`)
+  return fetch(url, { ...init, headers, redirect: 'manual' })
+}
+
+async function getJson(url: string): Promise<Json | undefined> {
+  const res = await fetch(url)
+  return res.ok ? ((await res.json()) as Json) : undefined
+}
+
+/** Challenge parameters of a `WWW-Authenticate: Bearer …` header. */
+function challenge(res: Response): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const m of (res.headers.get('www-authenticate') ?? '').matchAll(/([a-z_]+)="([^"]*)"/gi))
+    out[m[1] ?? ''] = m[2] ?? ''
+  return out
+}
+
+/** RFC 9728 and RFC 8414 / OIDC discovery, in the spec's order (unless a fault says otherwise). */
+async function discover(params: Record<string, string>): Promise<void> {
+  const path = `${serverUrl.origin}/.well-known/oauth-protected-resource${serverUrl.pathname}`
+  const root = `${serverUrl.origin}/.well-known/oauth-protected-resource`
+  const named = has('ignore-resource-metadata') ? undefined : params.resource_metadata
+  const order = named ? [named] : has('root-prm-first') ? [root, path] : [path, root]
+  for (const url of order) {
+    prm = await getJson(url)
+    if (prm) break
+  }
+  if (!prm) throw new Error('no protected-resource metadata found')
+  const issuer = new URL(String((prm.authorization_servers as string[])[0]))
+  const p = issuer.pathname.replace(/\/$/, '')
+  let candidates = p
+    ? [
+        `${issuer.origin}/.well-known/oauth-authorization-server${p}`,
+        `${issuer.origin}/.well-known/openid-configuration${p}`,
+        `${issuer.origin}${p}/.well-known/openid-configuration`,
+      ]
+    : [
+        `${issuer.origin}/.well-known/oauth-authorization-server`,
+        `${issuer.origin}/.well-known/openid-configuration`,
+      ]
+  if (has('oidc-first')) candidates = [...candidates].reverse()
+  for (const url of candidates) {
+    meta = await getJson(url)
+    if (meta) break
+  }
+  if (!meta) throw new Error('no authorization-server metadata found')
+}
+
+/** The client id: pre-registered, a metadata document URL, or dynamic registration. */
+async function register(): Promise<void> {
+  if (client || !meta) return
+  if (context.client_id && !has('dcr-despite-preregistered')) {
+    client = {
+      id: context.client_id,
+      ...(context.client_secret ? { secret: context.client_secret } : {}),
+    }
+    return
+  }
+  if (meta.client_id_metadata_document_supported === true && !has('no-cimd')) {
+    client = { id: CIMD_URL }
+    return
+  }
+  const endpoint = has('register-at-idp')
+    ? `${new URL(String(meta.authorization_endpoint)).origin}/oauth2/v1/clients`
+    : String(meta.registration_endpoint)
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'hand-written conformance client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  })
+  if (res.status !== 201) throw new Error(`registration failed: HTTP ${res.status}`)
+  client = { id: String(((await res.json()) as Json).client_id) }
+}
+
+/** The token endpoint, with the client's authentication. */
+async function token(form: Record<string, string>): Promise<void> {
+  if (!meta || !client) throw new Error('not discovered')
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' }
+  const body = new URLSearchParams(form)
+  if (client.secret) {
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`
+  } else body.set('client_id', client.id)
+  if (!has('no-resource')) body.set('resource', String(prm?.resource))
+  const res = await idpFetch(String(meta.token_endpoint), { method: 'POST', headers, body })
+  const json = (await res.json()) as Json
+  if (!res.ok) throw new Error(`token endpoint: ${json.error} ${json.error_description ?? ''}`)
+  accessToken = String(json.access_token)
+  if (typeof json.refresh_token === 'string') refreshToken = json.refresh_token
+}
+
+/** One authorization-code flow with PKCE; the "browser" is one GET and its Location. */
+async function authorize(scope: string): Promise<void> {
+  if (!meta || !client) throw new Error('not discovered')
+  authorizations++
+  const verifier = has('reused-verifier') && firstVerifier ? firstVerifier : b64(32)
+  firstVerifier ??= verifier
+  const state = has('static-state') ? 'state' : b64(32)
+  const url = new URL(String(meta.authorization_endpoint))
+  const params: Record<string, string> = {
+    response_type: 'code',
+    client_id: client.id,
+    redirect_uri: REDIRECT,
+    scope,
+    state,
+  }
+  if (!has('no-pkce')) {
+    const plain = has('plain-pkce')
+    params.code_challenge = plain
+      ? verifier
+      : createHash('sha256').update(verifier).digest('base64url')
+    params.code_challenge_method = plain ? 'plain' : 'S256'
+  }
+  if (!has('no-resource')) params.resource = String(prm?.resource)
+  if (scope.split(' ').includes('offline_access')) params.prompt = 'consent'
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
+  const res = await idpFetch(url.href)
+  const back = new URL(res.headers.get('location') ?? 'about:blank')
+  if (!has('no-state-check') && back.searchParams.get('state') !== state)
+    throw new Error('state mismatch')
+  const iss = back.searchParams.get('iss')
+  if (!has('no-iss-check') && iss !== null && iss !== meta.issuer)
+    throw new Error(`iss ${iss} is not ${meta.issuer}`)
+  const code = back.searchParams.get('code')
+  if (!code)
+    throw new Error(`authorization failed: ${back.searchParams.get('error') ?? res.status}`)
+  await token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: has('redirect-mismatch') ? `${REDIRECT}/` : REDIRECT,
+    code_verifier: verifier,
+  })
+}
+
+/** A JSON-RPC message to the MCP endpoint (the answer: JSON or one SSE event). */
+async function send(message: Json): Promise<Response> {
+  const url = new URL(serverUrl)
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  }
+  if (accessToken) {
+    if (has('token-in-query')) url.searchParams.set('access_token', accessToken)
+    else headers.authorization = `Bearer ${accessToken}`
+  }
+  if (sessionId) headers['mcp-session-id'] = sessionId
+  return fetch(url, { method: 'POST', headers, body: JSON.stringify(message) })
+}
+
+/** Sends, handling 401 (discover, register, authorize or refresh) and 403 step-up. */
+async function call(message: Json): Promise<Json | undefined> {
+  const limit = has('unlimited-step-up') ? 50 : 3
+  let refreshed = false
+  for (;;) {
+    const res = await send(message)
+    if (res.ok) {
+      sessionId = res.headers.get('mcp-session-id') ?? sessionId
+      const text = await res.text()
+      if (!text) return undefined
+      const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}')
+      return JSON.parse(data) as Json
+    }
+    const params = challenge(res)
+    await res.body?.cancel()
+    if (res.status === 401 && accessToken && refreshToken && !refreshed && !has('no-refresh')) {
+      refreshed = true
+      await token({ grant_type: 'refresh_token', refresh_token: refreshToken })
+      continue
+    }
+    if (res.status !== 401 && !(res.status === 403 && params.error === 'insufficient_scope'))
+      throw new Error(`MCP request refused: HTTP ${res.status}`)
+    if (authorizations >= limit) throw new Error(`gave up after ${authorizations} authorizations`)
+    if (!meta) await discover(params)
+    await register()
+    const supported = ((prm?.scopes_supported as string[] | undefined) ?? []).join(' ')
+    const scope =
+      res.status === 403
+        ? has('step-up-wrong-scope')
+          ? supported
+          : (params.scope ?? supported)
+        : has('wrong-initial-scope')
+          ? 'openid'
+          : (params.scope ?? supported)
+    await authorize(scope)
+  }
+}
+
+try {
+  await call({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'hand', version: '0' },
+    },
+  })
+  await call({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  await call({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+  await call({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hand' } },
+  })
+  process.exit(has('exit-1') ? 1 : 0)
+} catch (err) {
+  process.stderr.write(`hand-client: ${(err as Error).message}\n`)
+  if (has('hang-on-refusal')) setInterval(() => {}, 60_000)
+  else process.exit(1)
+}
