@@ -204,19 +204,28 @@ export interface OpenStream {
   abort(): void
 }
 
-/** Opens `n` event streams (`GET` + `Accept: text/event-stream`), each on its own connection. */
-export async function openStreams(url: string, n: number, batch = 100): Promise<OpenStream[]> {
+/**
+ * Opens `n` event streams (`GET` + `Accept: text/event-stream`), each on its own connection;
+ * rejects when one gets no response headers within `timeoutMs`.
+ */
+export async function openStreams(
+  url: string,
+  n: number,
+  { batch = 100, timeoutMs = 20_000 } = {},
+): Promise<OpenStream[]> {
   const { request } = await import('node:http')
   const open = (): Promise<OpenStream> =>
     new Promise((resolve, reject) => {
-      const req = request(
-        url,
-        { agent: false, headers: { accept: 'text/event-stream' } },
-        (res) => {
-          res.on('error', () => {})
-          resolve({ status: res.statusCode ?? 0, abort: () => req.destroy() })
-        },
-      )
+      const headers = { accept: 'text/event-stream' }
+      const req = request(url, { agent: false, headers }, (res) => {
+        clearTimeout(timer)
+        res.on('error', () => {})
+        resolve({ status: res.statusCode ?? 0, abort: () => req.destroy() })
+      })
+      const timer = setTimeout(() => {
+        req.destroy()
+        reject(new Error(`a stream got no response headers within ${timeoutMs} ms`))
+      }, timeoutMs)
       req.on('error', reject)
       req.end()
     })
