@@ -6,7 +6,7 @@
  * errors in one place ({@link mapUpstreamError}).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Readable } from 'node:stream'
+import { PassThrough, type Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
 import { RequestError } from '../errors.js'
@@ -99,18 +99,44 @@ function isEventStream(req: IncomingMessage): boolean {
 
 type Sent = { ok: true; response: Dispatcher.ResponseData } | { ok: false; error: unknown }
 
-/** Sends the request within the time left to its response headers. */
-async function send(input: ForwardInput, signal: AbortSignal, timeLeftMs: number): Promise<Sent> {
-  const { req, res, upstream } = input
+/**
+ * The request body as undici reads it: a stream of its own, because undici destroys the body it
+ * was given when the exchange ends early (the backend answered before reading it all, or
+ * failed), and a destroyed request stops Node reading the client's connection: the rest of the
+ * upload would stall there. {@link dropRest} reads and drops that rest instead, as Node does
+ * with a body nobody read, so the connection stays usable.
+ */
+function uploadOf(req: IncomingMessage): PassThrough {
+  const body = new PassThrough()
+  req.once('error', (err) => body.destroy(err))
+  req.pipe(body)
+  return body
+}
+
+function dropRest(req: IncomingMessage, body: PassThrough): void {
+  req.unpipe(body)
+  if (!req.readableEnded) req.resume()
+}
+
+function carriesBody(req: IncomingMessage): boolean {
   const method = req.method ?? 'GET'
-  const hasBody =
-    method !== 'GET' && method !== 'HEAD' && method !== 'DELETE' ? true : hasRequestBody(req)
-  if (hasBody) continueBody(req, res)
+  return method !== 'GET' && method !== 'HEAD' && method !== 'DELETE' ? true : hasRequestBody(req)
+}
+
+/** Sends the request within the time left to its response headers. */
+async function send(
+  input: ForwardInput,
+  body: PassThrough | null,
+  signal: AbortSignal,
+  timeLeftMs: number,
+): Promise<Sent> {
+  const { req, res, upstream } = input
+  if (body) continueBody(req, res)
   const pool = isEventStream(req) ? upstream.streams : upstream.dispatcher
   try {
     const response = await pool.request({
       origin: upstream.origin,
-      method: method as Dispatcher.HttpMethod,
+      method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
       path: input.pathAndQuery,
       headers: upstreamHeaders(
         req.headers,
@@ -118,7 +144,7 @@ async function send(input: ForwardInput, signal: AbortSignal, timeLeftMs: number
         input.stripAuthorization,
         input.requestHeaders,
       ),
-      body: hasBody ? req : null,
+      body,
       signal,
       headersTimeout: Math.max(1, Math.round(timeLeftMs)),
     })
@@ -133,16 +159,17 @@ async function send(input: ForwardInput, signal: AbortSignal, timeLeftMs: number
  * @returns the status streamed, or a gateway error to send when nothing was sent yet.
  */
 export async function forward(input: ForwardInput): Promise<ForwardResult> {
-  const { req, res, upstream, trace, task } = input
+  const { req, res, upstream } = input
   const abort = new AbortController()
   const onClose = () => {
     if (!res.writableFinished) abort.abort(new Error('client disconnected'))
   }
   res.once('close', onClose)
   const started = performance.now()
-  trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })
-  task?.stage('upstream_wait')
+  input.trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })
+  input.task?.stage('upstream_wait')
   let release: (() => void) | undefined
+  let body: PassThrough | null = null
   try {
     if (!isEventStream(req)) {
       const slot = await upstream.admission.acquire(upstream.responseTimeoutMs, abort.signal)
@@ -152,11 +179,9 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
       }
       release = slot.release
     }
-    const sent = await send(
-      input,
-      abort.signal,
-      upstream.responseTimeoutMs - (performance.now() - started),
-    )
+    body = carriesBody(req) ? uploadOf(req) : null
+    const timeLeftMs = upstream.responseTimeoutMs - (performance.now() - started)
+    const sent = await send(input, body, abort.signal, timeLeftMs)
     if (!sent.ok) {
       if (abort.signal.aborted || res.destroyed) return clientGone(input, started)
       return failed(input, mapUpstreamError(sent.error, input.backendName), started, sent.error)
@@ -165,6 +190,7 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
   } finally {
     release?.()
     res.off('close', onClose)
+    if (body) dropRest(req, body)
   }
 }
 

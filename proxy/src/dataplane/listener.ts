@@ -40,6 +40,9 @@ export interface ListenerOptions {
   log: Logger
 }
 
+/** While draining, how often connections that became idle are closed. */
+const IDLE_SWEEP_MS = 100
+
 /** How often a warning about refused connections may be logged. */
 const DROP_LOG_INTERVAL_MS = 10_000
 
@@ -104,10 +107,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       return
     }
     inFlight.add(res)
-    res.once('close', () => {
-      inFlight.delete(res)
-      if (closing) server.closeIdleConnections()
-    })
+    res.once('close', () => inFlight.delete(res))
     options.handle(req, res, connections.get(req.socket) ?? 0).catch((err: Error) => {
       log.error({ err: err.message }, 'request handler failed')
       if (!res.destroyed) res.destroy()
@@ -167,12 +167,16 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       // Answers still to come say Connection: close, so clients open a new connection elsewhere.
       for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      // A connection becomes idle when its last answer is sent (or an upload the answer did not
+      // wait for ends): close each as soon as it is.
       server.closeIdleConnections()
+      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS)
       const deadline = setTimeout(() => server.closeAllConnections(), drainMs)
       deadline.unref()
       try {
         await closed
       } finally {
+        clearInterval(sweep)
         clearTimeout(deadline)
       }
     },

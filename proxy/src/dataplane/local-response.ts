@@ -43,11 +43,8 @@ export function errorResponse(
 }
 
 /** The answer to a {@link RequestError}: its status and `{ error, error_description }`. */
-export function fromRequestError(
-  err: RequestError,
-  headers?: Record<string, string>,
-): LocalResponse {
-  return errorResponse(err.status, err.error, err.message, headers)
+export function fromRequestError(err: RequestError): LocalResponse {
+  return errorResponse(err.status, err.error, err.message, { ...err.headers })
 }
 
 /**

@@ -38,13 +38,13 @@ export interface Upstream {
 const CLOSE_GRACE_MS = 1000
 
 /**
- * undici 7.x marks a pool's connection busy whenever `dispatch()` returns false, and
- * `DispatcherBase.dispatch()` also returns false after it refused a request synchronously (a
- * header it does not accept, such as `Expect`): the connection then waits for a 'drain' that never
- * comes, one slot lost for good per refused request. This client answers "not busy" when the
- * request never entered its queue.
+ * A client for undici pools that never loses a pool slot to a refused request. undici 7.x marks a
+ * pool's connection busy whenever `dispatch()` returns false, and `DispatcherBase.dispatch()` also
+ * returns false after it refused a request synchronously (a header it does not accept, such as
+ * `Expect`): the connection then waits for a 'drain' that never comes, one slot lost for good per
+ * refused request. This client answers "not busy" when the request never entered its queue.
  */
-class SlotSafeClient extends Client {
+export class SlotSafeClient extends Client {
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
     const queued = this.stats.size
     return super.dispatch(options, handler) || this.stats.size === queued
