@@ -161,9 +161,8 @@ async function send(
 export async function forward(input: ForwardInput): Promise<ForwardResult> {
   const { req, res, upstream } = input
   const abort = new AbortController()
-  const onClose = () => {
-    if (!res.writableFinished) abort.abort(new Error('client disconnected'))
-  }
+  // The response closed — sent, or the client gone, or cut by a deadline: the exchange is over.
+  const onClose = () => abort.abort(new Error('response closed'))
   res.once('close', onClose)
   const started = performance.now()
   input.trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })

@@ -107,7 +107,10 @@ describe('an upload the backend refuses before reading it', () => {
     it(`passes the backend's own 413 through when it ${how} (not 502)`, async () => {
       const { gh } = await gatewayTo((req, res) => {
         const close = how === 'closes the connection'
-        res.writeHead(413, { 'content-type': 'text/plain', ...(close ? { connection: 'close' } : {}) })
+        res.writeHead(413, {
+          'content-type': 'text/plain',
+          ...(close ? { connection: 'close' } : {}),
+        })
         res.end('too big for me', () => {
           if (!close) req.socket.destroy()
         })

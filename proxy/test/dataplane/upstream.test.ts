@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
-import { afterEach, describe, expect, it } from 'vitest'
 import { Client, Pool } from 'undici'
+import { afterEach, describe, expect, it } from 'vitest'
 import { SlotSafeClient } from '../../src/dataplane/upstream.js'
 
 let server: Server | undefined
