@@ -200,6 +200,8 @@ export const INITIALIZE = JSON.stringify({
 /** An event stream held open by a client. */
 export interface OpenStream {
   status: number
+  /** Resolves when the stream ended or was cut. */
+  ended: Promise<void>
   /** Cuts the stream from the client side (a tab closed, a network gone). */
   abort(): void
 }
@@ -220,7 +222,9 @@ export async function openStreams(
       const req = request(url, { agent: false, headers }, (res) => {
         clearTimeout(timer)
         res.on('error', () => {})
-        resolve({ status: res.statusCode ?? 0, abort: () => req.destroy() })
+        res.resume()
+        const ended = new Promise<void>((r) => res.once('close', () => r()))
+        resolve({ status: res.statusCode ?? 0, ended, abort: () => req.destroy() })
       })
       const timer = setTimeout(() => {
         req.destroy()
