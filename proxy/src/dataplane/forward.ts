@@ -2,71 +2,20 @@
  * Forwarding one request to its backend with undici, streaming both ways with no buffering:
  * the request body is piped up as it arrives and the response (an SSE stream included) is piped
  * down event by event. A finite request first takes a slot of the backend's budget
- * ({@link Admission}); an event stream goes to its own pool. Upstream failures map to gateway
- * errors in one place ({@link mapUpstreamError}).
+ * (`Admission`); an event stream goes to its own pool. Upstream failures map to gateway
+ * errors in one place (upstream-errors.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { PassThrough, type Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
-import { RequestError } from '../errors.js'
+import type { RequestError } from '../errors.js'
 import type { RequestTask } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { downstreamHeaders, type HeaderChanges, upstreamHeaders } from './headers.js'
 import { continueBody, hasRequestBody } from './request-body.js'
 import type { Upstream } from './upstream.js'
-
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT'])
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-])
-
-/** Maps an upstream failure to the gateway's answer: unreachable → 502, timeout → 504. */
-export function mapUpstreamError(err: unknown, backend: string): RequestError {
-  const code = (err as { code?: string }).code ?? ''
-  if (TIMEOUT_CODES.has(code)) {
-    return new RequestError(
-      'GW_ERR_UPSTREAM_TIMEOUT',
-      504,
-      'upstream_timeout',
-      `backend "${backend}" did not answer in time (${code})`,
-      { cause: err },
-    )
-  }
-  if (UNREACHABLE_CODES.has(code)) {
-    return new RequestError(
-      'GW_ERR_UPSTREAM_CONNECT',
-      502,
-      'upstream_unavailable',
-      `backend "${backend}" cannot be reached (${code})`,
-      { cause: err },
-    )
-  }
-  const why = code || (err as Error).message || 'unknown error'
-  return new RequestError(
-    'GW_ERR_UPSTREAM',
-    502,
-    'upstream_error',
-    `backend "${backend}" failed: ${why}`,
-    {
-      cause: err,
-    },
-  )
-}
-
-function busy(backend: string, waitedMs: number): RequestError {
-  return new RequestError(
-    'GW_ERR_UPSTREAM_BUSY',
-    503,
-    'upstream_busy',
-    `backend "${backend}" has no free slot: waited ${Math.round(waitedMs)} ms (timeouts.response) behind limits.maxRequests requests in flight; retry later`,
-    { headers: { 'retry-after': '1' } },
-  )
-}
+import { busy, mapUpstreamError } from './upstream-errors.js'
 
 /** What {@link forward} did: streamed the backend's answer, or produced a gateway error to send. */
 export type ForwardResult =

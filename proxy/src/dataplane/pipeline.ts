@@ -25,7 +25,7 @@ import {
 import type { OriginCheck } from './origin.js'
 import { BODY_LIMIT, readBody } from './request-body.js'
 import type { Router } from './router.js'
-import { isValidAuthority, parseTarget } from './target.js'
+import { isValidAuthority, parseTarget, type Target, type TargetResult } from './target.js'
 import type { Upstream } from './upstream.js'
 
 /** One compiled route rule: what a match selects. */
@@ -76,11 +76,13 @@ interface Admitted {
   requestHeaders: HeaderChanges | undefined
 }
 
-/** A request the pipeline could not even route (bad target, bad Host). */
-function badRequest(code: 'GW_ERR_BAD_PATH' | 'GW_ERR_BAD_REQUEST', why: string): RequestError {
-  return code === 'GW_ERR_BAD_PATH'
-    ? new RequestError(code, 400, 'invalid_path', `the request path is refused: ${why}`)
-    : new RequestError(code, 400, 'bad_request', why)
+function badPath(why: string): RequestError {
+  return new RequestError(
+    'GW_ERR_BAD_PATH',
+    400,
+    'invalid_path',
+    `the request path is refused: ${why}`,
+  )
 }
 
 /** RFC 9112 §3.2: exactly one valid Host in an HTTP/1.1 request. */
@@ -98,6 +100,24 @@ function hostProblem(req: IncomingMessage): string | undefined {
     return 'the Host header is not a valid host[:port] (RFC 9112 §3.2)'
   }
   return undefined
+}
+
+/**
+ * What is checked before routing: the method, the target, the Host.
+ * @returns the normalised target; for absolute-form, its authority has replaced Host.
+ * @throws {@link RequestError} 405, or 400 `invalid_path` / `bad_request`.
+ */
+function checkedTarget(req: IncomingMessage, method: string, parsed: TargetResult): Target {
+  if (!ROUTED_METHODS.includes(method)) throw methodNotAllowed(method)
+  if (!parsed.ok) throw badPath(parsed.reason)
+  // RFC 9112 §3.2.2: the authority of an absolute-form target replaces Host.
+  if (parsed.target.authority !== undefined) {
+    req.headers.host = parsed.target.authority
+    return parsed.target
+  }
+  const problem = hostProblem(req)
+  if (problem) throw new RequestError('GW_ERR_BAD_REQUEST', 400, 'bad_request', problem)
+  return parsed.target
 }
 
 /**
@@ -126,16 +146,18 @@ export function createPipeline(
     // Redacted by the trace bus, like every event's data.
     trace?.event('request_started', { method, path, gateway: gw.name, headers: req.headers })
     try {
-      if (!ROUTED_METHODS.includes(method)) throw methodNotAllowed(method)
-      if (!parsed.ok) throw badRequest('GW_ERR_BAD_PATH', parsed.reason)
-      const { target } = parsed
-      // RFC 9112 §3.2.2: the authority of an absolute-form target replaces Host.
-      if (target.authority !== undefined) req.headers.host = target.authority
-      else {
-        const problem = hostProblem(req)
-        if (problem) throw badRequest('GW_ERR_BAD_REQUEST', problem)
+      const { path: normal, query } = checkedTarget(req, method, parsed)
+      const ctx: RequestContext = {
+        gw,
+        req,
+        res,
+        method,
+        path: normal,
+        query,
+        trace,
+        task,
+        cors: {},
       }
-      const ctx: RequestContext = { gw, req, res, method, ...target, trace, task, cors: {} }
       status = await route(ctx)
     } catch (err) {
       status = answerError(res, err, path)

@@ -7,7 +7,9 @@
  * - `streams`, for event streams a client opens with `GET` and `Accept: text/event-stream` (an
  *   MCP session's server-to-client stream, MCP 2025-06-18 Transports): no connection cap, as each
  *   open stream holds its connection for as long as the session lives; bounded by the gateway's
- *   `limits.maxConnections`.
+ *   `limits.maxConnections`. The pool keeps one small idle client object per connection of its
+ *   peak (about 9 KiB), reused by later streams. (undici's `clientTtl` would release them, but
+ *   it closes a long-lived stream's client again on every dispatch, which costs far more.)
  * - `dispatcher`, for every other request, behind {@link Admission}: at most
  *   `limits.maxRequests` in flight; the next ones wait at most `timeouts.response` (then 503).
  */
