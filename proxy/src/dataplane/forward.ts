@@ -110,8 +110,12 @@ async function send(
 export async function forward(input: ForwardInput): Promise<ForwardResult> {
   const { req, res, upstream } = input
   const abort = new AbortController()
-  // The response closed — sent, or the client gone, or cut by a deadline: the exchange is over.
-  const onClose = () => abort.abort(new Error('response closed'))
+  // The client went away, or the gateway answered on its own while the backend had not (a 408
+  // at requestTimeout): the upstream exchange is over.
+  let waiting = true
+  const onClose = () => {
+    if (waiting || !res.writableFinished) abort.abort(new Error('response closed'))
+  }
   res.once('close', onClose)
   const started = performance.now()
   input.trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })
@@ -134,6 +138,7 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
       if (abort.signal.aborted || res.destroyed) return clientGone(input, started)
       return failed(input, mapUpstreamError(sent.error, input.backendName), started, sent.error)
     }
+    waiting = false
     return await stream(input, sent.response, started)
   } finally {
     release?.()

@@ -10,8 +10,11 @@ describe('Admission', () => {
     const two = await a.acquire(1000, never)
     expect(one.ok && two.ok).toBe(true)
     const order: number[] = []
-    const three = a.acquire(5000, never).then((r) => (order.push(3), r))
-    const four = a.acquire(5000, never).then((r) => (order.push(4), r))
+    const granted = (n: number) => () => {
+      order.push(n)
+    }
+    const three = a.acquire(5000, never).then(granted(3))
+    const four = a.acquire(5000, never).then(granted(4))
     expect(a.waiting).toBe(2)
     if (one.ok) one.release()
     if (one.ok) one.release() // idempotent: frees one slot, not two

@@ -3,7 +3,7 @@
  * the JSON body of what it answers itself (item 9: bad bytes, 431, 408, 405, 503 while draining).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { type AddressInfo, connect } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
