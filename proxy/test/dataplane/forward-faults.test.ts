@@ -4,7 +4,7 @@
  * `Expect: 100-continue`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 import { rawRequest } from '../reliability/helpers.js'
@@ -124,6 +124,34 @@ describe('an upload the backend refuses before reading it', () => {
       expect(await res.text()).toBe('too big for me')
     })
   }
+})
+
+describe('the client connection after an early answer', () => {
+  it('stays usable: the rest of the refused upload is read and dropped, the next request served', async () => {
+    const { gh } = await gatewayTo((req, res) => {
+      if (req.url === '/mcp/upload') {
+        res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
+        res.end('too big for me')
+      } else res.end('next one served')
+    })
+    const size = 4 * 1024 * 1024
+    const port = Number(new URL(gh.url).port)
+    const socket = connect(port, '127.0.0.1')
+    let raw = ''
+    socket.on('data', (c) => (raw += c))
+    await new Promise((r) => socket.once('connect', r))
+    socket.write(`POST /mcp/upload HTTP/1.1\r\nHost: a\r\nContent-Length: ${size}\r\n\r\n`)
+    socket.write(Buffer.alloc(size, 0x61))
+    socket.write('GET /mcp/next HTTP/1.1\r\nHost: a\r\n\r\n')
+    const deadline = Date.now() + 10_000
+    while (!raw.includes('next one served') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    socket.destroy()
+    expect(raw).toMatch(/^HTTP\/1\.1 413/)
+    expect(raw).toContain('too big for me')
+    expect(raw).toContain('next one served')
+  })
 })
 
 describe('Expect: 100-continue', () => {

@@ -130,6 +130,18 @@ describe('answers the listener gives itself', () => {
     ['HTTP/1.1 without Host', 'GET /mcp HTTP/1.1\r\n\r\n', 400, 'bad_request'],
     ['two Host headers', 'GET /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n', 400, 'bad_request'],
     ['a malformed Host', 'GET /mcp HTTP/1.1\r\nHost: a b/c\r\n\r\n', 400, 'bad_request'],
+    [
+      'Content-Length with Transfer-Encoding (request smuggling)',
+      'POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'bad_request',
+    ],
+    [
+      'two different Content-Lengths',
+      'POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!',
+      400,
+      'bad_request',
+    ],
     ['TRACE', 'TRACE /mcp HTTP/1.1\r\nHost: a\r\n\r\n', 405, 'method_not_allowed'],
     ['CONNECT', 'CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n', 405, 'method_not_allowed'],
     ['asterisk-form', 'OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n', 400, 'invalid_path'],
@@ -144,6 +156,25 @@ describe('answers the listener gives itself', () => {
       if (status === 405) expect(res.headers.allow).toContain('POST')
     })
   }
+
+  it('closes a connection as soon as its answer, started before draining, is done', async () => {
+    let finish!: () => void
+    const { gh, port } = await gateway({}, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '16' })
+      res.write('started ')
+      finish = () => res.end('and done')
+    })
+    const answer = rawRequest(port, ['GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n'])
+    await eventually(() => finish !== undefined, 'the answer started')
+    await wait(50) // its head is out, with keep-alive
+    const started = Date.now()
+    const stopped = gh.stop('test') // drainTimeout: 10s
+    await wait(100)
+    finish()
+    expect((await answer).body).toBe('started and done')
+    await stopped
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
 
   it('finishes in-flight requests while draining and answers 503 shutting_down to a request completed after', async () => {
     let release!: () => void
