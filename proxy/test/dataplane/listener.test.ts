@@ -3,7 +3,7 @@
  * the JSON body of what it answers itself (item 9: bad bytes, 431, 408, 405, 503 while draining).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
@@ -164,16 +164,22 @@ describe('answers the listener gives itself', () => {
       res.write('started ')
       finish = () => res.end('and done')
     })
-    const answer = rawRequest(port, ['GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n'])
-    await eventually(() => finish !== undefined, 'the answer started')
-    await wait(50) // its head is out, with keep-alive
-    const started = Date.now()
+    // A keep-alive client that leaves its connection open after the answer.
+    const socket = connect(port, '127.0.0.1')
+    let raw = ''
+    socket.on('data', (c) => (raw += c))
+    const closedByGateway = new Promise<number>((r) => socket.on('close', () => r(Date.now())))
+    socket.write('GET /mcp HTTP/1.1\r\nHost: a\r\n\r\n')
+    await eventually(() => raw.includes('started '), 'the answer started')
     const stopped = gh.stop('test') // drainTimeout: 10s
+    const started = Date.now()
     await wait(100)
     finish()
-    expect((await answer).body).toBe('started and done')
+    const closedAt = await closedByGateway
     await stopped
-    expect(Date.now() - started).toBeLessThan(5000)
+    expect(raw).toMatch(/keep-alive/i)
+    expect(raw.endsWith('started and done')).toBe(true)
+    expect(closedAt - started).toBeLessThan(5000)
   })
 
   it('finishes in-flight requests while draining and answers 503 shutting_down to a request completed after', async () => {
