@@ -3,8 +3,11 @@
  * when the benchmark ends; free loopback ports; a child's resident memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
 
 const children: ChildProcess[] = []
 
@@ -50,4 +53,44 @@ export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   if (!m) throw new Error(`no VmRSS for pid ${pid}`)
   return Number(m[1]) * 1024
+}
+
+/** gatehouse (from the build) routing `/mcp` to bench/stream-upstream.ts, each its own process. */
+export interface StreamStack {
+  /** The gateway's port on 127.0.0.1. */
+  port: number
+  upstreamPort: number
+  /** The gatehouse process. */
+  pid: number
+}
+
+/** Starts a {@link StreamStack}; `limits` are the gateway's `limits`. */
+export async function startStreamStack(limits: Record<string, unknown> = {}): Promise<StreamStack> {
+  const here = new URL('.', import.meta.url).pathname
+  const root = new URL('..', import.meta.url).pathname
+  const upstreamPort = await freePort()
+  await startProcess(
+    join(root, 'node_modules/.bin/tsx'),
+    [join(here, 'stream-upstream.ts'), String(upstreamPort)],
+    /listening/,
+  )
+  const port = await freePort()
+  const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-bench-')), 'gatehouse.yaml')
+  const config = {
+    config: { adminAddr: 'off', logLevel: 'info' },
+    gateways: { default: { port, address: '127.0.0.1', limits } },
+    backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
+    routes: {
+      mcp: {
+        rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'upstream' }] }],
+      },
+    },
+  }
+  writeFileSync(file, stringify(config))
+  const gatehouse = await startProcess(
+    process.execPath,
+    [join(root, 'proxy/bin/gatehouse.js'), '-f', file],
+    /gatehouse listening/,
+  )
+  return { port, upstreamPort, pid: gatehouse.pid as number }
 }

@@ -11,15 +11,14 @@
  *
  * Options: --duration <s> per run (default 60), --connections <n> (default 20), --write
  */
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { appendFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect } from 'node:net'
-import { cpus, tmpdir } from 'node:os'
+import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
-import { stringify } from 'yaml'
-import { freePort, rssOf, startProcess, stopProcesses } from './processes.js'
+import { rssOf, startStreamStack, stopProcesses } from './processes.js'
 
 const { values } = parseArgs({
   options: {
@@ -31,8 +30,6 @@ const { values } = parseArgs({
 const DURATION = Number(values.duration)
 const CONNECTIONS = Number(values.connections)
 const here = new URL('.', import.meta.url).pathname
-const root = new URL('..', import.meta.url).pathname
-const tsx = join(root, 'node_modules/.bin/tsx')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Opens 20 event streams, waits a moment, cuts them; repeats until `until`. */
@@ -132,27 +129,7 @@ async function run(
 }
 
 async function main(): Promise<void> {
-  const upstreamPort = await freePort()
-  await startProcess(tsx, [join(here, 'stream-upstream.ts'), String(upstreamPort)], /listening/)
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-soak-'))
-  const config = {
-    config: { adminAddr: 'off', logLevel: 'info' },
-    gateways: { default: { port, address: '127.0.0.1' } },
-    backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
-    routes: {
-      mcp: {
-        rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'upstream' }] }],
-      },
-    },
-  }
-  writeFileSync(join(dir, 'gatehouse.yaml'), stringify(config))
-  const gatehouse = await startProcess(
-    process.execPath,
-    [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'gatehouse.yaml')],
-    /gatehouse listening/,
-  )
-  const pid = gatehouse.pid as number
+  const { port, pid } = await startStreamStack()
   const rssStart = rssOf(pid)
   const first = await run(port, pid)
   const second = await run(port, pid)

@@ -12,13 +12,12 @@
  * Options: --streams <n> (default 5000), --requests <n> initialize requests per phase (default
  * 200), --write
  */
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { appendFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { cpus, tmpdir } from 'node:os'
+import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { stringify } from 'yaml'
-import { freePort, rssOf, startProcess, stopProcesses } from './processes.js'
+import { rssOf, startStreamStack, stopProcesses } from './processes.js'
 
 const { values } = parseArgs({
   options: {
@@ -30,8 +29,6 @@ const { values } = parseArgs({
 const STREAMS = Number(values.streams)
 const REQUESTS = Number(values.requests)
 const here = new URL('.', import.meta.url).pathname
-const root = new URL('..', import.meta.url).pathname
-const tsx = join(root, 'node_modules/.bin/tsx')
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -114,29 +111,7 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function main(): Promise<void> {
-  const upstreamPort = await freePort()
-  await startProcess(tsx, [join(here, 'stream-upstream.ts'), String(upstreamPort)], /listening/)
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-streams-'))
-  const config = {
-    config: { adminAddr: 'off', logLevel: 'info' },
-    gateways: {
-      default: { port, address: '127.0.0.1', limits: { maxConnections: STREAMS + 1000 } },
-    },
-    backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
-    routes: {
-      mcp: {
-        rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'upstream' }] }],
-      },
-    },
-  }
-  writeFileSync(join(dir, 'gatehouse.yaml'), stringify(config))
-  const gatehouse = await startProcess(
-    process.execPath,
-    [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'gatehouse.yaml')],
-    /gatehouse listening/,
-  )
-  const pid = gatehouse.pid as number
+  const { port, upstreamPort, pid } = await startStreamStack({ maxConnections: STREAMS + 1000 })
 
   const idle = await latencies(port)
   await sleep(1000)

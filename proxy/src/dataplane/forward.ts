@@ -49,21 +49,24 @@ function isEventStream(req: IncomingMessage): boolean {
 type Sent = { ok: true; response: Dispatcher.ResponseData } | { ok: false; error: unknown }
 
 /**
- * The request body as undici reads it: a stream of its own, because undici destroys the body it
- * was given when the exchange ends early (the backend answered before reading it all, or
- * failed), and a destroyed request stops Node reading the client's connection: the rest of the
- * upload would stall there. {@link dropRest} reads and drops that rest instead, as Node does
- * with a body nobody read, so the connection stays usable.
+ * The request body as undici reads it. undici destroys the body it was given when the exchange
+ * ends early (the backend answered before reading it all, or failed), and a destroyed request
+ * whose upload is still arriving stops Node reading the client's connection: the rest would stall
+ * there. Such a body goes through a stream of its own, and {@link dropRest} reads and drops what
+ * undici left, as Node does with a body nobody read, so the connection stays usable. A body
+ * received whole already (most MCP messages: one packet) is handed over as it is.
  */
-function uploadOf(req: IncomingMessage): PassThrough {
+function uploadOf(req: IncomingMessage): Readable {
+  if (req.complete) return req
   const body = new PassThrough()
   req.once('error', (err) => body.destroy(err))
   req.pipe(body)
   return body
 }
 
-function dropRest(req: IncomingMessage, body: PassThrough): void {
-  req.unpipe(body)
+function dropRest(req: IncomingMessage, body: Readable): void {
+  if (body === req) return
+  req.unpipe(body as PassThrough)
   if (!req.readableEnded) req.resume()
 }
 
@@ -75,7 +78,7 @@ function carriesBody(req: IncomingMessage): boolean {
 /** Sends the request within the time left to its response headers. */
 async function send(
   input: ForwardInput,
-  body: PassThrough | null,
+  body: Readable | null,
   signal: AbortSignal,
   timeLeftMs: number,
 ): Promise<Sent> {
@@ -121,7 +124,7 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
   input.trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })
   input.task?.stage('upstream_wait')
   let release: (() => void) | undefined
-  let body: PassThrough | null = null
+  let body: Readable | null = null
   try {
     if (!isEventStream(req)) {
       const slot = await upstream.admission.acquire(upstream.responseTimeoutMs, abort.signal)
