@@ -8,7 +8,7 @@
  * unknown `Expect`, `CONNECT`, requests arriving while it drains) with the JSON error body.
  * None of the deadlines bounds a response: an SSE stream stays open as long as its session.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { durationMs } from '../config/duration.js'
@@ -89,6 +89,49 @@ function createLimitedServer(limits: GatewayLimitsConfig) {
   return server
 }
 
+/** Logs refused connections (`server.maxConnections`), at most once per interval, with a count. */
+function dropLogger(name: string, maxConnections: number, log: Logger): () => void {
+  let dropped = 0
+  let lastLog = 0
+  return () => {
+    dropped++
+    const now = Date.now()
+    if (now - lastLog < DROP_LOG_INTERVAL_MS) return
+    lastLog = now
+    log.warn(
+      { gateway: name, maxConnections, refused: dropped },
+      `gateway "${name}": limits.maxConnections (${maxConnections}) reached, new connections are closed`,
+    )
+    dropped = 0
+  }
+}
+
+/**
+ * Stops accepting and waits for the connections to end: answers still to come say
+ * `Connection: close`, connections are closed as soon as they are idle, and after `drainMs`
+ * whatever is left (SSE streams) is cut.
+ */
+async function drain(
+  server: Server,
+  inFlight: ReadonlySet<ServerResponse>,
+  drainMs: number,
+): Promise<void> {
+  for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  // A connection becomes idle when its last answer is sent (or an upload the answer did not
+  // wait for ends): close each as soon as it is.
+  server.closeIdleConnections()
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS)
+  const deadline = setTimeout(() => server.closeAllConnections(), drainMs)
+  deadline.unref()
+  try {
+    await closed
+  } finally {
+    clearInterval(sweep)
+    clearTimeout(deadline)
+  }
+}
+
 /**
  * Starts a listener.
  * @throws {@link GatehouseError} `GW_ERR_LISTEN` naming the address and what to do.
@@ -124,19 +167,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     connections.set(socket, conn.id)
     socket.once('close', conn.close)
   })
-  let dropped = 0
-  let lastDropLog = 0
-  server.on('drop', () => {
-    dropped++
-    const now = Date.now()
-    if (now - lastDropLog < DROP_LOG_INTERVAL_MS) return
-    lastDropLog = now
-    log.warn(
-      { gateway: name, maxConnections: limits.maxConnections, refused: dropped },
-      `gateway "${name}": limits.maxConnections (${limits.maxConnections}) reached, new connections are closed`,
-    )
-    dropped = 0
-  })
+  server.on('drop', dropLogger(name, limits.maxConnections, log))
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -164,21 +195,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     async close(drainMs) {
       closing = true
       removeListener()
-      // Answers still to come say Connection: close, so clients open a new connection elsewhere.
-      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      // A connection becomes idle when its last answer is sent (or an upload the answer did not
-      // wait for ends): close each as soon as it is.
-      server.closeIdleConnections()
-      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS)
-      const deadline = setTimeout(() => server.closeAllConnections(), drainMs)
-      deadline.unref()
-      try {
-        await closed
-      } finally {
-        clearInterval(sweep)
-        clearTimeout(deadline)
-      }
+      await drain(server, inFlight, drainMs)
     },
   }
 }
