@@ -10,10 +10,13 @@ import { RequestError } from '../errors.js'
 /** Default size limit of a body read by the gateway itself (OAuth registration). */
 export const BODY_LIMIT = 64 * 1024
 
-/** Whether the client waits for `100 Continue` before it sends the body. */
+/**
+ * Whether the client waits for `100 Continue` before it sends the body (the test Node's server
+ * applies when it chooses between its 'checkContinue' and 'checkExpectation' events).
+ */
 export function expectsContinue(req: IncomingMessage): boolean {
   const expect = req.headers.expect
-  return expect !== undefined && /^\s*100-continue\s*$/i.test(expect)
+  return expect !== undefined && /(?:^|\W)100-continue(?:\W|$)/i.test(expect)
 }
 
 /**
