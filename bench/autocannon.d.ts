@@ -14,6 +14,8 @@ declare module 'autocannon' {
     average: number
     p50: number
     p99: number
+    /** Requests histogram only: how many were sent in all. */
+    total: number
   }
   interface Result {
     requests: Histogram

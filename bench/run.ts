@@ -11,15 +11,14 @@
  * Options: --duration <s> per target and round (default 10), --connections <n> (default 50),
  * --rounds <n> (default 3), --write
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { stringify } from 'yaml'
+import { freePort, startProcess, stopProcesses } from './processes.js'
 
 const { values } = parseArgs({
   options: {
@@ -35,37 +34,6 @@ const rounds = Number(values.rounds)
 const here = new URL('.', import.meta.url).pathname
 const root = new URL('..', import.meta.url).pathname
 const tsx = join(root, 'node_modules/.bin/tsx')
-const children: ChildProcess[] = []
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as { port: number }).port
-  await new Promise((r) => s.close(r))
-  return port
-}
-
-function startProcess(cmd: string, args: string[], ready: RegExp): Promise<void> {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-  children.push(child)
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${args.join(' ')}: not ready after 30 s`)),
-      30_000,
-    )
-    let out = ''
-    child.stdout?.on('data', (c) => {
-      out += c
-      if (ready.test(out)) {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-    child.once('exit', (code) =>
-      reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
-    )
-  })
-}
 
 interface Result {
   name: string
@@ -213,5 +181,5 @@ async function main(): Promise<void> {
 try {
   await main()
 } finally {
-  for (const c of children) c.kill('SIGTERM')
+  stopProcesses()
 }

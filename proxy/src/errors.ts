@@ -9,7 +9,17 @@ export const ERROR_CODES = [
   'GW_ERR_CONFIG_PARSE',
   'GW_ERR_CONFIG_INVALID',
   'GW_ERR_LISTEN',
+  'GW_ERR_BAD_REQUEST',
+  'GW_ERR_BAD_PATH',
   'GW_ERR_NO_ROUTE',
+  'GW_ERR_METHOD_NOT_ALLOWED',
+  'GW_ERR_REQUEST_TIMEOUT',
+  'GW_ERR_BODY_TOO_LARGE',
+  'GW_ERR_EXPECTATION_FAILED',
+  'GW_ERR_HEADERS_TOO_LARGE',
+  'GW_ERR_INTERNAL',
+  'GW_ERR_DRAINING',
+  'GW_ERR_UPSTREAM_BUSY',
   'GW_ERR_UPSTREAM_CONNECT',
   'GW_ERR_UPSTREAM_TIMEOUT',
   'GW_ERR_UPSTREAM',
@@ -28,6 +38,33 @@ export class GatehouseError extends Error {
     super(message, options)
     this.name = 'GatehouseError'
     this.code = code
+  }
+}
+
+/**
+ * A request the gateway answers itself with an error status: carries the HTTP status and the
+ * `error` member of the JSON body `{ error, error_description }` (docs/errors.md); the message is
+ * the `error_description`. Rendered in one place, `errorResponse` in dataplane/local-response.ts.
+ */
+export class RequestError extends GatehouseError {
+  /** HTTP status of the answer. */
+  readonly status: number
+  /** The body's `error` member, e.g. `upstream_timeout`. */
+  readonly error: string
+  /** Headers the answer carries besides the body's (`Allow` on 405, `Retry-After` on 503). */
+  readonly headers: Readonly<Record<string, string>>
+  constructor(
+    code: ErrorCode,
+    status: number,
+    error: string,
+    description: string,
+    options?: { cause?: unknown; headers?: Record<string, string> },
+  ) {
+    super(code, description, options)
+    this.name = 'RequestError'
+    this.status = status
+    this.error = error
+    this.headers = options?.headers ?? {}
   }
 }
 

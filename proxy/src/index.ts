@@ -97,9 +97,17 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     for (const [name, gw] of Object.entries(config.gateways)) {
       const runtime = snapshot.gateways.get(name)
       if (!runtime) continue
-      const handler = createPipeline(() => runtime, { traceBus, tasks, logging })
+      const handle = createPipeline(() => runtime, { traceBus, tasks, logging })
       listeners.push(
-        await startListener(name, gw.address, options.ephemeralPorts ? 0 : gw.port, handler, tasks),
+        await startListener({
+          name,
+          address: gw.address,
+          port: options.ephemeralPorts ? 0 : gw.port,
+          limits: gw.limits,
+          handle,
+          tasks,
+          log,
+        }),
       )
     }
   } catch (err) {

@@ -86,7 +86,7 @@ describe('build (scripts/build.ts)', () => {
     expect([...eager]).toEqual([])
     // Everything else is there, behind the dynamic imports.
     const all = externalPackages(meta, [entry])
-    expect([...all]).toEqual(expect.arrayContaining(['fastify', 'jose', 'pino', 'yaml', 'zod']))
+    expect([...all]).toEqual(expect.arrayContaining(['undici', 'jose', 'pino', 'yaml', 'zod']))
     const eagerInputs = Object.keys(meta.outputs[entry]?.inputs ?? {}).map((i) =>
       relative('proxy', i),
     )

@@ -113,6 +113,56 @@ export const ProcessConfig = z
 // ---------------------------------------------------------------------------------------------
 // gateways: listeners.
 
+function count(min: number, max: number) {
+  const message = (input: unknown) =>
+    `expected an integer from ${min} to ${max}, got ${JSON.stringify(input)}`
+  return z
+    .number({ error: (iss) => message(iss.input) })
+    .int({ error: (iss) => message(iss.input) })
+    .min(min, { error: (iss) => message(iss.input) })
+    .max(max, { error: (iss) => message(iss.input) })
+}
+
+/**
+ * `gateways.<name>.limits`: what one client may hold of the listener. Defaults are Node's own
+ * (headersTimeout 60s, requestTimeout 300s, maxHeaderSize 16 KiB) plus a connection cap.
+ */
+export const GatewayLimits = z
+  .strictObject({
+    headersTimeout: duration('100ms', '10m')
+      .default('60s')
+      .describe(
+        'Time a client has to send the request line and headers, 100ms-10m (slowloris). Exceeded → 408 and the connection is closed. At most requestTimeout.',
+      ),
+    requestTimeout: duration('100ms', '24h')
+      .default('300s')
+      .describe(
+        'Time a client has to send the whole request, body included, 100ms-24h: a slow or stalled upload is cut at this point (408, or the connection closed once the answer started). The response is not bounded by it: an SSE stream may stay open for as long as the session lives.',
+      ),
+    maxHeaderSize: count(1024, 1048576)
+      .default(16384)
+      .describe(
+        'Bytes allowed for the request line and headers together, 1024-1048576. Exceeded → 431.',
+      ),
+    maxConnections: count(1, 1_000_000)
+      .default(10_000)
+      .describe(
+        'Client connections open at once, 1-1000000 (an open SSE stream holds one). Beyond it, new connections are closed at once and a warning is logged. Each proxied connection may use two file descriptors: keep it under half of `ulimit -n`.',
+      ),
+  })
+  .superRefine((v, ctx) => {
+    if ((parseDuration(v.headersTimeout) as number) > (parseDuration(v.requestTimeout) as number)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headersTimeout'],
+        message: `headersTimeout (${v.headersTimeout}) must not exceed requestTimeout (${v.requestTimeout}): the headers are part of the request`,
+      })
+    }
+  })
+  .describe(
+    "Limits on clients of this listener: header and request deadlines, header size, connections. Defaults are Node's http server defaults plus maxConnections.",
+  )
+
 /** `gateways.<name>`: one listener. */
 export const GatewayConfig = z
   .strictObject({
@@ -132,6 +182,7 @@ export const GatewayConfig = z
       )
       .default('0.0.0.0')
       .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
+    limits: GatewayLimits.prefault({}),
   })
   .describe('A listener. Routes attach to it with parentRefs.')
 
@@ -180,6 +231,16 @@ export const BackendConfig = z
       })
       .prefault({})
       .describe('Upstream timeouts.'),
+    limits: z
+      .strictObject({
+        maxRequests: count(1, 100_000)
+          .default(1024)
+          .describe(
+            'Requests in flight to this backend at once, 1-100000, open event streams (GET with Accept: text/event-stream) not counted: they have their own connections, uncapped. A request beyond it waits for a free slot, at most timeouts.response, then gets 503 upstream_busy.',
+          ),
+      })
+      .prefault({})
+      .describe('Limits on what the gateway sends this backend.'),
   })
   .describe('A backend (GatewayBackend).')
 
@@ -504,3 +565,5 @@ export type OriginValidationConfig = z.output<typeof OriginValidation>
 export type CorsConfig = z.output<typeof CorsFilter>
 /** A validated backend. */
 export type BackendConfig = z.output<typeof BackendConfig>
+/** Validated `gateways.<name>.limits`. */
+export type GatewayLimitsConfig = z.output<typeof GatewayLimits>

@@ -1,122 +1,26 @@
 /**
  * Forwarding one request to its backend with undici, streaming both ways with no buffering:
  * the request body is piped up as it arrives and the response (an SSE stream included) is piped
- * down event by event. Upstream failures map to gateway errors in one place ({@link mapUpstreamError}).
+ * down event by event. A finite request first takes a slot of the backend's budget
+ * (`Admission`); an event stream goes to its own pool. Upstream failures map to gateway
+ * errors in one place (upstream-errors.ts).
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import type { Readable } from 'node:stream'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { PassThrough, type Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
+import type { RequestError } from '../errors.js'
 import type { RequestTask } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
-import { errorResponse, type LocalResponse } from './local-response.js'
+import { downstreamHeaders, type HeaderChanges, upstreamHeaders } from './headers.js'
+import { continueBody, hasRequestBody } from './request-body.js'
 import type { Upstream } from './upstream.js'
-
-/** RFC 9110 §7.6.1 hop-by-hop fields, plus the legacy ones proxies drop. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-])
-
-function connectionTokens(value: string | string[] | undefined): string[] {
-  if (!value) return []
-  return (Array.isArray(value) ? value.join(',') : value)
-    .split(',')
-    .map((t) => t.trim().toLowerCase())
-    .filter(Boolean)
-}
-
-/**
- * The headers sent upstream: hop-by-hop removed, `Host` left to undici (the backend's own),
- * `X-Forwarded-For/-Proto/-Host` set (RFC 7239 predecessors, as most backends read them).
- */
-export function upstreamHeaders(
-  headers: IncomingHttpHeaders,
-  clientIp: string | undefined,
-  proto: 'http' | 'https',
-  stripAuthorization: boolean,
-): Record<string, string | string[]> {
-  const drop = connectionTokens(headers.connection)
-  const out: Record<string, string | string[]> = {}
-  for (const name in headers) {
-    if (HOP_BY_HOP.has(name) || name === 'host') continue
-    if (drop.length > 0 && drop.includes(name)) continue
-    if (stripAuthorization && name === 'authorization') continue
-    const v = headers[name]
-    if (v !== undefined) out[name] = v
-  }
-  const prior = headers['x-forwarded-for']
-  out['x-forwarded-for'] = prior ? `${prior}, ${clientIp ?? 'unknown'}` : (clientIp ?? 'unknown')
-  out['x-forwarded-proto'] = proto
-  if (headers.host) out['x-forwarded-host'] = headers.host
-  return out
-}
-
-function withChanges(
-  headers: Record<string, string | string[]>,
-  changes: ForwardInput['requestHeaders'],
-): Record<string, string | string[]> {
-  if (!changes) return headers
-  for (const name of changes.remove) delete headers[name]
-  Object.assign(headers, changes.set)
-  return headers
-}
-
-function downstreamHeaders(
-  headers: Record<string, string | string[] | undefined>,
-  extra: Record<string, string>,
-): Record<string, string | string[]> {
-  const drop = connectionTokens(headers.connection)
-  const out: Record<string, string | string[]> = {}
-  for (const name in headers) {
-    if (HOP_BY_HOP.has(name)) continue
-    if (drop.length > 0 && drop.includes(name)) continue
-    const v = headers[name]
-    if (v !== undefined) out[name] = v
-  }
-  for (const name in extra) {
-    // Vary is merged rather than replaced so caches keep the backend's own variance.
-    if (name === 'vary' && out.vary) out.vary = `${out.vary}, ${extra[name]}`
-    else out[name] = extra[name] as string
-  }
-  return out
-}
-
-/** Maps an upstream failure to the gateway's answer: refused → 502, timeout → 504. */
-export function mapUpstreamError(err: unknown, backend: string): LocalResponse {
-  const code = (err as { code?: string }).code ?? ''
-  if (
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'ETIMEDOUT'
-  ) {
-    return errorResponse(
-      504,
-      'upstream_timeout',
-      `backend "${backend}" did not answer in time (${code})`,
-    )
-  }
-  if (code === 'ECONNREFUSED') {
-    return errorResponse(502, 'upstream_unavailable', `backend "${backend}" refused the connection`)
-  }
-  return errorResponse(
-    502,
-    'upstream_error',
-    `backend "${backend}" failed: ${code || (err as Error).message || 'unknown error'}`,
-  )
-}
+import { busy, mapUpstreamError } from './upstream-errors.js'
 
 /** What {@link forward} did: streamed the backend's answer, or produced a gateway error to send. */
 export type ForwardResult =
   | { kind: 'streamed'; status: number }
-  | { kind: 'local'; response: LocalResponse }
+  | { kind: 'local'; error: RequestError }
 
 /** Inputs of {@link forward}. */
 export interface ForwardInput {
@@ -124,17 +28,82 @@ export interface ForwardInput {
   res: ServerResponse
   backendName: string
   upstream: Upstream
-  /** Path and query to request upstream. */
+  /** Path (normalised) and query to request upstream. */
   pathAndQuery: string
   /** Extra response headers (CORS). */
   responseHeaders: Record<string, string>
   /** Remove the bearer token: the backend is behind the gateway and must not replay it. */
   stripAuthorization: boolean
   /** Header changes from policies (`transformations`), applied after the proxy's own headers. */
-  requestHeaders?: { set: Record<string, string>; remove: string[] } | undefined
+  requestHeaders?: HeaderChanges | undefined
   log: Logger
   trace?: RequestTrace | undefined
   task?: RequestTask | undefined
+}
+
+/** MCP 2025-06-18 Transports: a GET with `Accept: text/event-stream` opens a server stream. */
+function isEventStream(req: IncomingMessage): boolean {
+  return req.method === 'GET' && /\btext\/event-stream\b/i.test(String(req.headers.accept ?? ''))
+}
+
+type Sent = { ok: true; response: Dispatcher.ResponseData } | { ok: false; error: unknown }
+
+/**
+ * The request body as undici reads it. undici destroys the body it was given when the exchange
+ * ends early (the backend answered before reading it all, or failed), and a destroyed request
+ * whose upload is still arriving stops Node reading the client's connection: the rest would stall
+ * there. Such a body goes through a stream of its own, and {@link dropRest} reads and drops what
+ * undici left, as Node does with a body nobody read, so the connection stays usable. A body
+ * received whole already (most MCP messages: one packet) is handed over as it is.
+ */
+function uploadOf(req: IncomingMessage): Readable {
+  if (req.complete) return req
+  const body = new PassThrough()
+  req.once('error', (err) => body.destroy(err))
+  req.pipe(body)
+  return body
+}
+
+function dropRest(req: IncomingMessage, body: Readable): void {
+  if (body === req) return
+  req.unpipe(body as PassThrough)
+  if (!req.readableEnded) req.resume()
+}
+
+function carriesBody(req: IncomingMessage): boolean {
+  const method = req.method ?? 'GET'
+  return method !== 'GET' && method !== 'HEAD' && method !== 'DELETE' ? true : hasRequestBody(req)
+}
+
+/** Sends the request within the time left to its response headers. */
+async function send(
+  input: ForwardInput,
+  body: Readable | null,
+  signal: AbortSignal,
+  timeLeftMs: number,
+): Promise<Sent> {
+  const { req, res, upstream } = input
+  if (body) continueBody(req, res)
+  const pool = isEventStream(req) ? upstream.streams : upstream.dispatcher
+  try {
+    const response = await pool.request({
+      origin: upstream.origin,
+      method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+      path: input.pathAndQuery,
+      headers: upstreamHeaders(
+        req.headers,
+        req.socket.remoteAddress,
+        input.stripAuthorization,
+        input.requestHeaders,
+      ),
+      body,
+      signal,
+      headersTimeout: Math.max(1, Math.round(timeLeftMs)),
+    })
+    return { ok: true, response }
+  } catch (error) {
+    return { ok: false, error }
+  }
 }
 
 /**
@@ -142,62 +111,89 @@ export interface ForwardInput {
  * @returns the status streamed, or a gateway error to send when nothing was sent yet.
  */
 export async function forward(input: ForwardInput): Promise<ForwardResult> {
-  const { req, res, upstream, trace, task } = input
+  const { req, res, upstream } = input
   const abort = new AbortController()
+  // The client went away, or the gateway answered on its own while the backend had not (a 408
+  // at requestTimeout): the upstream exchange is over.
+  let waiting = true
   const onClose = () => {
-    if (!res.writableFinished) abort.abort(new Error('client disconnected'))
+    if (waiting || !res.writableFinished) abort.abort(new Error('response closed'))
   }
   res.once('close', onClose)
-  const method = req.method ?? 'GET'
-  const hasBody =
-    method !== 'GET' && method !== 'HEAD' && method !== 'DELETE' ? true : hasRequestBody(req)
   const started = performance.now()
-  trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })
-  task?.stage('upstream_wait')
-  let response: Dispatcher.ResponseData
+  input.trace?.event('backend_selected', { backend: input.backendName, address: upstream.origin })
+  input.task?.stage('upstream_wait')
+  let release: (() => void) | undefined
+  let body: Readable | null = null
   try {
-    response = await upstream.dispatcher.request({
-      origin: upstream.origin,
-      method: method as Dispatcher.HttpMethod,
-      path: input.pathAndQuery,
-      headers: withChanges(
-        upstreamHeaders(req.headers, req.socket.remoteAddress, 'http', input.stripAuthorization),
-        input.requestHeaders,
-      ),
-      body: hasBody ? req : null,
-      signal: abort.signal,
-      headersTimeout: upstream.responseTimeoutMs,
-    })
-  } catch (err) {
-    res.off('close', onClose)
-    const durationMs = performance.now() - started
-    if (abort.signal.aborted) {
-      trace?.event('backend_response', { error: 'client disconnected', durationMs })
-      return { kind: 'streamed', status: 499 }
+    if (!isEventStream(req)) {
+      const slot = await upstream.admission.acquire(upstream.responseTimeoutMs, abort.signal)
+      if (!slot.ok) {
+        if (slot.failure.kind === 'aborted') return clientGone(input, started)
+        return failed(input, busy(input.backendName, slot.failure.waitedMs), started)
+      }
+      release = slot.release
     }
-    const mapped = mapUpstreamError(err, input.backendName)
-    input.log.warn(
-      {
-        backend: input.backendName,
-        err: (err as Error).message,
-        code: (err as { code?: string }).code,
-      },
-      'upstream request failed',
-    )
-    trace?.event('backend_response', {
-      error: (err as Error).message,
-      status: mapped.status,
-      durationMs,
-    })
-    return { kind: 'local', response: mapped }
+    body = carriesBody(req) ? uploadOf(req) : null
+    const timeLeftMs = upstream.responseTimeoutMs - (performance.now() - started)
+    const sent = await send(input, body, abort.signal, timeLeftMs)
+    if (!sent.ok) {
+      if (abort.signal.aborted || res.destroyed) return clientGone(input, started)
+      return failed(input, mapUpstreamError(sent.error, input.backendName), started, sent.error)
+    }
+    waiting = false
+    return await stream(input, sent.response, started)
+  } finally {
+    release?.()
+    res.off('close', onClose)
+    if (body) dropRest(req, body)
   }
+}
+
+function clientGone(input: ForwardInput, started: number): ForwardResult {
+  input.trace?.event('backend_response', {
+    error: 'client disconnected',
+    durationMs: performance.now() - started,
+  })
+  return { kind: 'streamed', status: 499 }
+}
+
+function failed(
+  input: ForwardInput,
+  error: RequestError,
+  started: number,
+  cause?: unknown,
+): ForwardResult {
+  input.log.warn(
+    {
+      backend: input.backendName,
+      err: cause ? (cause as Error).message : error.message,
+      code: cause ? (cause as { code?: string }).code : error.code,
+    },
+    'upstream request failed',
+  )
+  input.trace?.event('backend_response', {
+    error: error.message,
+    status: error.status,
+    durationMs: performance.now() - started,
+  })
+  return { kind: 'local', error }
+}
+
+/** Streams the backend's answer to the client. */
+async function stream(
+  input: ForwardInput,
+  response: Dispatcher.ResponseData,
+  started: number,
+): Promise<ForwardResult> {
+  const { res, trace } = input
   const contentType = String(response.headers['content-type'] ?? '')
   trace?.event('backend_response', {
     status: response.statusCode,
     contentType,
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
   })
-  task?.stage('streaming')
+  input.task?.stage('streaming')
   const headers = downstreamHeaders(response.headers, input.responseHeaders)
   try {
     res.writeHead(response.statusCode, headers)
@@ -212,8 +208,6 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
     )
     response.body.destroy()
     if (!res.destroyed) res.destroy()
-  } finally {
-    res.off('close', onClose)
   }
   return { kind: 'streamed', status: response.statusCode }
 }
@@ -239,10 +233,4 @@ function pipeTo(body: Readable, res: ServerResponse): Promise<void> {
     res.once('close', onClose)
     body.pipe(res)
   })
-}
-
-function hasRequestBody(req: IncomingMessage): boolean {
-  return req.headers['content-length'] !== undefined
-    ? req.headers['content-length'] !== '0'
-    : req.headers['transfer-encoding'] !== undefined
 }

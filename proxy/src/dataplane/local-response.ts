@@ -3,17 +3,21 @@
  * independent of the HTTP server: handlers return a {@link LocalResponse}, the dataplane writes it
  * (adding CORS), so handlers stay testable without a server.
  */
-import type { IncomingHttpHeaders } from 'node:http'
+import { type IncomingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http'
+import type { RequestError } from '../errors.js'
 
 /** A request as seen by a local handler. */
 export interface LocalRequest {
   method: string
-  /** Path without the query. */
+  /** Path without the query, normalised (dataplane/target.ts). */
   path: string
   headers: IncomingHttpHeaders
   /** Every value of each header (Node's `headersDistinct`; `headers` drops repeated ones). */
   headersDistinct: Readonly<Record<string, readonly string[] | undefined>>
-  /** Reads the body, at most `limit` bytes (default 64 KiB); rejects with status 413 beyond. */
+  /**
+   * Reads the body, at most `limit` bytes (default 64 KiB); rejects with a `RequestError` of
+   * status 413 beyond. The gateway's `limits.requestTimeout` bounds the time it takes.
+   */
   body(limit?: number): Promise<Buffer>
 }
 
@@ -36,4 +40,50 @@ export function errorResponse(
     headers: { 'cache-control': 'no-store', ...headers },
     body: { error, error_description: description },
   }
+}
+
+/** The answer to a {@link RequestError}: its status and `{ error, error_description }`. */
+export function fromRequestError(err: RequestError): LocalResponse {
+  return errorResponse(err.status, err.error, err.message, { ...err.headers })
+}
+
+/**
+ * A {@link RequestError} as a whole HTTP/1.1 response that closes the connection, for the cases
+ * the HTTP server hands over a bare socket (a request it could not parse, `CONNECT`).
+ */
+export function rawErrorResponse(err: RequestError): string {
+  const body = JSON.stringify({ error: err.error, error_description: err.message })
+  return (
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n` +
+    'content-type: application/json\r\ncache-control: no-store\r\nconnection: close\r\n' +
+    Object.entries(err.headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  )
+}
+
+/** Writes a response the proxy produced itself; a response already started is cut instead. */
+export function sendLocal(
+  res: ServerResponse,
+  local: LocalResponse,
+  extraHeaders: Record<string, string>,
+): void {
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const headers: Record<string, string> = { ...local.headers, ...extraHeaders }
+  let body: string | Buffer | undefined
+  if (local.body === undefined || local.body === null) {
+    body = undefined
+  } else if (typeof local.body === 'string' || Buffer.isBuffer(local.body)) {
+    body = local.body
+  } else {
+    body = JSON.stringify(local.body)
+    headers['content-type'] ??= 'application/json'
+  }
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body))
+  res.writeHead(local.status, headers)
+  res.end(body)
 }

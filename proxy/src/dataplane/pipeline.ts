@@ -1,19 +1,31 @@
 /**
- * The request pipeline of one gateway: route → CORS preflight → MCP OAuth endpoints →
- * authentication and authorization → forward. It reads only the compiled snapshot
- * ({@link GatewayRuntime}), never raw configuration.
+ * The request pipeline of one gateway: request target → route → CORS preflight → Origin check →
+ * MCP OAuth endpoints → authentication and authorization → forward. It reads only the compiled
+ * snapshot ({@link GatewayRuntime}), never raw configuration. Each request travels as one
+ * {@link RequestContext}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { AuthPolicy } from '../auth/types.js'
+import { RequestError } from '../errors.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { RequestTask, TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace, TraceBus } from '../telemetry/trace-bus.js'
+import { methodNotAllowed, ROUTED_METHODS } from './client-errors.js'
 import type { Cors } from './cors.js'
 import { forward } from './forward.js'
-import { errorResponse, type LocalRequest, type LocalResponse } from './local-response.js'
+import type { HeaderChanges } from './headers.js'
+import {
+  errorResponse,
+  fromRequestError,
+  type LocalRequest,
+  type LocalResponse,
+  sendLocal,
+} from './local-response.js'
 import type { OriginCheck } from './origin.js'
+import { BODY_LIMIT, readBody } from './request-body.js'
 import type { Router } from './router.js'
+import { isValidAuthority, parseTarget, type Target, type TargetResult } from './target.js'
 import type { Upstream } from './upstream.js'
 
 /** One compiled route rule: what a match selects. */
@@ -41,55 +53,71 @@ export interface PipelineDeps {
   logging: Logging
 }
 
-const BODY_LIMIT = 64 * 1024
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0)
-    if (declared > limit) {
-      reject(Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 }))
-      return
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > limit) {
-        req.removeAllListeners('data')
-        req.resume()
-        reject(Object.assign(new Error(`request body exceeds ${limit} bytes`), { status: 413 }))
-      } else {
-        chunks.push(c)
-      }
-    })
-    req.once('end', () => resolve(Buffer.concat(chunks)))
-    req.once('error', reject)
-  })
+/** One request on its way through the pipeline. */
+export interface RequestContext {
+  readonly gw: GatewayRuntime
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly method: string
+  /** The normalised path: what routes match and what the backend gets. */
+  readonly path: string
+  /** The query, with its `?`, or `''`; forwarded untouched. */
+  readonly query: string
+  readonly trace: RequestTrace | undefined
+  readonly task: RequestTask
+  /** CORS headers of the matched rule for an actual (non-preflight) response. */
+  cors: Record<string, string>
 }
 
-/** Writes a response the proxy produced itself. */
-export function sendLocal(
-  res: ServerResponse,
-  local: LocalResponse,
-  extraHeaders: Record<string, string>,
-): void {
-  if (res.headersSent) {
-    res.destroy()
-    return
+/** What authentication decided for a request that may go on. */
+interface Admitted {
+  /** A policy verified a token: the backend does not get it. */
+  authenticated: boolean
+  requestHeaders: HeaderChanges | undefined
+}
+
+function badPath(why: string): RequestError {
+  return new RequestError(
+    'GW_ERR_BAD_PATH',
+    400,
+    'invalid_path',
+    `the request path is refused: ${why}`,
+  )
+}
+
+/** RFC 9112 §3.2: exactly one valid Host in an HTTP/1.1 request. */
+function hostProblem(req: IncomingMessage): string | undefined {
+  let count = 0
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if ((req.rawHeaders[i] as string).length === 4 && req.rawHeaders[i]?.toLowerCase() === 'host')
+      count++
   }
-  const headers: Record<string, string> = { ...local.headers, ...extraHeaders }
-  let body: string | Buffer | undefined
-  if (local.body === undefined || local.body === null) {
-    body = undefined
-  } else if (typeof local.body === 'string' || Buffer.isBuffer(local.body)) {
-    body = local.body
-  } else {
-    body = JSON.stringify(local.body)
-    headers['content-type'] ??= 'application/json'
+  if (count > 1) return 'the request carries more than one Host header (RFC 9112 §3.2)'
+  if (count === 0 && req.httpVersionMinor >= 1) {
+    return 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'
   }
-  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body))
-  res.writeHead(local.status, headers)
-  res.end(body)
+  if (req.headers.host !== undefined && !isValidAuthority(req.headers.host)) {
+    return 'the Host header is not a valid host[:port] (RFC 9112 §3.2)'
+  }
+  return undefined
+}
+
+/**
+ * What is checked before routing: the method, the target, the Host.
+ * @returns the normalised target; for absolute-form, its authority has replaced Host.
+ * @throws {@link RequestError} 405, or 400 `invalid_path` / `bad_request`.
+ */
+function checkedTarget(req: IncomingMessage, method: string, parsed: TargetResult): Target {
+  if (!ROUTED_METHODS.includes(method)) throw methodNotAllowed(method)
+  if (!parsed.ok) throw badPath(parsed.reason)
+  // RFC 9112 §3.2.2: the authority of an absolute-form target replaces Host.
+  if (parsed.target.authority !== undefined) {
+    req.headers.host = parsed.target.authority
+    return parsed.target
+  }
+  const problem = hostProblem(req)
+  if (problem) throw new RequestError('GW_ERR_BAD_REQUEST', 400, 'bad_request', problem)
+  return parsed.target
 }
 
 /**
@@ -107,28 +135,32 @@ export function createPipeline(
 
   return async function handle(req, res, connectionId) {
     const gw = runtime()
-    const url = req.url ?? '/'
-    const q = url.indexOf('?')
-    const path = q === -1 ? url : url.slice(0, q)
     const method = req.method ?? 'GET'
+    const url = req.url ?? '/'
+    const parsed = parseTarget(url)
+    const path = parsed.ok ? parsed.target.path : url
     const trace = traceBus.start(path)
     const task = tasks.beginRequest(gw.name, connectionId, method, path)
     const started = performance.now()
     let status = 0
-    trace?.event('request_started', {
-      method,
-      path,
-      gateway: gw.name,
-      // Redacted by the trace bus, like every event's data.
-      headers: req.headers,
-    })
+    // Redacted by the trace bus, like every event's data.
+    trace?.event('request_started', { method, path, gateway: gw.name, headers: req.headers })
     try {
-      status = await route(gw, req, res, method, path, url, trace, task)
+      const { path: normal, query } = checkedTarget(req, method, parsed)
+      const ctx: RequestContext = {
+        gw,
+        req,
+        res,
+        method,
+        path: normal,
+        query,
+        trace,
+        task,
+        cors: {},
+      }
+      status = await route(ctx)
     } catch (err) {
-      log.error({ err: (err as Error).message, path }, 'request failed')
-      const local = errorResponse(500, 'internal_error', 'the gateway failed to handle the request')
-      sendLocal(res, local, {})
-      status = 500
+      status = answerError(res, err, path)
     } finally {
       task.end()
       trace?.event('response', { status })
@@ -139,147 +171,146 @@ export function createPipeline(
     }
   }
 
-  async function route(
-    gw: GatewayRuntime,
-    req: IncomingMessage,
-    res: ServerResponse,
-    method: string,
-    path: string,
-    url: string,
-    trace: RequestTrace | undefined,
-    task: RequestTask,
-  ): Promise<number> {
-    const match = gw.router.match(path)
+  function answerError(res: ServerResponse, err: unknown, path: string): number {
+    if (err instanceof RequestError) {
+      sendLocal(res, fromRequestError(err), {})
+      return err.status
+    }
+    log.error({ err: (err as Error).message, path }, 'request failed')
+    const internal = new RequestError(
+      'GW_ERR_INTERNAL',
+      500,
+      'internal_error',
+      'the gateway failed to handle the request',
+    )
+    sendLocal(res, fromRequestError(internal), {})
+    return 500
+  }
+
+  function send(ctx: RequestContext, local: LocalResponse, headers = ctx.cors): number {
+    sendLocal(ctx.res, local, headers)
+    return local.status
+  }
+
+  async function route(ctx: RequestContext): Promise<number> {
+    const match = ctx.gw.router.match(ctx.path)
     if (!match) {
-      trace?.event('route_selected', { matched: false })
-      sendLocal(
-        res,
-        errorResponse(
-          404,
-          'not_found',
-          `no route matches ${method} ${path} on gateway "${gw.name}"`,
-        ),
-        {},
+      ctx.trace?.event('route_selected', { matched: false })
+      const description = `no route matches ${ctx.method} ${ctx.path} on gateway "${ctx.gw.name}"`
+      return send(
+        ctx,
+        fromRequestError(new RequestError('GW_ERR_NO_ROUTE', 404, 'not_found', description)),
       )
-      return 404
     }
     const rule = match.entry.target
-    trace?.event('route_selected', {
+    ctx.trace?.event('route_selected', {
       route: rule.route,
       rule: rule.rule,
       match: { type: match.entry.type, value: match.entry.value },
     })
-    trace?.event('policies_applied', {
+    ctx.trace?.event('policies_applied', {
       policies: rule.policies.map((p) => p.name),
       cors: rule.cors !== undefined,
     })
-
     // Fetch standard: a preflight carries no credentials, so it is answered before auth runs.
-    const preflight = rule.cors?.isPreflight(method, req.headers) ?? false
+    const preflight = rule.cors?.isPreflight(ctx.method, ctx.req.headers) ?? false
     if (preflight && rule.cors) {
-      task.stage('cors')
-      return answerPreflight(rule.cors, req, res, trace)
+      ctx.task.stage('cors')
+      return answerPreflight(ctx, rule.cors)
     }
-    const cors = rule.cors?.response(req.headers) ?? {}
-
-    // MCP 2025-06-18, Transports: Origin validated here, as the backend sees only its own Host.
-    const verdict = rule.origin?.check(req.headers)
-    if (verdict && !verdict.ok) {
-      trace?.event('cors', { origin: req.headers.origin, host: req.headers.host, allowed: false })
-      corsLog.debug({ origin: req.headers.origin, host: req.headers.host }, verdict.error)
-      sendLocal(res, errorResponse(403, verdict.error, verdict.description), cors)
-      return 403
-    }
-
-    if (rule.policies.length > 0) {
-      // What the policies see of the request (the OAuth endpoints also read the body).
-      const local: LocalRequest & { trace?: RequestTrace | undefined } = {
-        method,
-        path,
-        headers: req.headers,
-        get headersDistinct() {
-          return req.headersDistinct
-        },
-        body: (limit = BODY_LIMIT) => readBody(req, limit),
-        trace,
-      }
-      // The MCP OAuth endpoints all live under /.well-known/ (RFC 8615): skip the lookup otherwise.
-      if (path.startsWith('/.well-known/')) {
-        task.stage('mcp_oauth')
-        for (const policy of rule.policies) {
-          const answer = await policy.serveOAuth(local)
-          if (answer) {
-            trace?.event('mcp_oauth', { policy: policy.name, status: answer.status })
-            sendLocal(res, answer, cors)
-            return answer.status
-          }
-        }
-      }
-      task.stage('auth')
-      let authenticated = false
-      let requestHeaders: { set: Record<string, string>; remove: string[] } | undefined
-      for (const policy of rule.policies) {
-        const result = await policy.authenticate(local)
-        if (!result.ok) {
-          const denyCors = rule.cors?.response(req.headers, ['WWW-Authenticate']) ?? {}
-          sendLocal(res, result.response, denyCors)
-          return result.response.status
-        }
-        if (result.claims) authenticated = true
-        if (result.requestHeaders) {
-          requestHeaders ??= { set: {}, remove: [] }
-          requestHeaders.remove.push(...result.requestHeaders.remove)
-          Object.assign(requestHeaders.set, result.requestHeaders.set)
-        }
-      }
-      return forwardTo(rule, req, res, url, cors, authenticated, trace, task, requestHeaders)
-    }
-    return forwardTo(rule, req, res, url, cors, false, trace, task)
+    ctx.cors = rule.cors?.response(ctx.req.headers) ?? {}
+    const refused = checkOrigin(ctx, rule)
+    if (refused !== undefined) return refused
+    if (rule.policies.length === 0)
+      return forwardTo(ctx, rule, { authenticated: false, requestHeaders: undefined })
+    return authenticate(ctx, rule)
   }
 
-  function answerPreflight(
-    cors: Cors,
-    req: IncomingMessage,
-    res: ServerResponse,
-    trace: RequestTrace | undefined,
-  ): number {
+  function answerPreflight(ctx: RequestContext, cors: Cors): number {
+    const { req } = ctx
     const headers = cors.preflight(req.headers)
     const allowed = 'access-control-allow-origin' in headers
-    trace?.event('cors', { preflight: true, origin: req.headers.origin, allowed })
+    ctx.trace?.event('cors', { preflight: true, origin: req.headers.origin, allowed })
     if (!allowed)
       corsLog.debug({ origin: req.headers.origin }, 'preflight from an origin that is not allowed')
-    sendLocal(res, { status: 204 }, headers)
-    return 204
+    return send(ctx, { status: 204 }, headers)
+  }
+
+  /** MCP 2025-06-18, Transports: Origin validated here, as the backend sees only its own Host. */
+  function checkOrigin(ctx: RequestContext, rule: CompiledRule): number | undefined {
+    const { headers } = ctx.req
+    const verdict = rule.origin?.check(headers)
+    if (!verdict || verdict.ok) return undefined
+    ctx.trace?.event('cors', { origin: headers.origin, host: headers.host, allowed: false })
+    corsLog.debug({ origin: headers.origin, host: headers.host }, verdict.error)
+    return send(ctx, errorResponse(403, verdict.error, verdict.description))
+  }
+
+  /** What the policies see of the request (the OAuth endpoints also read the body). */
+  function localRequest(ctx: RequestContext): LocalRequest & { trace?: RequestTrace | undefined } {
+    const { req, res } = ctx
+    return {
+      method: ctx.method,
+      path: ctx.path,
+      headers: req.headers,
+      get headersDistinct() {
+        return req.headersDistinct
+      },
+      body: (limit = BODY_LIMIT) => readBody(req, res, limit),
+      trace: ctx.trace,
+    }
+  }
+
+  async function authenticate(ctx: RequestContext, rule: CompiledRule): Promise<number> {
+    const local = localRequest(ctx)
+    // The MCP OAuth endpoints all live under /.well-known/ (RFC 8615): skip the lookup otherwise.
+    if (ctx.path.startsWith('/.well-known/')) {
+      ctx.task.stage('mcp_oauth')
+      for (const policy of rule.policies) {
+        const answer = await policy.serveOAuth(local)
+        if (answer) {
+          ctx.trace?.event('mcp_oauth', { policy: policy.name, status: answer.status })
+          return send(ctx, answer)
+        }
+      }
+    }
+    ctx.task.stage('auth')
+    const admitted: Admitted = { authenticated: false, requestHeaders: undefined }
+    for (const policy of rule.policies) {
+      const result = await policy.authenticate(local)
+      if (!result.ok) {
+        const denyCors = rule.cors?.response(ctx.req.headers, ['WWW-Authenticate']) ?? {}
+        return send(ctx, result.response, denyCors)
+      }
+      if (result.claims) admitted.authenticated = true
+      if (result.requestHeaders) {
+        admitted.requestHeaders ??= { set: {}, remove: [] }
+        admitted.requestHeaders.remove.push(...result.requestHeaders.remove)
+        Object.assign(admitted.requestHeaders.set, result.requestHeaders.set)
+      }
+    }
+    return forwardTo(ctx, rule, admitted)
   }
 
   async function forwardTo(
+    ctx: RequestContext,
     rule: CompiledRule,
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: string,
-    cors: Record<string, string>,
-    authenticated: boolean,
-    trace: RequestTrace | undefined,
-    task: RequestTask,
-    requestHeaders?: { set: Record<string, string>; remove: string[] },
+    admitted: Admitted,
   ): Promise<number> {
     const result = await forward({
-      req,
-      res,
+      req: ctx.req,
+      res: ctx.res,
       backendName: rule.backend,
       upstream: rule.upstream,
-      pathAndQuery: url,
-      responseHeaders: cors,
-      stripAuthorization: authenticated,
-      requestHeaders,
+      pathAndQuery: ctx.path + ctx.query,
+      responseHeaders: ctx.cors,
+      stripAuthorization: admitted.authenticated,
+      requestHeaders: admitted.requestHeaders,
       log: httpLog as Logger,
-      trace,
-      task,
+      trace: ctx.trace,
+      task: ctx.task,
     })
-    if (result.kind === 'local') {
-      sendLocal(res, result.response, cors)
-      return result.response.status
-    }
+    if (result.kind === 'local') return send(ctx, fromRequestError(result.error))
     return result.status
   }
 }

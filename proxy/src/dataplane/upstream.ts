@@ -1,36 +1,87 @@
 /**
- * Connection pools to backends, one per backend, with TLS origination when the backend has a
- * `tls` block (the seed's BackendTLSPolicy): the server certificate is validated against the
- * system CAs, or the given CA bundle, for `tls.hostname` (also sent as SNI). Validation cannot be
- * turned off.
+ * Connection pools to backends, with TLS origination when the backend has a `tls` block (the
+ * seed's BackendTLSPolicy): the server certificate is validated against the system CAs, or the
+ * given CA bundle, for `tls.hostname` (also sent as SNI). Validation cannot be turned off.
+ *
+ * Each backend has two pools, so that long-lived streams never starve ordinary requests:
+ * - `streams`, for event streams a client opens with `GET` and `Accept: text/event-stream` (an
+ *   MCP session's server-to-client stream, MCP 2025-06-18 Transports): no connection cap, as each
+ *   open stream holds its connection for as long as the session lives; bounded by the gateway's
+ *   `limits.maxConnections`. The pool keeps one small idle client object per connection of its
+ *   peak (about 9 KiB), reused by later streams. (undici's `clientTtl` would release them, but
+ *   it closes a long-lived stream's client again on every dispatch, which costs far more.)
+ * - `dispatcher`, for every other request, behind {@link Admission}: at most
+ *   `limits.maxRequests` in flight; the next ones wait at most `timeouts.response` (then 503).
  */
 import { readFileSync } from 'node:fs'
-import { Agent, type Dispatcher, Pool } from 'undici'
+import type { Socket } from 'node:net'
+import { Agent, buildConnector, Client, type Dispatcher, Pool } from 'undici'
 import { durationMs } from '../config/duration.js'
 import type { BackendConfig } from '../config/schema.js'
+import { Admission } from './admission.js'
 
 /** A backend ready for requests. */
 export interface Upstream {
   /** `http://host:port` or `https://host:port`. */
   readonly origin: string
-  /** The pool to send requests with. */
+  /** The pool for finite requests (and the auth layer's control-plane fetches). */
   readonly dispatcher: Dispatcher
-  /** Time to response headers, in milliseconds. */
+  /** The pool for long-lived event streams: no connection cap. */
+  readonly streams: Dispatcher
+  /** The budget of finite requests in flight (`limits.maxRequests`). */
+  readonly admission: Admission
+  /** Time to response headers, in milliseconds (`timeouts.response`), waiting included. */
   readonly responseTimeoutMs: number
+  /** Closes both pools; what is still in flight after a second is cut. */
   close(): Promise<void>
 }
 
+/** How long {@link Upstream.close} lets in-flight requests finish before cutting them. */
+const CLOSE_GRACE_MS = 1000
+
 /**
- * Creates the pool of one backend.
- * @throws Error when a CA bundle file cannot be read (the message names it).
+ * A client for undici pools that never loses a pool slot to a refused request. undici 7.x marks a
+ * pool's connection busy whenever `dispatch()` returns false, and `DispatcherBase.dispatch()` also
+ * returns false after it refused a request synchronously (a header it does not accept, such as
+ * `Expect`): the connection then waits for a 'drain' that never comes, one slot lost for good per
+ * refused request. This client answers "not busy" when the request never entered its queue.
  */
-export function createUpstream(backend: BackendConfig): Upstream {
-  const { host, port } = backend.static
+export class SlotSafeClient extends Client {
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
+    const queued = this.stats.size
+    return super.dispatch(options, handler) || this.stats.size === queued
+  }
+}
+
+function isWriteReset(err: Error | null | undefined): boolean {
+  const code = (err as NodeJS.ErrnoException | null | undefined)?.code
+  return code === 'EPIPE' || code === 'ECONNRESET'
+}
+
+/**
+ * A backend may answer before it read the whole request body (413, 401) and close the connection
+ * (RFC 9110 §15.5.14; RFC 9112 §9.6): writing the rest of the body then fails (EPIPE, ECONNRESET)
+ * while the answer sits unread in the socket, and undici fails the request on the write error —
+ * a 502 instead of the backend's own answer. Here, once a write failed that way, later writes are
+ * dropped and reading goes on: undici parses the answer, or sees the socket end and fails as
+ * before.
+ */
+function keepReadingAfterWriteReset(socket: Socket): void {
+  let broken = false
+  const write = socket._write.bind(socket)
+  const writev = socket._writev?.bind(socket)
+  const guard = (cb: (err?: Error | null) => void) => (err?: Error | null) => {
+    if (isWriteReset(err)) broken = true
+    cb(broken ? null : err)
+  }
+  socket._write = (chunk, encoding, cb) => (broken ? cb() : write(chunk, encoding, guard(cb)))
+  if (writev) {
+    socket._writev = (chunks, cb) => (broken ? cb() : writev(chunks, guard(cb)))
+  }
+}
+
+function connector(backend: BackendConfig): buildConnector.connector {
   const tls = backend.tls
-  const hostForUrl = host.includes(':') ? `[${host}]` : host
-  const origin = `${tls ? 'https' : 'http'}://${hostForUrl}:${port}`
-  const connectTimeout = durationMs(backend.timeouts.connect)
-  const responseTimeoutMs = durationMs(backend.timeouts.response)
   const ca = tls?.caCertificates?.map((file) => {
     try {
       return readFileSync(file, 'utf8')
@@ -38,28 +89,56 @@ export function createUpstream(backend: BackendConfig): Upstream {
       throw new Error(`cannot read CA bundle ${file}: ${(cause as Error).message}`, { cause })
     }
   })
-  const dispatcher = new Pool(origin, {
-    connections: 128,
+  const connect = buildConnector({
+    timeout: durationMs(backend.timeouts.connect),
+    ...(tls
+      ? {
+          servername: tls.hostname ?? backend.static.host,
+          rejectUnauthorized: true,
+          ...(ca ? { ca } : {}),
+        }
+      : {}),
+  })
+  return (options, callback) =>
+    connect(options, (...args) => {
+      if (args[1]) keepReadingAfterWriteReset(args[1])
+      callback(...args)
+    })
+}
+
+/**
+ * Creates the pools of one backend.
+ * @throws Error when a CA bundle file cannot be read (the message names it).
+ */
+export function createUpstream(backend: BackendConfig): Upstream {
+  const { host, port } = backend.static
+  const hostForUrl = host.includes(':') ? `[${host}]` : host
+  const origin = `${backend.tls ? 'https' : 'http'}://${hostForUrl}:${port}`
+  const responseTimeoutMs = durationMs(backend.timeouts.response)
+  const options: Pool.Options = {
+    connections: null,
     pipelining: 1,
     keepAliveTimeout: 30_000,
     headersTimeout: responseTimeoutMs,
     bodyTimeout: 0, // streams (SSE) may be idle for long; the client's disconnect ends them
-    connect: {
-      timeout: connectTimeout,
-      ...(tls
-        ? {
-            servername: tls.hostname ?? host,
-            rejectUnauthorized: true,
-            ...(ca ? { ca } : {}),
-          }
-        : {}),
-    },
-  })
+    connect: connector(backend),
+    factory: (url, opts) => new SlotSafeClient(url, opts),
+  }
+  const dispatcher = new Pool(origin, options)
+  const streams = new Pool(origin, options)
   return {
     origin,
     dispatcher,
+    streams,
+    admission: new Admission(backend.limits.maxRequests),
     responseTimeoutMs,
-    close: () => dispatcher.close(),
+    async close() {
+      let timer: NodeJS.Timeout | undefined
+      const grace = new Promise((r) => (timer = setTimeout(r, CLOSE_GRACE_MS)))
+      await Promise.race([Promise.all([dispatcher.close(), streams.close()]), grace])
+      clearTimeout(timer)
+      await Promise.all([dispatcher.destroy(), streams.destroy()])
+    },
   }
 }
 

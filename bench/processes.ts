@@ -1,0 +1,96 @@
+/**
+ * Processes of a benchmark: servers started as children, waited for by a line they print, killed
+ * when the benchmark ends; free loopback ports; a child's resident memory.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
+
+const children: ChildProcess[] = []
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
+  const port = (s.address() as { port: number }).port
+  await new Promise((r) => s.close(r))
+  return port
+}
+
+/** Starts `cmd args` and resolves with the child once its stdout matched `ready` (30 s at most). */
+export function startProcess(cmd: string, args: string[], ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+  children.push(child)
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${args.join(' ')}: not ready after 30 s`)),
+      30_000,
+    )
+    let out = ''
+    child.stdout?.on('data', (c) => {
+      out += c
+      if (ready.test(out)) {
+        clearTimeout(timer)
+        resolve(child)
+      }
+    })
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
+    )
+  })
+}
+
+/** Sends SIGTERM to every child started by {@link startProcess}. */
+export function stopProcesses(): void {
+  for (const c of children) c.kill('SIGTERM')
+}
+
+/** Resident set size of a process, in bytes (Linux `/proc/<pid>/status`, `VmRSS`). */
+export function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`)
+  return Number(m[1]) * 1024
+}
+
+/** gatehouse (from the build) routing `/mcp` to bench/stream-upstream.ts, each its own process. */
+export interface StreamStack {
+  /** The gateway's port on 127.0.0.1. */
+  port: number
+  upstreamPort: number
+  /** The gatehouse process. */
+  pid: number
+}
+
+/** Starts a {@link StreamStack}; `limits` are the gateway's `limits`. */
+export async function startStreamStack(limits: Record<string, unknown> = {}): Promise<StreamStack> {
+  const here = new URL('.', import.meta.url).pathname
+  const root = new URL('..', import.meta.url).pathname
+  const upstreamPort = await freePort()
+  await startProcess(
+    join(root, 'node_modules/.bin/tsx'),
+    [join(here, 'stream-upstream.ts'), String(upstreamPort)],
+    /listening/,
+  )
+  const port = await freePort()
+  const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-bench-')), 'gatehouse.yaml')
+  const config = {
+    config: { adminAddr: 'off', logLevel: 'info' },
+    gateways: { default: { port, address: '127.0.0.1', limits } },
+    backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
+    routes: {
+      mcp: {
+        rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'upstream' }] }],
+      },
+    },
+  }
+  writeFileSync(file, stringify(config))
+  const gatehouse = await startProcess(
+    process.execPath,
+    [join(root, 'proxy/bin/gatehouse.js'), '-f', file],
+    /gatehouse listening/,
+  )
+  return { port, upstreamPort, pid: gatehouse.pid as number }
+}

@@ -1,0 +1,52 @@
+/**
+ * The streams benchmark's upstream, an MCP-shaped server reduced to what the gateway sees: a GET
+ * with `Accept: text/event-stream` opens an event stream that stays open; a POST gets a small
+ * JSON-RPC result with an `Mcp-Session-Id`; `POST /ping-all` writes one event on every open
+ * stream and answers how many it wrote to (the benchmark checks that every stream is alive).
+ */
+import { createServer, type ServerResponse } from 'node:http'
+
+const streams = new Set<ServerResponse>()
+const RESULT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  result: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    serverInfo: { name: 'bench', version: '1' },
+  },
+})
+
+const server = createServer((req, res) => {
+  if (req.method === 'GET' && String(req.headers.accept).includes('text/event-stream')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+    res.write(': open\n\n')
+    streams.add(res)
+    res.on('close', () => streams.delete(res))
+    return
+  }
+  req.resume()
+  req.on('end', () => {
+    if (req.url === '/ping-all') {
+      for (const s of streams) s.write('event: ping\ndata: {}\n\n')
+      res.end(String(streams.size))
+      return
+    }
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(RESULT),
+      'mcp-session-id': 'bench-session',
+    })
+    res.end(RESULT)
+  })
+})
+server.keepAliveTimeout = 65_000
+server.maxConnections = 100_000
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
+  const addr = server.address()
+  process.stdout.write(`listening ${typeof addr === 'object' && addr ? addr.port : ''}\n`)
+})
+process.on('SIGTERM', () => {
+  server.closeAllConnections()
+  server.close(() => process.exit(0))
+})

@@ -1,0 +1,57 @@
+/**
+ * Upstream failures as the gateway's answers, in one place: unreachable → 502
+ * `upstream_unavailable`, no answer in time → 504 `upstream_timeout`, anything else before the
+ * response started → 502 `upstream_error`, no free slot → 503 `upstream_busy` (docs/errors.md).
+ */
+import { RequestError } from '../errors.js'
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT'])
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+
+/** Maps an upstream failure to the gateway's answer: unreachable → 502, timeout → 504. */
+export function mapUpstreamError(err: unknown, backend: string): RequestError {
+  const code = (err as { code?: string }).code ?? ''
+  if (TIMEOUT_CODES.has(code)) {
+    return new RequestError(
+      'GW_ERR_UPSTREAM_TIMEOUT',
+      504,
+      'upstream_timeout',
+      `backend "${backend}" did not answer in time (${code})`,
+      { cause: err },
+    )
+  }
+  if (UNREACHABLE_CODES.has(code)) {
+    return new RequestError(
+      'GW_ERR_UPSTREAM_CONNECT',
+      502,
+      'upstream_unavailable',
+      `backend "${backend}" cannot be reached (${code})`,
+      { cause: err },
+    )
+  }
+  const why = code || (err as Error).message || 'unknown error'
+  return new RequestError(
+    'GW_ERR_UPSTREAM',
+    502,
+    'upstream_error',
+    `backend "${backend}" failed: ${why}`,
+    { cause: err },
+  )
+}
+
+/** No slot of the backend's budget came free in time (`limits.maxRequests`). */
+export function busy(backend: string, waitedMs: number): RequestError {
+  return new RequestError(
+    'GW_ERR_UPSTREAM_BUSY',
+    503,
+    'upstream_busy',
+    `backend "${backend}" has no free slot: waited ${Math.round(waitedMs)} ms (timeouts.response) behind limits.maxRequests requests in flight; retry later`,
+    { headers: { 'retry-after': '1' } },
+  )
+}
