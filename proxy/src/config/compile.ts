@@ -44,7 +44,10 @@ export async function checkCompilable(
   const policies = Object.entries(config.policies)
   if (policies.length > 0) {
     const { checkAuthPolicy } = await authLayer()
-    for (const [name, policy] of policies) issues.push(...checkAuthPolicy(name, policy))
+    const { checkMcpPolicy } = await import('../mcp/route-policy.js')
+    for (const [name, policy] of policies) {
+      issues.push(...checkAuthPolicy(name, policy), ...checkMcpPolicy(name, policy))
+    }
   }
   for (const [name, backend] of Object.entries(config.backends)) {
     try {

@@ -1,0 +1,89 @@
+/** The schema of `traffic.mcpAuthorization` and `traffic.localRateLimit` (issue #14). */
+import { describe, expect, it } from 'vitest'
+import { checkCompilable } from '../../src/config/compile.js'
+import { parseConfig } from '../../src/config/load.js'
+import { ConfigError } from '../../src/errors.js'
+
+function config(traffic: string): string {
+  return `gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
+routes:
+  mcp:
+    rules:
+      - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
+        backendRefs: [ { name: b } ]
+policies:
+  p:
+    targetRefs: [ { name: mcp } ]
+    traffic:
+${traffic}`
+}
+
+function errorOf(traffic: string): ConfigError {
+  try {
+    parseConfig(config(traffic), 'test.yaml', {})
+  } catch (err) {
+    if (err instanceof ConfigError) return err
+    throw err
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('MCP-aware policy configuration', () => {
+  it('accepts plain, allow, deny and require rules and a keyed limit, with defaults', () => {
+    const c = parseConfig(
+      config(`      mcpAuthorization:
+        rules:
+          - 'mcp.tool.name == "echo"'
+          - allow: '"admins" in jwt.groups'
+          - deny: 'mcp.tool.name == "fetch"'
+          - require: 'has(jwt.sub)'
+      localRateLimit:
+        - maxTokens: 10
+          fillInterval: 6s
+          key: 'jwt.sub + "/" + mcp.tool.name'
+          when: 'mcp.method == "tools/call"'
+`),
+      'test.yaml',
+      {},
+    )
+    const traffic = c.policies.p?.traffic
+    expect(traffic?.mcpAuthorization?.rules).toHaveLength(4)
+    expect(traffic?.localRateLimit?.[0]).toMatchObject({ maxTokens: 10, tokensPerFill: 1 })
+  })
+
+  it('rejects a rule object with two modes, naming the rule', () => {
+    const e = errorOf(`      mcpAuthorization:
+        rules:
+          - { allow: 'true', deny: 'false' }
+`)
+    expect(e.message).toContain('policies.p.traffic.mcpAuthorization.rules[0]')
+    expect(e.message).toContain('exactly one of allow, deny or require')
+  })
+
+  it('rejects tokensPerFill above maxTokens and a fillInterval out of bounds', () => {
+    const e = errorOf(`      localRateLimit:
+        - { maxTokens: 2, tokensPerFill: 5, fillInterval: 5ms }
+`)
+    expect(e.message).toContain('policies.p.traffic.localRateLimit[0].tokensPerFill')
+    expect(e.message).toContain('policies.p.traffic.localRateLimit[0].fillInterval')
+  })
+
+  it('rejects a CEL expression that does not compile at start-up and in --validate', async () => {
+    const c = parseConfig(
+      config(`      localRateLimit:
+        - { maxTokens: 2, fillInterval: 1s, key: 'jwt.sub +' }
+      mcpAuthorization:
+        rules: [ { deny: 'mcp.tool.name ==' } ]
+`),
+      'test.yaml',
+      {},
+    )
+    const err = await checkCompilable(c).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as ConfigError).issues.map((i) => i.path)).toEqual([
+      'policies.p.traffic.mcpAuthorization.rules[0]',
+      'policies.p.traffic.localRateLimit[0].key',
+    ])
+  })
+})
