@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs'
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { pino } from 'pino'
 import type { Upstream } from '../dataplane/upstream.js'
+import { jwksRefreshChannel } from '../telemetry/channels.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { describeError, maxAgeMs, requestUpstream } from './fetch.js'
 
@@ -235,6 +236,10 @@ export class KeySet {
       }
     } finally {
       done()
+      // Telemetry counts refreshes (telemetry/channels.ts); free while nobody subscribes.
+      if (jwksRefreshChannel.hasSubscribers) {
+        jwksRefreshChannel.publish({ issuer: this.#issuer, reason, ok: installed })
+      }
     }
     if (!this.#stopped) {
       if (this.#timer) clearTimeout(this.#timer)

@@ -19,6 +19,7 @@ export const LOG_MODULES = [
   'proxy::auth::mcp',
   'proxy::admin',
   'proxy::telemetry',
+  'proxy::access',
 ] as const
 
 /** One of {@link LOG_MODULES}. */
