@@ -14,6 +14,7 @@ import { buildConfigDump } from './config-dump.js'
 import type { AdminContext } from './context.js'
 import { serveLogging } from './logging.js'
 import { memoryReport } from './memory.js'
+import { serveMetrics } from './metrics.js'
 import { HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
 import { serveCpuProfile, serveHeapProfile } from './profile-endpoints.js'
 import { tasksReport } from './tasks.js'
@@ -126,6 +127,13 @@ export async function startAdmin(
         serveLogging(ctx.logging, req, res, url, {
           onChange: (from, to) => log.warn({ from, to }, `log filter changed to ${to}`),
         }),
+    },
+    {
+      path: '/metrics',
+      methods: ['GET'],
+      description:
+        'Prometheus metrics: requests, auth failures, JWKS refreshes, upstream latency, streams, MCP tool calls',
+      handle: (_req, res) => serveMetrics(res, ctx.metrics),
     },
     {
       path: '/memory',

@@ -62,10 +62,14 @@ export function upstreamHeaders(
 function withChanges(
   headers: Record<string, string | string[]>,
   changes: ForwardInput['requestHeaders'],
+  traceContext: Record<string, string> | undefined,
 ): Record<string, string | string[]> {
-  if (!changes) return headers
-  for (const name of changes.remove) delete headers[name]
-  Object.assign(headers, changes.set)
+  if (changes) {
+    for (const name of changes.remove) delete headers[name]
+    Object.assign(headers, changes.set)
+  }
+  // W3C Trace Context: the gateway's span is the backend's parent (replaces the client's).
+  if (traceContext) Object.assign(headers, traceContext)
   return headers
 }
 
@@ -132,6 +136,12 @@ export interface ForwardInput {
   stripAuthorization: boolean
   /** Header changes from policies (`transformations`), applied after the proxy's own headers. */
   requestHeaders?: { set: Record<string, string>; remove: string[] } | undefined
+  /** The request body already read by the MCP-aware policy: sent as is instead of `req`. */
+  requestBody?: Buffer | undefined
+  /** Wraps the response body (MCP list filtering); may adjust the headers before they leave. */
+  filterResponse?:
+    | ((body: Readable, headers: Record<string, string | string[] | undefined>) => Readable)
+    | undefined
   log: Logger
   trace?: RequestTrace | undefined
   task?: RequestTask | undefined
@@ -163,8 +173,9 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
       headers: withChanges(
         upstreamHeaders(req.headers, req.socket.remoteAddress, 'http', input.stripAuthorization),
         input.requestHeaders,
+        trace?.propagation?.(),
       ),
-      body: hasBody ? req : null,
+      body: input.requestBody ?? (hasBody ? req : null),
       signal: abort.signal,
       headersTimeout: upstream.responseTimeoutMs,
     })
@@ -199,11 +210,12 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
   })
   task?.stage('streaming')
   const headers = downstreamHeaders(response.headers, input.responseHeaders)
+  const body = input.filterResponse?.(response.body, headers) ?? response.body
   try {
-    res.writeHead(response.statusCode, headers)
+    res.writeHead(response.statusCode, headers as Record<string, string | string[]>)
     // Event-stream chunks go out as they arrive: flush the head at once.
     if (contentType.startsWith('text/event-stream')) res.flushHeaders()
-    await pipeTo(response.body, res)
+    await pipeTo(body, res)
   } catch (err) {
     // The client went away or the backend broke mid-stream: nothing more can be sent.
     input.log.debug(
@@ -211,6 +223,7 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
       'stream ended early',
     )
     response.body.destroy()
+    body.destroy()
     if (!res.destroyed) res.destroy()
   } finally {
     res.off('close', onClose)

@@ -6,7 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { AuthPolicy } from '../auth/types.js'
+import type { McpForward, McpRoutePolicy } from '../mcp/route-policy.js'
 import type { Logging } from '../telemetry/logging.js'
+import type { Telemetry } from '../telemetry/request-observer.js'
 import type { RequestTask, TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace, TraceBus } from '../telemetry/trace-bus.js'
 import type { Cors } from './cors.js'
@@ -26,6 +28,8 @@ export interface CompiledRule {
   /** Origin/Host validation (DNS rebinding protection); set on routes carrying an MCP policy. */
   origin: OriginCheck | undefined
   policies: readonly AuthPolicy[]
+  /** The MCP-aware stage (issue #14), on routes whose policies have mcpAuthorization or localRateLimit. */
+  mcp?: McpRoutePolicy | undefined
 }
 
 /** The compiled snapshot of one gateway. */
@@ -39,6 +43,8 @@ export interface PipelineDeps {
   traceBus: TraceBus
   tasks: TaskRegistry
   logging: Logging
+  /** Metrics, access log and OpenTelemetry spans (issue #14); absent: none of them. */
+  telemetry?: Telemetry | undefined
 }
 
 const BODY_LIMIT = 64 * 1024
@@ -111,7 +117,9 @@ export function createPipeline(
     const q = url.indexOf('?')
     const path = q === -1 ? url : url.slice(0, q)
     const method = req.method ?? 'GET'
-    const trace = traceBus.start(path)
+    const trace = deps.telemetry
+      ? deps.telemetry.observe(traceBus.start(path), req, gw.name, path)
+      : traceBus.start(path)
     const task = tasks.beginRequest(gw.name, connectionId, method, path)
     const started = performance.now()
     let status = 0
@@ -217,6 +225,7 @@ export function createPipeline(
       }
       task.stage('auth')
       let authenticated = false
+      let claims: Readonly<Record<string, unknown>> | undefined
       let requestHeaders: { set: Record<string, string>; remove: string[] } | undefined
       for (const policy of rule.policies) {
         const result = await policy.authenticate(local)
@@ -225,14 +234,28 @@ export function createPipeline(
           sendLocal(res, result.response, denyCors)
           return result.response.status
         }
-        if (result.claims) authenticated = true
+        if (result.claims) {
+          authenticated = true
+          claims = result.claims
+        }
         if (result.requestHeaders) {
           requestHeaders ??= { set: {}, remove: [] }
           requestHeaders.remove.push(...result.requestHeaders.remove)
           Object.assign(requestHeaders.set, result.requestHeaders.set)
         }
       }
-      return forwardTo(rule, req, res, url, cors, authenticated, trace, task, requestHeaders)
+      // MCP-aware policy (issue #14): per-tool authorization and rate limits on the JSON-RPC body.
+      let mcp: McpForward | undefined
+      if (rule.mcp) {
+        task.stage('mcp_policy')
+        const verdict = await rule.mcp.inspect(local, claims)
+        if ('response' in verdict) {
+          sendLocal(res, verdict.response, cors)
+          return verdict.response.status
+        }
+        mcp = verdict.forward
+      }
+      return forwardTo(rule, req, res, url, cors, authenticated, trace, task, requestHeaders, mcp)
     }
     return forwardTo(rule, req, res, url, cors, false, trace, task)
   }
@@ -262,6 +285,7 @@ export function createPipeline(
     trace: RequestTrace | undefined,
     task: RequestTask,
     requestHeaders?: { set: Record<string, string>; remove: string[] },
+    mcp?: McpForward,
   ): Promise<number> {
     const result = await forward({
       req,
@@ -269,9 +293,16 @@ export function createPipeline(
       backendName: rule.backend,
       upstream: rule.upstream,
       pathAndQuery: url,
-      responseHeaders: cors,
+      responseHeaders: mcp?.responseHeaders ? { ...cors, ...mcp.responseHeaders } : cors,
       stripAuthorization: authenticated,
-      requestHeaders,
+      requestHeaders: mcp?.requestHeaders
+        ? {
+            set: { ...requestHeaders?.set, ...mcp.requestHeaders },
+            remove: requestHeaders?.remove ?? [],
+          }
+        : requestHeaders,
+      requestBody: mcp?.body,
+      filterResponse: mcp?.filterResponse,
       log: httpLog as Logger,
       trace,
       task,
