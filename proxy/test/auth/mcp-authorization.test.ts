@@ -110,3 +110,25 @@ describe('compileMcpAuthorization', () => {
     )
   })
 })
+
+describe('the rules of docs/auth.md', () => {
+  const authz = compileMcpAuthorization([
+    'mcp.tool.name in ["echo", "progress"]',
+    { allow: '"admins" in jwt.groups' },
+    {
+      deny: 'mcp.tool.name == "fetch" && has(mcp.tool.arguments) && !mcp.tool.arguments.url.startsWith("http://127.0.0.1")',
+    },
+  ])
+
+  it('let admins list fetch and fetch from loopback only, and keep everyone else to echo', () => {
+    expect(authz.allows(admin, 'tools/call', tool('fetch'))).toBe(true)
+    expect(authz.allows(admin, 'tools/call', tool('fetch', { url: 'http://127.0.0.1:1/x' }))).toBe(
+      true,
+    )
+    expect(authz.allows(admin, 'tools/call', tool('fetch', { url: 'https://example.com' }))).toBe(
+      false,
+    )
+    expect(authz.allows(alice, 'tools/call', tool('echo'))).toBe(true)
+    expect(authz.allows(alice, 'tools/call', tool('fetch'))).toBe(false)
+  })
+})

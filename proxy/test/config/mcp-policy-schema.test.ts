@@ -1,7 +1,10 @@
 /** The schema of `traffic.mcpAuthorization` and `traffic.localRateLimit` (issue #14). */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { parse, parseAllDocuments, stringify } from 'yaml'
 import { checkCompilable } from '../../src/config/compile.js'
 import { parseConfig } from '../../src/config/load.js'
+import { PolicyConfig } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/errors.js'
 
 function config(traffic: string): string {
@@ -85,5 +88,57 @@ describe('MCP-aware policy configuration', () => {
       'policies.p.traffic.mcpAuthorization.rules[0]',
       'policies.p.traffic.localRateLimit[0].key',
     ])
+  })
+})
+
+describe('the MCP-aware policy examples in the docs', () => {
+  const docs = ['configuration.md', 'auth.md'].map((f) =>
+    readFileSync(new URL(`../../../docs/${f}`, import.meta.url), 'utf8'),
+  )
+  const blocks = docs.flatMap((d) =>
+    [...d.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1] ?? '')
+      .filter((b) => /mcpAuthorization|localRateLimit/.test(b)),
+  )
+
+  it('are valid configurations that compile', async () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(3)
+    for (const block of blocks) {
+      const doc = parse(block) as Record<string, unknown>
+      const policies = (doc.policies as Record<string, { traffic: unknown }> | undefined) ?? {
+        p: { traffic: (doc.traffic as unknown) ?? doc },
+      }
+      const traffic = Object.fromEntries(
+        Object.entries(policies).map(([name, p]) => [
+          name,
+          { targetRefs: [{ name: 'mcp' }], traffic: p.traffic },
+        ]),
+      )
+      const config = parseConfig(config_(stringify({ policies: traffic })), 'docs.yaml', {})
+      await checkCompilable(config)
+    }
+  })
+})
+
+function config_(policies: string): string {
+  return `gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
+routes:
+  mcp:
+    rules:
+      - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
+        backendRefs: [ { name: b } ]
+${policies}`
+}
+
+describe('the Kubernetes example', () => {
+  it('carries an mcp-tools GatewayPolicy whose spec is a valid policy', () => {
+    const docs = parseAllDocuments(
+      readFileSync(new URL('../../../examples/kubernetes/mcp-auth.yaml', import.meta.url), 'utf8'),
+    ).map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; spec?: unknown })
+    const tools = docs.find((d) => d.kind === 'GatewayPolicy' && d.metadata?.name === 'mcp-tools')
+    const result = PolicyConfig.safeParse(tools?.spec)
+    expect(result.error?.issues ?? []).toEqual([])
+    expect(result.data?.traffic.mcpAuthorization?.rules).toHaveLength(2)
   })
 })
