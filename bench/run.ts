@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: RPS and latency of `POST /mcp` (a small JSON-RPC tools/call) measured in one
  * run against (1) the upstream directly, (2) a bare @fastify/http-proxy, (3) gatehouse without
- * auth, (4) gatehouse with RS256 JWT validation + one CEL rule. Each server is its own process;
+ * auth, (4) gatehouse with RS256 JWT validation + one CEL rule, (5) the same plus the MCP-aware
+ * policy (body read and parsed, per-tool authorization, a per-user, per-tool rate limit), and
+ * (3) again with the access log off. Each server is its own process;
  * autocannon drives the load from this one. Prints a table and ratios and, with `--write`,
  * appends them to bench/RESULTS.md. Loopback only, bounded in time.
  *
@@ -54,13 +56,19 @@ function startProcess(cmd: string, args: string[], ready: RegExp): Promise<void>
       30_000,
     )
     let out = ''
-    child.stdout?.on('data', (c) => {
+    const onData = (c: Buffer) => {
       out += c
       if (ready.test(out)) {
         clearTimeout(timer)
+        // Once ready, the output (gatehouse's access log: a line per request) is drained unread,
+        // so that reading it costs this process (which drives the load) nothing.
+        child.stdout?.off('data', onData)
+        child.stdout?.resume()
+        out = ''
         resolve()
       }
-    })
+    }
+    child.stdout?.on('data', onData)
     child.once('exit', (code) =>
       reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
     )
@@ -131,26 +139,44 @@ async function main(): Promise<void> {
       },
     ],
   })
+  const auth = {
+    jwtAuthentication: {
+      mode: 'Strict',
+      providers: [{ issuer, audiences: ['api://default'], jwks: { inline: { keys: [jwk] } } }],
+    },
+    authorization: {
+      action: 'Allow',
+      policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
+    },
+  }
   const config = {
     // info: the start-up line is what tells the benchmark the proxy is ready; requests log at debug.
     config: { adminAddr: 'off', logLevel: 'info' },
     gateways: { default: { port: ghPort, address: '127.0.0.1' } },
     backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
-    routes: { open: route('/mcp'), authed: route('/auth') },
+    routes: { open: route('/mcp'), authed: route('/auth'), aware: route('/aware') },
     policies: {
-      jwt: {
-        targetRefs: [{ name: 'authed' }],
+      jwt: { targetRefs: [{ name: 'authed' }], traffic: auth },
+      // The same authentication on /aware, plus the MCP-aware policy (issue #14): the body is
+      // read and parsed, the tool authorized and a per-user, per-tool bucket consulted (large
+      // enough never to answer 429 here).
+      'jwt-aware': {
+        targetRefs: [{ name: 'aware' }],
         traffic: {
-          jwtAuthentication: {
-            mode: 'Strict',
-            providers: [
-              { issuer, audiences: ['api://default'], jwks: { inline: { keys: [jwk] } } },
-            ],
+          ...auth,
+          mcpAuthorization: {
+            rules: ['mcp.tool.name in ["echo", "progress"]', { allow: '"admins" in jwt.groups' }],
           },
-          authorization: {
-            action: 'Allow',
-            policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
-          },
+          localRateLimit: [
+            {
+              name: 'per-user-tool',
+              maxTokens: 1_000_000_000,
+              tokensPerFill: 1_000_000_000,
+              fillInterval: '1s',
+              key: 'jwt.sub + "/" + mcp.tool.name',
+              when: 'mcp.method == "tools/call"',
+            },
+          ],
         },
       },
     },
@@ -161,14 +187,34 @@ async function main(): Promise<void> {
     [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'gatehouse.yaml')],
     /gatehouse listening/,
   )
+  // The same gatehouse with its access log (one line per request, on by default) silenced, to
+  // show what the log costs.
+  const quietPort = await freePort()
+  const quiet = {
+    ...config,
+    config: { ...config.config, logLevel: 'info,proxy::access=off' },
+    gateways: { default: { port: quietPort, address: '127.0.0.1' } },
+  }
+  writeFileSync(join(dir, 'quiet.yaml'), stringify(quiet))
+  await startProcess(
+    process.execPath,
+    [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'quiet.yaml')],
+    /gatehouse listening/,
+  )
 
   const targets: Array<[string, string, Record<string, string>]> = [
     ['direct to upstream', `http://127.0.0.1:${upstreamPort}/mcp`, {}],
     ['bare @fastify/http-proxy', `http://127.0.0.1:${bareProxyPort}/mcp`, {}],
     ['gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}],
+    ['gatehouse (no auth), access log off', `http://127.0.0.1:${quietPort}/mcp`, {}],
     [
       'gatehouse (RS256 JWT + 1 CEL rule)',
       `http://127.0.0.1:${ghPort}/auth`,
+      { authorization: `Bearer ${token}` },
+    ],
+    [
+      'gatehouse (JWT + CEL + MCP-aware: mcpAuthorization, localRateLimit)',
+      `http://127.0.0.1:${ghPort}/aware`,
       { authorization: `Bearer ${token}` },
     ],
   ]
@@ -190,7 +236,14 @@ async function main(): Promise<void> {
     errors: rs.reduce((n, r) => n + r.errors, 0),
   }))
 
-  const [direct, bare, gh, ghAuth] = results as [Result, Result, Result, Result]
+  const [direct, bare, gh, ghQuiet, ghAuth, ghAware] = results as [
+    Result,
+    Result,
+    Result,
+    Result,
+    Result,
+    Result,
+  ]
   const lines = [
     `| target | req/s | p50 ms | p99 ms | non-2xx/errors |`,
     `|---|---:|---:|---:|---:|`,
@@ -200,6 +253,8 @@ async function main(): Promise<void> {
     '',
     `- gatehouse / bare @fastify/http-proxy: **${(gh.rps / bare.rps).toFixed(2)}×** (target ≥ 1.0×)`,
     `- gatehouse with JWT + CEL / gatehouse without auth: **${(ghAuth.rps / gh.rps).toFixed(2)}×** (target ≥ 0.95×)`,
+    `- MCP-aware route / route-only (both JWT + CEL): **${(ghAware.rps / ghAuth.rps).toFixed(2)}×** (target ≥ 0.9×)`,
+    `- access log on / off (no auth): ${(gh.rps / ghQuiet.rps).toFixed(2)}×`,
     `- gatehouse / direct: ${(gh.rps / direct.rps).toFixed(2)}×`,
   ]
   const report = lines.join('\n')

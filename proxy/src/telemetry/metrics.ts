@@ -57,77 +57,104 @@ const MCP_METHODS = new Set([
 /** Seconds, for latencies from sub-millisecond (a local answer) to a long tool call. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
+/** A counter, gauge or histogram registered in `registry`, with typed label names. */
+function metric<L extends string>(registry: Registry, name: string, help: string, labels: L[]) {
+  return { name, help, labelNames: labels, registers: [registry] }
+}
+
 /** The metrics of one gatehouse. */
 export class Metrics {
   readonly registry = new Registry()
-  readonly requests = new Counter({
-    name: 'gatehouse_requests_total',
-    help: 'Requests handled, by gateway, route, method, status and policy outcome.',
-    labelNames: ['gateway', 'route', 'method', 'status', 'outcome'] as const,
-    registers: [this.registry],
-  })
+  readonly requests = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_requests_total',
+      'Requests handled, by gateway, route, method, status and policy outcome.',
+      ['gateway', 'route', 'method', 'status', 'outcome'],
+    ),
+  )
   readonly requestDuration = new Histogram({
-    name: 'gatehouse_request_duration_seconds',
-    help: 'Time from request to the end of the response (a stream: until it closes), by route.',
-    labelNames: ['gateway', 'route'] as const,
+    ...metric(
+      this.registry,
+      'gatehouse_request_duration_seconds',
+      'Time from request to the end of the response (a stream: until it closes), by route.',
+      ['gateway', 'route'],
+    ),
     buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
   })
-  readonly authFailures = new Counter({
-    name: 'gatehouse_auth_failures_total',
-    help: 'Requests refused by authentication (401/400) or route authorization (403), by reason.',
-    labelNames: ['route', 'reason'] as const,
-    registers: [this.registry],
-  })
-  readonly jwksRefreshes = new Counter({
-    name: 'gatehouse_jwks_refreshes_total',
-    help: 'Fetches of a remote JWKS, by issuer and result (success, failure).',
-    labelNames: ['issuer', 'result'] as const,
-    registers: [this.registry],
-  })
+  readonly authFailures = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_auth_failures_total',
+      'Requests refused by authentication (401/400) or route authorization (403), by reason.',
+      ['route', 'reason'],
+    ),
+  )
+  readonly jwksRefreshes = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_jwks_refreshes_total',
+      'Fetches of a remote JWKS, by issuer and result (success, failure).',
+      ['issuer', 'result'],
+    ),
+  )
   readonly upstreamDuration = new Histogram({
-    name: 'gatehouse_upstream_duration_seconds',
-    help: 'Time from sending a request to a backend to its response headers, by route and backend.',
-    labelNames: ['route', 'backend'] as const,
+    ...metric(
+      this.registry,
+      'gatehouse_upstream_duration_seconds',
+      'Time from sending a request to a backend to its response headers, by route and backend.',
+      ['route', 'backend'],
+    ),
     buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
   })
-  readonly openStreams = new Gauge({
-    name: 'gatehouse_open_streams',
-    help: 'Event streams (text/event-stream responses) open now, by gateway and route.',
-    labelNames: ['gateway', 'route'] as const,
-    registers: [this.registry],
-  })
-  readonly mcpMessages = new Counter({
-    name: 'gatehouse_mcp_messages_total',
-    help: 'JSON-RPC messages read from POST /mcp on MCP-aware routes, by route and method.',
-    labelNames: ['route', 'method'] as const,
-    registers: [this.registry],
-  })
-  readonly toolCalls = new Counter({
-    name: 'gatehouse_mcp_tool_calls_total',
-    help: 'tools/call requests by route, tool and outcome (forwarded, denied, rate_limited, refused).',
-    labelNames: ['route', 'tool', 'outcome'] as const,
-    registers: [this.registry],
-  })
-  readonly denials = new Counter({
-    name: 'gatehouse_mcp_denials_total',
-    help: 'Tools, prompts and resources refused by mcpAuthorization, by route and kind.',
-    labelNames: ['route', 'kind'] as const,
-    registers: [this.registry],
-  })
-  readonly hiddenItems = new Counter({
-    name: 'gatehouse_mcp_list_items_hidden_total',
-    help: 'Items removed from tools/list, prompts/list and resources/list results, by route and kind.',
-    labelNames: ['route', 'kind'] as const,
-    registers: [this.registry],
-  })
-  readonly rateLimited = new Counter({
-    name: 'gatehouse_rate_limited_total',
-    help: 'Requests answered 429 by a local rate limit, by route and limit name.',
-    labelNames: ['route', 'limit'] as const,
-    registers: [this.registry],
-  })
+  readonly openStreams = new Gauge(
+    metric(
+      this.registry,
+      'gatehouse_open_streams',
+      'Event streams (text/event-stream responses) open now, by gateway and route.',
+      ['gateway', 'route'],
+    ),
+  )
+  readonly mcpMessages = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_mcp_messages_total',
+      'JSON-RPC messages read from POST /mcp on MCP-aware routes, by route and method.',
+      ['route', 'method'],
+    ),
+  )
+  readonly toolCalls = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_mcp_tool_calls_total',
+      'tools/call requests by route, tool and outcome (forwarded, denied, rate_limited, refused).',
+      ['route', 'tool', 'outcome'],
+    ),
+  )
+  readonly denials = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_mcp_denials_total',
+      'Tools, prompts and resources refused by mcpAuthorization, by route and kind.',
+      ['route', 'kind'],
+    ),
+  )
+  readonly hiddenItems = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_mcp_list_items_hidden_total',
+      'Items removed from tools/list, prompts/list and resources/list results, by route and kind.',
+      ['route', 'kind'],
+    ),
+  )
+  readonly rateLimited = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_rate_limited_total',
+      'Requests answered 429 by a local rate limit, by route and limit name.',
+      ['route', 'limit'],
+    ),
+  )
 
   /** Tool names as labels: at most 200 distinct per process. */
   readonly tools = new BoundedLabel(200)

@@ -7,15 +7,17 @@ import { parseConfig } from '../../src/config/load.js'
 import { PolicyConfig } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/errors.js'
 
-function config(traffic: string): string {
-  return `gateways: { default: { port: 3000 } }
+const ROUTE = `gateways: { default: { port: 3000 } }
 backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
 routes:
   mcp:
     rules:
       - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
         backendRefs: [ { name: b } ]
-policies:
+`
+
+function config(traffic: string): string {
+  return `${ROUTE}policies:
   p:
     targetRefs: [ { name: mcp } ]
     traffic:
@@ -114,22 +116,11 @@ describe('the MCP-aware policy examples in the docs', () => {
           { targetRefs: [{ name: 'mcp' }], traffic: p.traffic },
         ]),
       )
-      const config = parseConfig(config_(stringify({ policies: traffic })), 'docs.yaml', {})
+      const config = parseConfig(`${ROUTE}${stringify({ policies: traffic })}`, 'docs.yaml', {})
       await checkCompilable(config)
     }
   })
 })
-
-function config_(policies: string): string {
-  return `gateways: { default: { port: 3000 } }
-backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
-routes:
-  mcp:
-    rules:
-      - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
-        backendRefs: [ { name: b } ]
-${policies}`
-}
 
 describe('the Kubernetes example', () => {
   it('carries an mcp-tools GatewayPolicy whose spec is a valid policy', () => {

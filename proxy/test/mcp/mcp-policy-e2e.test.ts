@@ -65,6 +65,26 @@ async function connect(
   return { client, transport, token }
 }
 
+/** A raw `POST /mcp` in the session of `c`, to see statuses and headers the SDK hides. */
+function post(
+  c: { transport: StreamableHTTPClientTransport; token: string },
+  message: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${gh.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${c.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': String(c.transport.sessionId),
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  })
+}
+
 function text(result: unknown): string {
   return (result as { content: Array<{ text: string }> }).content.map((c) => c.text).join('')
 }
@@ -123,55 +143,35 @@ describe('per-tool authorization through gatehouse', () => {
   })
 
   it('refuses a request whose Mcp-Name contradicts the body with 400 HeaderMismatch', async () => {
-    const { client, transport, token } = await connect(gh.url)
-    const res = await fetch(`${gh.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': String(transport.sessionId),
-        'mcp-protocol-version': '2025-06-18',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'echo',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
+    const c = await connect(gh.url)
+    const res = await post(
+      c,
+      {
         id: 41,
         method: 'tools/call',
         params: { name: 'fetch', arguments: { url: 'http://127.0.0.1:1/' } },
-      }),
-    })
+      },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+    )
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ id: 41, error: { code: -32001 } })
-    await client.close()
+    await c.client.close()
   })
 })
 
 describe('rate limits through gatehouse', () => {
   it('answers 429 with Retry-After and RateLimit headers once a user spent the limit', async () => {
-    const { client, transport, token } = await connect(gh.url, { sub: 'bob@example.com' })
+    const bob = await connect(gh.url, { sub: 'bob@example.com' })
     const call = (id: number) =>
-      fetch(`${gh.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': String(transport.sessionId),
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: { name: 'echo', arguments: { text: `call ${id}` } },
-        }),
+      post(bob, {
+        id,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: `call ${id}` } },
       })
     for (let i = 1; i <= 3; i++) {
       const ok = await call(i)
       expect(ok.status).toBe(200)
-      expect(ok.headers.get('ratelimit')).toBe(`"echo-per-user";r=${3 - i};t=${i === 0 ? 0 : 3600}`)
+      expect(ok.headers.get('ratelimit')).toBe(`"echo-per-user";r=${3 - i};t=3600`)
       await ok.text()
     }
     const limited = await call(4)
@@ -184,10 +184,10 @@ describe('rate limits through gatehouse', () => {
     const other = await connect(gh.url, { sub: 'carol@example.com' })
     expect(text(await other.client.callTool({ name: 'echo', arguments: { text: 'x' } }))).toBe('x')
     await other.client.close()
-    expect(text(await client.callTool({ name: 'progress', arguments: { steps: 1 } }))).toContain(
-      'done',
-    )
-    await client.close()
+    expect(
+      text(await bob.client.callTool({ name: 'progress', arguments: { steps: 1 } })),
+    ).toContain('done')
+    await bob.client.close()
   })
 })
 
