@@ -14,6 +14,8 @@ declare module 'autocannon' {
     average: number
     p50: number
     p99: number
+    /** Sum over the run (for `requests`: how many completed). */
+    total: number
   }
   interface Result {
     requests: Histogram

@@ -14,7 +14,7 @@
  * --rounds <n> (default 3), --write
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,7 +47,7 @@ async function freePort(): Promise<number> {
   return port
 }
 
-function startProcess(cmd: string, args: string[], ready: RegExp): Promise<void> {
+function startProcess(cmd: string, args: string[], ready: RegExp): Promise<ChildProcess> {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(child)
   return new Promise((resolve, reject) => {
@@ -65,7 +65,7 @@ function startProcess(cmd: string, args: string[], ready: RegExp): Promise<void>
         child.stdout?.off('data', onData)
         child.stdout?.resume()
         out = ''
-        resolve()
+        resolve(child)
       }
     }
     child.stdout?.on('data', onData)
@@ -81,12 +81,28 @@ interface Result {
   p50: number
   p99: number
   errors: number
+  /** CPU time (user + system) of the process serving the target, per request, in µs. */
+  cpuUs: number
+}
+
+/**
+ * CPU time a process has used, in µs (Linux `/proc/<pid>/stat` utime + stime, in clock ticks of
+ * 10 ms). Unlike req/s, CPU per request barely moves when other jobs share the cores.
+ */
+function cpuTimeUs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(fields[11]) + Number(fields[12])) * 10_000
+  } catch {
+    return Number.NaN
+  }
 }
 
 async function measure(
   name: string,
   url: string,
   headers: Record<string, string>,
+  server: ChildProcess,
 ): Promise<Result> {
   const body = JSON.stringify({
     jsonrpc: '2.0',
@@ -102,14 +118,27 @@ async function measure(
     connections,
   }
   await autocannon({ ...opts, duration: 2 }) // warm-up: JIT, pools, verification cache
+  const cpuBefore = cpuTimeUs(server.pid)
   const r = await autocannon({ ...opts, duration })
+  const cpuUs = (cpuTimeUs(server.pid) - cpuBefore) / Math.max(1, r.requests.total)
   const bad = r.non2xx + r.errors + r.timeouts
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: bad }
+  return {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: bad,
+    cpuUs,
+  }
 }
 
 async function main(): Promise<void> {
   const upstreamPort = await freePort()
-  await startProcess(tsx, [join(here, 'upstream.ts'), String(upstreamPort)], /listening/)
+  const upstream = await startProcess(
+    tsx,
+    [join(here, 'upstream.ts'), String(upstreamPort)],
+    /listening/,
+  )
   const bareProxyPort = await freePort()
   await startProcess(
     tsx,
@@ -182,7 +211,7 @@ async function main(): Promise<void> {
     },
   }
   writeFileSync(join(dir, 'gatehouse.yaml'), stringify(config))
-  await startProcess(
+  const gatehouse = await startProcess(
     process.execPath,
     [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'gatehouse.yaml')],
     /gatehouse listening/,
@@ -196,32 +225,41 @@ async function main(): Promise<void> {
     gateways: { default: { port: quietPort, address: '127.0.0.1' } },
   }
   writeFileSync(join(dir, 'quiet.yaml'), stringify(quiet))
-  await startProcess(
+  const quietGatehouse = await startProcess(
     process.execPath,
     [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'quiet.yaml')],
     /gatehouse listening/,
   )
 
-  const targets: Array<[string, string, Record<string, string>]> = [
-    ['direct to upstream', `http://127.0.0.1:${upstreamPort}/mcp`, {}],
-    ['bare @fastify/http-proxy', `http://127.0.0.1:${bareProxyPort}/mcp`, {}],
-    ['gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}],
-    ['gatehouse (no auth), access log off', `http://127.0.0.1:${quietPort}/mcp`, {}],
+  // [name, url, headers, the process serving it]. upstream and the bare proxy run under tsx,
+  // whose process is a wrapper: their CPU column is left empty.
+  const targets: Array<[string, string, Record<string, string>, ChildProcess | undefined]> = [
+    ['direct to upstream', `http://127.0.0.1:${upstreamPort}/mcp`, {}, undefined],
+    ['bare @fastify/http-proxy', `http://127.0.0.1:${bareProxyPort}/mcp`, {}, undefined],
+    ['gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}, gatehouse],
+    [
+      'gatehouse (no auth), access log off',
+      `http://127.0.0.1:${quietPort}/mcp`,
+      {},
+      quietGatehouse,
+    ],
     [
       'gatehouse (RS256 JWT + 1 CEL rule)',
       `http://127.0.0.1:${ghPort}/auth`,
       { authorization: `Bearer ${token}` },
+      gatehouse,
     ],
     [
       'gatehouse (JWT + CEL + MCP-aware: mcpAuthorization, localRateLimit)',
       `http://127.0.0.1:${ghPort}/aware`,
       { authorization: `Bearer ${token}` },
+      gatehouse,
     ],
   ]
   const runs: Result[][] = targets.map(() => [])
   for (let round = 0; round < rounds; round++) {
-    for (const [i, [name, url, headers]] of targets.entries()) {
-      runs[i]?.push(await measure(name, url, headers))
+    for (const [i, [name, url, headers, server]] of targets.entries()) {
+      runs[i]?.push(await measure(name, url, headers, server ?? upstream))
     }
   }
   const median = (xs: number[]) => {
@@ -234,6 +272,7 @@ async function main(): Promise<void> {
     p50: median(rs.map((r) => r.p50)),
     p99: median(rs.map((r) => r.p99)),
     errors: rs.reduce((n, r) => n + r.errors, 0),
+    cpuUs: targets[i]?.[3] ? median(rs.map((r) => r.cpuUs)) : Number.NaN,
   }))
 
   const [direct, bare, gh, ghQuiet, ghAuth, ghAware] = results as [
@@ -245,16 +284,17 @@ async function main(): Promise<void> {
     Result,
   ]
   const lines = [
-    `| target | req/s | p50 ms | p99 ms | non-2xx/errors |`,
-    `|---|---:|---:|---:|---:|`,
+    `| target | req/s | p50 ms | p99 ms | non-2xx/errors | gatehouse CPU µs/request |`,
+    `|---|---:|---:|---:|---:|---:|`,
     ...results.map(
-      (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} |`,
+      (r) =>
+        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${Number.isNaN(r.cpuUs) ? '' : r.cpuUs.toFixed(0)} |`,
     ),
     '',
     `- gatehouse / bare @fastify/http-proxy: **${(gh.rps / bare.rps).toFixed(2)}×** (target ≥ 1.0×)`,
     `- gatehouse with JWT + CEL / gatehouse without auth: **${(ghAuth.rps / gh.rps).toFixed(2)}×** (target ≥ 0.95×)`,
-    `- MCP-aware route / route-only (both JWT + CEL): **${(ghAware.rps / ghAuth.rps).toFixed(2)}×** (target ≥ 0.9×)`,
-    `- access log on / off (no auth): ${(gh.rps / ghQuiet.rps).toFixed(2)}×`,
+    `- MCP-aware route / route-only (both JWT + CEL): **${(ghAware.rps / ghAuth.rps).toFixed(2)}×** req/s (target ≥ 0.9×); CPU per request ${(ghAware.cpuUs / ghAuth.cpuUs).toFixed(2)}×`,
+    `- access log on / off (no auth): ${(gh.rps / ghQuiet.rps).toFixed(2)}× req/s; CPU per request ${(gh.cpuUs / ghQuiet.cpuUs).toFixed(2)}×`,
     `- gatehouse / direct: ${(gh.rps / direct.rps).toFixed(2)}×`,
   ]
   const report = lines.join('\n')

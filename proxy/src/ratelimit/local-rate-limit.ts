@@ -87,12 +87,39 @@ class Limit {
   readonly buckets: TokenBuckets
   readonly #key: ReturnType<typeof parse> | undefined
   readonly #when: ReturnType<typeof parse> | undefined
+  /**
+   * The bucket key (or `null`: not selected) per claims object (one per cached token) and
+   * message: `when` and `key` see nothing else, unless they read tool arguments.
+   */
+  readonly #cache: WeakMap<object, Map<string, string | null>> | undefined
 
   constructor(config: LocalRateLimitConfig, index: number, now?: () => number) {
     this.config = config
     this.buckets = new TokenBuckets(config, now ? { now } : {})
     this.#key = config.key ? compile(config.key, 'key', index) : undefined
     this.#when = config.when ? compile(config.when, 'when', index) : undefined
+    const usesArguments = `${config.key ?? ''} ${config.when ?? ''}`.includes('arguments')
+    this.#cache = usesArguments ? undefined : new WeakMap()
+  }
+
+  /** The bucket key of a message, or `null` when `when` does not select it. */
+  keyFor(claims: Readonly<Record<string, unknown>>, m: McpMessage): string | null {
+    const slot = `${m.method}\u0000${m.target?.kind ?? ''}\u0000${m.target?.name ?? ''}`
+    let byMessage = this.#cache?.get(claims)
+    const hit = byMessage?.get(slot)
+    if (hit !== undefined) return hit
+    const a: Activation = { jwt: claims, mcp: mcpCelValue(m.method, m.target) }
+    const key = this.selects(a) ? this.keyOf(a) : null
+    if (this.#cache) {
+      if (!byMessage) {
+        byMessage = new Map()
+        this.#cache.set(claims, byMessage)
+      }
+      // Bounded: a client sending many names cannot grow it without end.
+      if (byMessage.size >= 1024) byMessage.clear()
+      byMessage.set(slot, key)
+    }
+    return key
   }
 
   selects(a: Activation): boolean {
@@ -159,15 +186,14 @@ export function compileRateLimits(
     admit(claims, messages) {
       const wanted = new Map<Limit, Map<string, number>>()
       for (const m of messages.length > 0 ? messages : NO_MESSAGE) {
-        const a: Activation = { jwt: claims, mcp: mcpCelValue(m.method, m.target) }
         for (const limit of limits) {
-          if (!limit.selects(a)) continue
+          const key = limit.keyFor(claims, m)
+          if (key === null) continue
           let keys = wanted.get(limit)
           if (!keys) {
             keys = new Map()
             wanted.set(limit, keys)
           }
-          const key = limit.keyOf(a)
           keys.set(key, (keys.get(key) ?? 0) + 1)
         }
       }

@@ -63,9 +63,10 @@ class RequestObservation implements RequestTrace {
   #stream = false
   #mcp: McpSummary[] | undefined
   #mcpError: string | undefined
-  readonly #denied = new Map<string, string>()
+  /** Denied targets (`kind:name` → kind) and hidden list items per kind: made when needed. */
+  #denied: Map<string, string> | undefined
   #spent: string[] | undefined
-  readonly #hidden = new Map<string, number>()
+  #hidden: Map<string, number> | undefined
   #done = false
 
   constructor(
@@ -127,8 +128,9 @@ class RequestObservation implements RequestTrace {
         break
       case 'mcp_authorization':
         for (const d of Array.isArray(data.decisions) ? (data.decisions as Data[]) : []) {
-          if (d.allowed === false)
-            this.#denied.set(`${str(d.kind)}:${str(d.name)}`, str(d.kind) ?? '')
+          if (d.allowed !== false) continue
+          this.#denied ??= new Map()
+          this.#denied.set(`${str(d.kind)}:${str(d.name)}`, str(d.kind) ?? '')
         }
         break
       case 'rate_limit':
@@ -145,6 +147,7 @@ class RequestObservation implements RequestTrace {
         break
       case 'mcp_list_filtered': {
         const kind = str(data.kind) ?? ''
+        this.#hidden ??= new Map()
         this.#hidden.set(kind, (this.#hidden.get(kind) ?? 0) + Number(data.hidden ?? 0))
         break
       }
@@ -206,7 +209,7 @@ class RequestObservation implements RequestTrace {
     }
     if (this.#authReason === 'rules' && status === 403) return 'forbidden'
     if (this.#mcpError !== undefined) return 'mcp_invalid'
-    if (this.#denied.size > 0) return 'mcp_denied'
+    if (this.#denied) return 'mcp_denied'
     if (this.#spent) return 'rate_limited'
     return this.#policies > 0 ? 'allowed' : 'no_policy'
   }
@@ -243,7 +246,7 @@ class RequestObservation implements RequestTrace {
     for (const msg of this.#mcp ?? []) {
       m.mcpMessages.inc({ route, method: m.methodLabel(msg.method) })
       if (msg.method !== 'tools/call' || !msg.tool) continue
-      const result = this.#denied.has(`tool:${msg.tool}`)
+      const result = this.#denied?.has(`tool:${msg.tool}`)
         ? 'denied'
         : outcome === 'mcp_denied'
           ? 'refused'
@@ -252,8 +255,8 @@ class RequestObservation implements RequestTrace {
             : 'forwarded'
       m.toolCalls.inc({ route, tool: m.tools.of(msg.tool), outcome: result })
     }
-    for (const kind of this.#denied.values()) m.denials.inc({ route, kind })
-    for (const [kind, n] of this.#hidden) m.hiddenItems.inc({ route, kind }, n)
+    for (const kind of this.#denied?.values() ?? []) m.denials.inc({ route, kind })
+    for (const [kind, n] of this.#hidden ?? []) m.hiddenItems.inc({ route, kind }, n)
     for (const limit of this.#spent ?? []) m.rateLimited.inc({ route, limit })
   }
 
@@ -284,9 +287,9 @@ class RequestObservation implements RequestTrace {
           : { batch: this.#mcp.length, messages: this.#mcp.map(compact) }
     }
     if (this.#mcpError) line.mcpError = this.#mcpError
-    if (this.#denied.size > 0) line.denied = [...this.#denied.keys()]
+    if (this.#denied) line.denied = [...this.#denied.keys()]
     if (this.#spent) line.rateLimited = this.#spent
-    if (this.#hidden.size > 0) line.hidden = Object.fromEntries(this.#hidden)
+    if (this.#hidden) line.hidden = Object.fromEntries(this.#hidden)
     if (this.#spans) line.traceId = this.#spans.traceId
     log.info(line, 'request')
   }

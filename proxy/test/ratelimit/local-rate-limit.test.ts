@@ -159,3 +159,44 @@ describe('rateLimitHeaders', () => {
     expect(rateLimitHeaders({ admitted: true, retryAfterSec: 0, limits: [] })).toEqual({})
   })
 })
+
+describe('compileRateLimits, keys per token', () => {
+  it('keeps deciding per claims object and per tool once keys are remembered', () => {
+    const limiter = compileRateLimits([perUserTool], clock().now)
+    const alice = { sub: 'alice' }
+    const bob = { sub: 'bob' }
+    for (let i = 0; i < 2; i++) {
+      expect(limiter.admit(alice, [call('echo')]).admitted).toBe(true)
+      expect(limiter.admit(bob, [call('fetch')]).admitted).toBe(true)
+    }
+    expect(limiter.admit(alice, [call('echo')]).admitted).toBe(false)
+    expect(limiter.admit(alice, [call('fetch')]).admitted).toBe(true)
+    expect(limiter.admit(bob, [call('fetch')]).admitted).toBe(false)
+    expect(limiter.admit(alice, [list]).limits).toEqual([])
+  })
+
+  it('evaluates again for every message when the key reads tool arguments', () => {
+    const limiter = compileRateLimits(
+      [
+        {
+          name: 'per-url',
+          maxTokens: 1,
+          tokensPerFill: 1,
+          fillIntervalMs: 60_000,
+          key: 'mcp.tool.arguments.url',
+        },
+      ],
+      clock().now,
+    )
+    const fetchUrl = (url: string): McpMessage => ({
+      type: 'request',
+      id: 1,
+      method: 'tools/call',
+      target: { kind: 'tool', name: 'fetch', arguments: { url } },
+    })
+    const claims = { sub: 'alice' }
+    expect(limiter.admit(claims, [fetchUrl('http://a')]).admitted).toBe(true)
+    expect(limiter.admit(claims, [fetchUrl('http://b')]).admitted).toBe(true)
+    expect(limiter.admit(claims, [fetchUrl('http://a')]).admitted).toBe(false)
+  })
+})
