@@ -3,7 +3,8 @@
  * run against (1) the upstream directly, (2) a bare @fastify/http-proxy, (3) gatehouse without
  * auth, (4) gatehouse with RS256 JWT validation + one CEL rule, (5) the same plus the MCP-aware
  * policy (body read and parsed, per-tool authorization, a per-user, per-tool rate limit), and
- * (3) again with the access log off. Each server is its own process;
+ * (3) again with the access log turned off through the admin `/logging` endpoint. Each server is
+ * its own process (the gatehouse targets share one);
  * autocannon drives the load from this one. Prints a table and ratios and, with `--write`,
  * appends them to bench/RESULTS.md. Loopback only, bounded in time.
  *
@@ -132,6 +133,15 @@ async function measure(
   }
 }
 
+async function setLogFilter(adminPort: number, level: string): Promise<void> {
+  const res = await fetch(
+    `http://127.0.0.1:${adminPort}/logging?level=${encodeURIComponent(level)}`,
+    { method: 'POST' },
+  )
+  if (res.status !== 200) throw new Error(`POST /logging answered ${res.status}`)
+  await res.text()
+}
+
 async function main(): Promise<void> {
   const upstreamPort = await freePort()
   const upstream = await startProcess(
@@ -160,6 +170,7 @@ async function main(): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
   const ghPort = await freePort()
+  const adminPort = await freePort()
   const route = (path: string) => ({
     rules: [
       {
@@ -179,8 +190,9 @@ async function main(): Promise<void> {
     },
   }
   const config = {
-    // info: the start-up line is what tells the benchmark the proxy is ready; requests log at debug.
-    config: { adminAddr: 'off', logLevel: 'info' },
+    // info: the start-up line tells the benchmark the proxy is ready, and the access log (a line
+    // per request) is on, as by default. The admin address lets one target turn it off.
+    config: { adminAddr: `127.0.0.1:${adminPort}`, logLevel: 'info' },
     gateways: { default: { port: ghPort, address: '127.0.0.1' } },
     backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
     routes: { open: route('/mcp'), authed: route('/auth'), aware: route('/aware') },
@@ -216,21 +228,6 @@ async function main(): Promise<void> {
     [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'gatehouse.yaml')],
     /gatehouse listening/,
   )
-  // The same gatehouse with its access log (one line per request, on by default) silenced, to
-  // show what the log costs.
-  const quietPort = await freePort()
-  const quiet = {
-    ...config,
-    config: { ...config.config, logLevel: 'info,proxy::access=off' },
-    gateways: { default: { port: quietPort, address: '127.0.0.1' } },
-  }
-  writeFileSync(join(dir, 'quiet.yaml'), stringify(quiet))
-  const quietGatehouse = await startProcess(
-    process.execPath,
-    [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'quiet.yaml')],
-    /gatehouse listening/,
-  )
-
   // [name, url, headers, the process serving it]. upstream and the bare proxy run under tsx,
   // whose process is a wrapper: their CPU column is left empty.
   const targets: Array<[string, string, Record<string, string>, ChildProcess | undefined]> = [
@@ -239,9 +236,9 @@ async function main(): Promise<void> {
     ['gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}, gatehouse],
     [
       'gatehouse (no auth), access log off',
-      `http://127.0.0.1:${quietPort}/mcp`,
+      `http://127.0.0.1:${ghPort}/mcp?access-log=off`,
       {},
-      quietGatehouse,
+      gatehouse,
     ],
     [
       'gatehouse (RS256 JWT + 1 CEL rule)',
@@ -259,7 +256,11 @@ async function main(): Promise<void> {
   const runs: Result[][] = targets.map(() => [])
   for (let round = 0; round < rounds; round++) {
     for (const [i, [name, url, headers, server]] of targets.entries()) {
+      // The same process with its access log off (POST /logging), so that only the log differs.
+      const quiet = url.endsWith('?access-log=off')
+      if (quiet) await setLogFilter(adminPort, 'info,proxy::access=off')
       runs[i]?.push(await measure(name, url, headers, server ?? upstream))
+      if (quiet) await setLogFilter(adminPort, 'info')
     }
   }
   const median = (xs: number[]) => {
