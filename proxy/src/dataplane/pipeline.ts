@@ -250,7 +250,8 @@ export function createPipeline(
         task.stage('mcp_policy')
         const verdict = await rule.mcp.inspect(local, claims)
         if ('response' in verdict) {
-          sendLocal(res, verdict.response, cors)
+          const exposed = verdict.expose && rule.cors?.response(req.headers, verdict.expose)
+          sendLocal(res, verdict.response, exposed ?? cors)
           return verdict.response.status
         }
         mcp = verdict.forward

@@ -58,8 +58,16 @@ export interface McpForward {
   ) => Readable
 }
 
-/** The stage's verdict: answer the request itself, or forward it. */
-export type McpVerdict = { response: LocalResponse } | { forward: McpForward }
+/**
+ * The stage's verdict: answer the request itself (with the response headers a browser client
+ * must be able to read, for `Access-Control-Expose-Headers`), or forward it.
+ */
+export type McpVerdict =
+  | { response: LocalResponse; expose?: readonly string[] }
+  | { forward: McpForward }
+
+/** What a browser client reads of a 429 (Fetch: not CORS-safelisted response headers). */
+const RATE_LIMIT_EXPOSED = ['Retry-After', 'RateLimit', 'RateLimit-Policy'] as const
 
 /** The request as the stage sees it. */
 export type McpStageRequest = Pick<LocalRequest, 'method' | 'path' | 'headersDistinct' | 'body'> & {
@@ -245,6 +253,7 @@ export class McpRoutePolicy {
             `rate limit ${spent.join(', ')} exceeded; retry after ${decision.retryAfterSec} s`,
             headers,
           ),
+          expose: RATE_LIMIT_EXPOSED,
         }
       }
       forward.responseHeaders = headers

@@ -162,20 +162,24 @@ describe('per-tool authorization through gatehouse', () => {
 describe('rate limits through gatehouse', () => {
   it('answers 429 with Retry-After and RateLimit headers once a user spent the limit', async () => {
     const bob = await connect(gh.url, { sub: 'bob@example.com' })
-    const call = (id: number) =>
-      post(bob, {
-        id,
-        method: 'tools/call',
-        params: { name: 'echo', arguments: { text: `call ${id}` } },
-      })
+    const call = (id: number, headers: Record<string, string> = {}) =>
+      post(
+        bob,
+        { id, method: 'tools/call', params: { name: 'echo', arguments: { text: `call ${id}` } } },
+        headers,
+      )
     for (let i = 1; i <= 3; i++) {
       const ok = await call(i)
       expect(ok.status).toBe(200)
       expect(ok.headers.get('ratelimit')).toBe(`"echo-per-user";r=${3 - i};t=3600`)
       await ok.text()
     }
-    const limited = await call(4)
+    // From a browser page: the 429 must let it read when to retry (CORS exposed headers).
+    const limited = await call(4, { origin: 'http://app.example' })
     expect(limited.status).toBe(429)
+    expect(limited.headers.get('access-control-expose-headers')?.toLowerCase()).toContain(
+      'retry-after',
+    )
     expect(limited.headers.get('retry-after')).toBe('3600')
     expect(limited.headers.get('ratelimit-policy')).toBe('"echo-per-user";q=3;w=10800')
     expect(limited.headers.get('ratelimit')).toBe('"echo-per-user";r=0;t=3600')
