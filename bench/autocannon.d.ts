@@ -14,7 +14,7 @@ declare module 'autocannon' {
     average: number
     p50: number
     p99: number
-    /** Requests histogram only: how many were sent in all. */
+    /** Sum over the run (for `requests`: how many completed). */
     total: number
   }
   interface Result {

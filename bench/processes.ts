@@ -30,13 +30,19 @@ export function startProcess(cmd: string, args: string[], ready: RegExp): Promis
       30_000,
     )
     let out = ''
-    child.stdout?.on('data', (c) => {
+    const onData = (c: Buffer) => {
       out += c
       if (ready.test(out)) {
         clearTimeout(timer)
+        // Once ready, the output (gatehouse's access log: a line per request) is drained unread,
+        // so that reading it costs this process (which drives the load) nothing.
+        child.stdout?.off('data', onData)
+        child.stdout?.resume()
+        out = ''
         resolve(child)
       }
-    })
+    }
+    child.stdout?.on('data', onData)
     child.once('exit', (code) =>
       reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
     )

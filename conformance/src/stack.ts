@@ -172,6 +172,12 @@ export function gatehouseConfig(
           },
         },
       },
+      // MCP-aware policy (profile mcp-policy): composed with mcp-auth on the same route, whose
+      // verified claims it reads.
+      'mcp-tools': {
+        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp' }],
+        traffic: MCP_TOOLS_TRAFFIC,
+      },
       'mcp-auth-proxied': {
         targetRefs: [{ kind: 'HTTPRoute', name: 'mcp-proxied' }],
         traffic: {
@@ -185,6 +191,27 @@ export function gatehouseConfig(
       },
     },
   }
+}
+
+/**
+ * The MCP-aware policy the `mcp-policy` profile judges: `fetch` only for the group `admins`, and
+ * at most 3 `tools/call` a minute for each subject whose name starts with `ratelimit-` (the checks
+ * use fresh ones, so no other check and no rerun is limited).
+ */
+export const MCP_TOOLS_TRAFFIC = {
+  mcpAuthorization: {
+    rules: [{ deny: '!("admins" in jwt.groups) && mcp.tool.name == "fetch"' }],
+  },
+  localRateLimit: [
+    {
+      name: 'conformance-per-subject',
+      maxTokens: 3,
+      tokensPerFill: 3,
+      fillInterval: '1m',
+      key: 'jwt.sub',
+      when: 'mcp.method == "tools/call" && jwt.sub.startsWith("ratelimit-")',
+    },
+  ],
 }
 
 /** A public RSA key (the harness only needs a well-formed JWK to carry the planted secret). */
@@ -382,6 +409,15 @@ export function kubernetesManifests(
             policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
           },
         },
+      },
+    },
+    {
+      apiVersion: `${group}/v1alpha1`,
+      kind: 'GatewayPolicy',
+      metadata: { name: 'mcp-tools' },
+      spec: {
+        targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'mcp' }],
+        traffic: MCP_TOOLS_TRAFFIC,
       },
     },
   ]

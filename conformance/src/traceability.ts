@@ -73,6 +73,18 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     requirements: ['ADM-002'],
   },
   {
+    section: 'GatewayPolicy (MCP authorization)',
+    statement:
+      'An MCP authorization policy can authorize individual tools instead of the whole endpoint.',
+    requirements: ['MCPP-001', 'MCPP-002'],
+  },
+  {
+    section: 'GatewayPolicy (claims)',
+    statement:
+      'The claims of the verified token are available to other route-level policies such as rate limiting.',
+    requirements: ['MCPP-003'],
+  },
+  {
     section: 'GatewayPolicy (jwksPath)',
     statement: 'A wrong JWKS path makes key fetch fail and token validation fail.',
     requirements: ['FAIL-001', 'ADM-003'],

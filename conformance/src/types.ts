@@ -7,7 +7,7 @@
 export type Level = 'MUST' | 'SHOULD' | 'MAY'
 
 /** Groups of requirements a gateway may claim. */
-export const PROFILES = ['core', 'bridged-idp', 'cors', 'transport', 'admin'] as const
+export const PROFILES = ['core', 'bridged-idp', 'cors', 'transport', 'mcp-policy', 'admin'] as const
 /** One of {@link PROFILES}. */
 export type Profile = (typeof PROFILES)[number]
 

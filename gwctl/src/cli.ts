@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander'
 import { configCommand } from './commands/config.js'
 import type { Action } from './commands/context.js'
 import { logCommand } from './commands/log.js'
+import { metricsCommand } from './commands/metrics.js'
 import { profileCommand } from './commands/profile.js'
 import { traceCommand } from './commands/trace.js'
 import { GWCTL_VERSION, versionCommand } from './commands/version.js'
@@ -36,6 +37,7 @@ Examples:
   proxy.addCommand(traceCommand(setAction))
   proxy.addCommand(profileCommand(setAction))
   proxy.addCommand(logCommand(setAction))
+  proxy.addCommand(metricsCommand(setAction))
   program.addCommand(proxy)
   program.addCommand(versionCommand(setAction))
   configureTree(program, io)

@@ -12,6 +12,9 @@ import { type Listener, startListener } from './dataplane/listener.js'
 import { createPipeline } from './dataplane/pipeline.js'
 import { ConfigError } from './errors.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
+import { Metrics } from './telemetry/metrics.js'
+import { startTracing, type Tracing } from './telemetry/otel.js'
+import { Telemetry } from './telemetry/request-observer.js'
 import { TaskRegistry } from './telemetry/tasks.js'
 import { TraceBus } from './telemetry/trace-bus.js'
 import { VERSION } from './version.js'
@@ -74,6 +77,12 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const tasks = new TaskRegistry()
   const traceBus = new TraceBus()
   const snapshot = await compileSnapshot(config, { logging, tasks })
+  // Before the policies start, so that their first JWKS fetches are counted.
+  const telemetry = new Telemetry({
+    metrics: new Metrics({ issuers: issuersOf(config) }),
+    logging,
+    tracing: await tracingOrNone(logging),
+  })
   for (const w of configWarnings(config)) {
     logging.logger('proxy::config').warn({ path: w.path }, `${w.path}: ${w.message}`)
   }
@@ -85,6 +94,9 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     await Promise.allSettled(listeners.map((l) => l.close(drainMs)))
     for (const p of snapshot.policies.values()) p.stop()
     await Promise.allSettled([...snapshot.upstreams.values()].map((u) => u.close()))
+    await telemetry.close().catch((err: unknown) => {
+      log.warn({ err: (err as Error).message }, 'telemetry did not shut down cleanly')
+    })
   }
 
   let resolveStopped!: (reason: string) => void
@@ -97,7 +109,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     for (const [name, gw] of Object.entries(config.gateways)) {
       const runtime = snapshot.gateways.get(name)
       if (!runtime) continue
-      const handle = createPipeline(() => runtime, { traceBus, tasks, logging })
+      const handle = createPipeline(() => runtime, { traceBus, tasks, logging, telemetry })
       listeners.push(
         await startListener({
           name,
@@ -146,6 +158,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
       traceBus,
       logging,
       tasks,
+      metrics: telemetry.metrics,
       startedAt,
       version: VERSION,
       shutdown: (reason) => stop(reason),
@@ -177,5 +190,27 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     policies: () => snapshot.policies,
     stop,
     stopped,
+  }
+}
+
+/** The issuers of the configured policies (the JWKS refreshes this proxy counts). */
+function issuersOf(config: Readonly<GatehouseConfig>): string[] {
+  return Object.values(config.policies).flatMap(
+    (p) => p.traffic.jwtAuthentication?.providers.map((provider) => provider.issuer) ?? [],
+  )
+}
+
+/** OpenTelemetry when OTEL_* asks for it; a failure to start it is logged, not fatal. */
+async function tracingOrNone(logging: Logging): Promise<Tracing | undefined> {
+  try {
+    return await startTracing(process.env)
+  } catch (err) {
+    logging
+      .logger('proxy::telemetry')
+      .error(
+        { err: (err as Error).message },
+        'OpenTelemetry tracing was requested (OTEL_* environment) but could not start; running without traces',
+      )
+    return undefined
   }
 }

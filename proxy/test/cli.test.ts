@@ -41,7 +41,7 @@ describe('gatehouse CLI', () => {
     const r = await gatehouse(['--validate', '-f', example])
     expect(r.stderr).toBe('')
     expect(r.stdout).toContain(
-      'configuration is valid (1 gateway(s), 1 route(s), 2 backend(s), 1 policy(ies))',
+      'configuration is valid (1 gateway(s), 1 route(s), 2 backend(s), 2 policy(ies))',
     )
     expect(r.code).toBe(0)
   })

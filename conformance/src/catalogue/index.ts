@@ -4,6 +4,7 @@ import { admin } from './admin.js'
 import { bridged } from './bridged.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
+import { mcpPolicy } from './mcp-policy.js'
 import { transport } from './transport.js'
 
 /** Every requirement, in report order (admin last: its shutdown check ends a run). */
@@ -12,5 +13,6 @@ export const CATALOGUE: readonly Requirement[] = [
   ...bridged,
   ...cors,
   ...transport,
+  ...mcpPolicy,
   ...admin,
 ]

@@ -25,6 +25,10 @@ const LABELS: Record<string, string> = {
   mcp_oauth: 'mcp oauth',
   authentication: 'authentication',
   authorization: 'authorization',
+  mcp_request: 'mcp request',
+  mcp_authorization: 'mcp authorization',
+  rate_limit: 'rate limit',
+  mcp_list_filtered: 'list filtered',
   backend_selected: 'backend',
   backend_response: 'backend response',
   response: 'response',
@@ -70,6 +74,11 @@ export function describeEvent(e: TraceEvent): EventDescription {
     }
     case 'authorization':
       return describeAuthorization(base, d)
+    case 'mcp_request':
+    case 'mcp_authorization':
+    case 'rate_limit':
+    case 'mcp_list_filtered':
+      return describeMcp(e.type, base, d)
     case 'authentication':
       return { ...base, detail: pairs(d), failed: isDenied(d) }
     default:
@@ -106,6 +115,54 @@ function describeAuthorization(
     detail: pairs(rest),
     lines,
     failed: isDenied(d) || lines.some((l) => l.ok === false),
+  }
+}
+
+/** The MCP-aware policy's events (proxy issue #14): one sub-line per message, target or limit. */
+function describeMcp(
+  type: string,
+  base: Pick<EventDescription, 'label' | 'lines' | 'failed'>,
+  d: Record<string, unknown>,
+): EventDescription {
+  const list = (v: unknown) => (Array.isArray(v) ? (v as Array<Record<string, unknown>>) : [])
+  switch (type) {
+    case 'mcp_request': {
+      if (d.error !== undefined) return { ...base, detail: str(d.error), failed: true }
+      const lines = list(d.messages).map((m) => {
+        const target = m.tool ?? m.prompt ?? m.resource
+        const id = m.id === null || m.id === undefined ? '' : ` (id ${str(m.id)})`
+        return { ok: undefined, text: `${str(m.method)}${target ? ` ${str(target)}` : ''}${id}` }
+      })
+      return { ...base, detail: d.batch ? `batch of ${lines.length}` : '1 message', lines }
+    }
+    case 'mcp_authorization': {
+      const lines = list(d.decisions).map((x) => ({
+        ok: typeof x.allowed === 'boolean' ? x.allowed : undefined,
+        text: `${str(x.method)} ${str(x.kind)} ${str(x.name)}`,
+      }))
+      const denied = lines.filter((l) => l.ok === false).length
+      return {
+        ...base,
+        detail: denied > 0 ? `${denied} denied` : 'allowed',
+        lines,
+        failed: denied > 0,
+      }
+    }
+    case 'rate_limit': {
+      const lines = list(d.limits).map((l) => ({
+        ok: l.exceeded !== true,
+        text: `${str(l.name)} ${str(l.remaining)}/${str(l.maxTokens)} left`,
+      }))
+      const admitted = d.admitted !== false
+      return {
+        ...base,
+        detail: admitted ? 'admitted' : `refused, retry after ${str(d.retryAfterSec)} s`,
+        lines,
+        failed: !admitted,
+      }
+    }
+    default:
+      return { ...base, detail: `${str(d.hidden)} ${str(d.kind)} item(s) hidden from a list` }
   }
 }
 

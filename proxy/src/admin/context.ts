@@ -5,6 +5,7 @@
 import type { AuthPolicy } from '../auth/types.js'
 import type { GatehouseConfig } from '../config/schema.js'
 import type { Logging } from '../telemetry/logging.js'
+import type { Metrics } from '../telemetry/metrics.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { TraceBus } from '../telemetry/trace-bus.js'
 
@@ -31,6 +32,8 @@ export interface AdminContext {
   readonly traceBus: TraceBus
   readonly logging: Logging
   readonly tasks: TaskRegistry
+  /** Prometheus metrics served at `/metrics` (issue #14); absent: the endpoint answers 503. */
+  readonly metrics?: Metrics | undefined
   readonly startedAt: Date
   /** Product version (package.json of the proxy). */
   readonly version: string

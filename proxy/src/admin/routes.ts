@@ -8,6 +8,7 @@ import { buildConfigDump } from './config-dump.js'
 import type { AdminContext } from './context.js'
 import { setLogFilter } from './logging.js'
 import { memoryReport } from './memory.js'
+import { serveMetrics } from './metrics.js'
 import { type HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
 import { serveCpuProfile, serveHeapProfile } from './profile-endpoints.js'
 import { tasksReport } from './tasks.js'
@@ -99,6 +100,13 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
             : { status: 200, text: `current log level is ${ctx.logging.filter()}` }
         return sendText(reply, answer.status, answer.text)
       },
+    },
+    {
+      path: '/metrics',
+      methods: ['GET'],
+      description:
+        'Prometheus metrics: requests, auth failures, JWKS refreshes, upstream latency, streams, MCP tool calls',
+      handle: (_request, reply) => serveMetrics(reply, ctx.metrics),
     },
     {
       path: '/memory',

@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs'
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { pino } from 'pino'
 import type { Upstream } from '../dataplane/upstream.js'
+import { jwksRefreshChannel } from '../telemetry/channels.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { maxAgeMs, requestUpstream } from './fetch.js'
 import { type Fetched, RefreshingDocument } from './refreshing-document.js'
@@ -82,6 +83,11 @@ export function loadStaticJwks(jwks: {
   return parseJwks(jwks.inline)
 }
 
+/** Tells telemetry (telemetry/channels.ts) of a refresh; free while nobody subscribes. */
+function publishRefresh(issuer: string, reason: string, ok: boolean): void {
+  if (jwksRefreshChannel.hasSubscribers) jwksRefreshChannel.publish({ issuer, reason, ok })
+}
+
 /** A provider's key set with its refresh machinery. */
 export class KeySet {
   readonly #source: KeySource
@@ -108,8 +114,12 @@ export class KeySet {
         retryMinMs: RETRY_MIN_MS,
         retryMaxMs: RETRY_MAX_MS,
         refreshLoop: true,
-        onUpdate: (jwks, previous, reason) => this.#installed(jwks, previous, reason, log),
+        onUpdate: (jwks, previous, reason) => {
+          this.#installed(jwks, previous, reason, log)
+          publishRefresh(issuer, reason, true)
+        },
         onFailure: (cause, retryInMs, reason) => {
+          publishRefresh(issuer, reason, false)
           if (this.available) {
             log.warn(
               { issuer, url: this.url, cause, reason },

@@ -10,6 +10,7 @@ import type { CompiledRule, GatewayRuntime } from '../dataplane/pipeline.js'
 import { createRouter, type RouteEntry } from '../dataplane/router.js'
 import { createUpstream, type Upstream } from '../dataplane/upstream.js'
 import { ConfigError, type ConfigIssue } from '../errors.js'
+import type { McpRoutePolicy } from '../mcp/route-policy.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { GatehouseConfig } from './schema.js'
@@ -44,7 +45,10 @@ export async function checkCompilable(
   const policies = Object.entries(config.policies)
   if (policies.length > 0) {
     const { checkAuthPolicy } = await authLayer()
-    for (const [name, policy] of policies) issues.push(...checkAuthPolicy(name, policy))
+    const { checkMcpPolicy } = await import('../mcp/route-policy.js')
+    for (const [name, policy] of policies) {
+      issues.push(...checkAuthPolicy(name, policy), ...checkMcpPolicy(name, policy))
+    }
   }
   for (const [name, backend] of Object.entries(config.backends)) {
     try {
@@ -110,6 +114,22 @@ export async function compileSnapshot(
     }
   }
 
+  // One MCP-aware stage per route, shared by its rules and gateways (one set of rate-limit buckets).
+  const mcpOfRoute = new Map<string, McpRoutePolicy | undefined>()
+  const mcpAware = Object.values(config.policies).some(
+    (p) => p.traffic.mcpAuthorization !== undefined || p.traffic.localRateLimit !== undefined,
+  )
+  // Loaded only when a policy asks for it, like the auth layer.
+  const { compileMcpRoutePolicy } = mcpAware
+    ? await import('../mcp/route-policy.js')
+    : { compileMcpRoutePolicy: () => undefined }
+  for (const routeName of mcpAware ? Object.keys(config.routes) : []) {
+    const attached = Object.entries(config.policies)
+      .filter(([, p]) => p.targetRefs.some((ref) => ref.name === routeName))
+      .map(([name, policy]) => ({ name, policy }))
+    mcpOfRoute.set(routeName, compileMcpRoutePolicy(attached))
+  }
+
   const gateways = new Map<string, GatewayRuntime>()
   const routesOf = new Map<string, string[]>()
   for (const gwName of Object.keys(config.gateways)) {
@@ -132,6 +152,7 @@ export async function compileSnapshot(
           cors: corsFilter ? compileCors(corsFilter.cors) : undefined,
           origin: originCheckFor(config, routeName, corsFilter?.cors.allowOrigins),
           policies: policiesOfRoute.get(routeName) ?? [],
+          mcp: mcpOfRoute.get(routeName),
         }
         for (const m of rule.matches)
           entries.push({ type: m.path.type, value: m.path.value, target })

@@ -103,5 +103,37 @@ export function renderConfigReference(): string {
     '|---|---|---|---|',
   ]
   rows(configJsonSchema() as JsonSchema, '', true, out)
+  out.push('', ...MCP_POLICY_EXAMPLE)
   return `${out.join('\n')}\n`
 }
+
+/** A per-tool policy and a rate limit, the fields above in use (issue #14; docs/auth.md). */
+const MCP_POLICY_EXAMPLE = [
+  '## Example: per-tool authorization and a rate limit',
+  '',
+  'A second policy on the MCP route, next to the one with `jwtAuthentication` whose verified claims',
+  'it reads (`jwt`). `mcpAuthorization` lets everyone call `echo` and `progress` and the group',
+  '`admins` everything but `secret://` resources, and hides the rest from `tools/list`;',
+  '`localRateLimit` gives each user 10 calls of each tool, then one every 6 s (429 with',
+  '`Retry-After` beyond). What happens at runtime:',
+  '[auth.md](auth.md#per-tool-authorization-mcpauthorization).',
+  '',
+  '```yaml',
+  'policies:',
+  '  mcp-tools:',
+  '    targetRefs: [{ kind: HTTPRoute, name: mcp }]',
+  '    traffic:',
+  '      mcpAuthorization:',
+  '        rules:',
+  `          - 'mcp.tool.name in ["echo", "progress"]'`,
+  `          - allow: '"admins" in jwt.groups'`,
+  `          - deny: 'mcp.resource.uri.startsWith("secret://")'`,
+  '      localRateLimit:',
+  '        - name: per-user-tool',
+  '          maxTokens: 10',
+  '          tokensPerFill: 1',
+  '          fillInterval: 6s',
+  `          key: 'jwt.sub + "/" + mcp.tool.name'`,
+  `          when: 'mcp.method == "tools/call"'`,
+  '```',
+]

@@ -36,6 +36,12 @@ export interface ForwardInput {
   stripAuthorization: boolean
   /** Header changes from policies (`transformations`), applied after the proxy's own headers. */
   requestHeaders?: HeaderChanges | undefined
+  /** The request body already read by the MCP-aware policy: sent as is instead of `req`. */
+  requestBody?: Buffer | undefined
+  /** Wraps the response body (MCP list filtering); may adjust the headers before they leave. */
+  filterResponse?:
+    | ((body: Readable, headers: Record<string, string | string[] | undefined>) => Readable)
+    | undefined
   log: Logger
   trace?: RequestTrace | undefined
   task?: RequestTask | undefined
@@ -78,24 +84,28 @@ function carriesBody(req: IncomingMessage): boolean {
 /** Sends the request within the time left to its response headers. */
 async function send(
   input: ForwardInput,
-  body: Readable | null,
+  body: Readable | Buffer | null,
   signal: AbortSignal,
   timeLeftMs: number,
 ): Promise<Sent> {
   const { req, res, upstream } = input
-  if (body) continueBody(req, res)
+  if (body && !Buffer.isBuffer(body)) continueBody(req, res)
   const pool = isEventStream(req) ? upstream.streams : upstream.dispatcher
   try {
     const response = await pool.request({
       origin: upstream.origin,
       method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
       path: input.pathAndQuery,
-      headers: upstreamHeaders(
-        req.headers,
-        req.socket.remoteAddress,
-        input.stripAuthorization,
-        input.requestHeaders,
-      ),
+      headers: {
+        ...upstreamHeaders(
+          req.headers,
+          req.socket.remoteAddress,
+          input.stripAuthorization,
+          input.requestHeaders,
+        ),
+        // W3C Trace Context: the gateway's span is the backend's parent (replaces the client's).
+        ...input.trace?.propagation?.(),
+      },
       body,
       signal,
       headersTimeout: Math.max(1, Math.round(timeLeftMs)),
@@ -134,9 +144,9 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
       }
       release = slot.release
     }
-    body = carriesBody(req) ? uploadOf(req) : null
+    body = input.requestBody === undefined && carriesBody(req) ? uploadOf(req) : null
     const timeLeftMs = upstream.responseTimeoutMs - (performance.now() - started)
-    const sent = await send(input, body, abort.signal, timeLeftMs)
+    const sent = await send(input, input.requestBody ?? body, abort.signal, timeLeftMs)
     if (!sent.ok) {
       if (abort.signal.aborted || res.destroyed) return clientGone(input, started)
       return failed(input, mapUpstreamError(sent.error, input.backendName), started, sent.error)
@@ -195,11 +205,12 @@ async function stream(
   })
   input.task?.stage('streaming')
   const headers = downstreamHeaders(response.headers, input.responseHeaders)
+  const body = input.filterResponse?.(response.body, headers) ?? response.body
   try {
-    res.writeHead(response.statusCode, headers)
+    res.writeHead(response.statusCode, headers as Record<string, string | string[]>)
     // Event-stream chunks go out as they arrive: flush the head at once.
     if (contentType.startsWith('text/event-stream')) res.flushHeaders()
-    await pipeTo(response.body, res)
+    await pipeTo(body, res)
   } catch (err) {
     // The client went away or the backend broke mid-stream: nothing more can be sent.
     input.log.debug(
@@ -207,6 +218,7 @@ async function stream(
       'stream ended early',
     )
     response.body.destroy()
+    body.destroy()
     if (!res.destroyed) res.destroy()
   }
   return { kind: 'streamed', status: response.statusCode }

@@ -8,7 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { AuthPolicy } from '../auth/types.js'
 import { RequestError } from '../errors.js'
+import type { McpForward, McpRoutePolicy } from '../mcp/route-policy.js'
 import type { Logging } from '../telemetry/logging.js'
+import type { Telemetry } from '../telemetry/request-observer.js'
 import type { RequestTask, TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace, TraceBus } from '../telemetry/trace-bus.js'
 import { methodNotAllowed, ROUTED_METHODS } from './client-errors.js'
@@ -38,6 +40,8 @@ export interface CompiledRule {
   /** Origin/Host validation (DNS rebinding protection); set on routes carrying an MCP policy. */
   origin: OriginCheck | undefined
   policies: readonly AuthPolicy[]
+  /** The MCP-aware stage (issue #14), on routes whose policies have mcpAuthorization or localRateLimit. */
+  mcp?: McpRoutePolicy | undefined
 }
 
 /** The compiled snapshot of one gateway. */
@@ -51,6 +55,8 @@ export interface PipelineDeps {
   traceBus: TraceBus
   tasks: TaskRegistry
   logging: Logging
+  /** Metrics, access log and OpenTelemetry spans (issue #14); absent: none of them. */
+  telemetry?: Telemetry | undefined
 }
 
 /** One request on its way through the pipeline. */
@@ -73,6 +79,8 @@ export interface RequestContext {
 interface Admitted {
   /** A policy verified a token: the backend does not get it. */
   authenticated: boolean
+  /** The verified claims (the MCP-aware stage reads them). */
+  claims: Readonly<Record<string, unknown>> | undefined
   requestHeaders: HeaderChanges | undefined
 }
 
@@ -139,7 +147,9 @@ export function createPipeline(
     const url = req.url ?? '/'
     const parsed = parseTarget(url)
     const path = parsed.ok ? parsed.target.path : url
-    const trace = traceBus.start(path)
+    const trace = deps.telemetry
+      ? deps.telemetry.observe(traceBus.start(path), req, gw.name, path)
+      : traceBus.start(path)
     const task = tasks.beginRequest(gw.name, connectionId, method, path)
     const started = performance.now()
     let status = 0
@@ -222,7 +232,11 @@ export function createPipeline(
     const refused = checkOrigin(ctx, rule)
     if (refused !== undefined) return refused
     if (rule.policies.length === 0)
-      return forwardTo(ctx, rule, { authenticated: false, requestHeaders: undefined })
+      return forwardTo(ctx, rule, {
+        authenticated: false,
+        claims: undefined,
+        requestHeaders: undefined,
+      })
     return authenticate(ctx, rule)
   }
 
@@ -275,27 +289,43 @@ export function createPipeline(
       }
     }
     ctx.task.stage('auth')
-    const admitted: Admitted = { authenticated: false, requestHeaders: undefined }
+    const admitted: Admitted = {
+      authenticated: false,
+      claims: undefined,
+      requestHeaders: undefined,
+    }
     for (const policy of rule.policies) {
       const result = await policy.authenticate(local)
       if (!result.ok) {
         const denyCors = rule.cors?.response(ctx.req.headers, ['WWW-Authenticate']) ?? {}
         return send(ctx, result.response, denyCors)
       }
-      if (result.claims) admitted.authenticated = true
+      if (result.claims) {
+        admitted.authenticated = true
+        admitted.claims = result.claims
+      }
       if (result.requestHeaders) {
         admitted.requestHeaders ??= { set: {}, remove: [] }
         admitted.requestHeaders.remove.push(...result.requestHeaders.remove)
         Object.assign(admitted.requestHeaders.set, result.requestHeaders.set)
       }
     }
-    return forwardTo(ctx, rule, admitted)
+    if (!rule.mcp) return forwardTo(ctx, rule, admitted)
+    // MCP-aware policy (issue #14): per-tool authorization and rate limits on the JSON-RPC body.
+    ctx.task.stage('mcp_policy')
+    const verdict = await rule.mcp.inspect(local, admitted.claims)
+    if ('response' in verdict) {
+      const exposed = verdict.expose && rule.cors?.response(ctx.req.headers, verdict.expose)
+      return send(ctx, verdict.response, exposed || ctx.cors)
+    }
+    return forwardTo(ctx, rule, admitted, verdict.forward)
   }
 
   async function forwardTo(
     ctx: RequestContext,
     rule: CompiledRule,
     admitted: Admitted,
+    mcp?: McpForward,
   ): Promise<number> {
     const result = await forward({
       req: ctx.req,
@@ -303,9 +333,16 @@ export function createPipeline(
       backendName: rule.backend,
       upstream: rule.upstream,
       pathAndQuery: ctx.path + ctx.query,
-      responseHeaders: ctx.cors,
+      responseHeaders: mcp?.responseHeaders ? { ...ctx.cors, ...mcp.responseHeaders } : ctx.cors,
       stripAuthorization: admitted.authenticated,
-      requestHeaders: admitted.requestHeaders,
+      requestHeaders: mcp?.requestHeaders
+        ? {
+            set: { ...admitted.requestHeaders?.set, ...mcp.requestHeaders },
+            remove: admitted.requestHeaders?.remove ?? [],
+          }
+        : admitted.requestHeaders,
+      requestBody: mcp?.body,
+      filterResponse: mcp?.filterResponse,
       log: httpLog as Logger,
       trace: ctx.trace,
       task: ctx.task,

@@ -12,6 +12,7 @@ export type RequestStage =
   | 'auth'
   | 'jwks_fetch'
   | 'authorization'
+  | 'mcp_policy'
   | 'upstream_wait'
   | 'streaming'
   | 'responding'

@@ -16,8 +16,12 @@ export const TRACE_EVENT_TYPES = [
   'mcp_oauth',
   'authentication',
   'authorization',
+  'mcp_request',
+  'mcp_authorization',
+  'rate_limit',
   'backend_selected',
   'backend_response',
+  'mcp_list_filtered',
   'response',
   'request_finished',
 ] as const
@@ -45,6 +49,11 @@ export interface RequestTrace {
   event(type: TraceEventType, data?: Record<string, unknown>): void
   /** Records `request_finished` and ends every watcher's stream. Idempotent. */
   finish(data?: Record<string, unknown>): void
+  /**
+   * Headers that carry the request's distributed-trace context to the backend (W3C
+   * `traceparent`), when OpenTelemetry records the request (telemetry/otel.ts).
+   */
+  propagation?(): Record<string, string> | undefined
 }
 
 interface Watcher {

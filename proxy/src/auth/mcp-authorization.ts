@@ -1,0 +1,205 @@
+/**
+ * Per-tool authorization (issue #14): `traffic.mcpAuthorization.rules`, named and shaped after
+ * agentgateway's `mcpAuthorization` — CEL over the verified claims (`jwt`) and the MCP request
+ * (`mcp`), each rule a plain expression (an allow rule) or `{allow|deny|require: <expression>}`.
+ * It decides for each tool, prompt and resource a request names (`tools/call`, `prompts/get`,
+ * `resources/read|subscribe|unsubscribe`) and for each item of a list result.
+ *
+ * Decision, as agentgateway's rule sets: no rule → allowed; a matching deny rule → denied; a
+ * require rule that does not hold → denied; a matching allow rule → allowed; otherwise denied when
+ * there is any allow rule (an allow list: a tool, prompt or resource no allow rule names is
+ * refused), allowed when there is none (a deny list).
+ *
+ * Two differences keep it fail closed and usable together. An expression that cannot be evaluated
+ * (a missing claim, a type error) counts against the request: an allow rule does not match, a
+ * require rule does not hold, a deny rule matches. And a deny or require rule that names
+ * `mcp.tool`, `mcp.prompt` or `mcp.resource` applies only to those kinds of target, so
+ * `deny: mcp.tool.name == "x"` does not deny every prompt (on which `mcp.tool` does not exist).
+ */
+import { parse } from '@marcbachmann/cel-js'
+import type { McpTarget, TargetKind } from '../mcp/json-rpc.js'
+
+/** One configured rule: a plain expression is an allow rule. */
+export type McpRuleConfig = string | { allow: string } | { deny: string } | { require: string }
+
+/** How a rule takes part in the decision. */
+export type RuleMode = 'allow' | 'deny' | 'require'
+
+/** The CEL variable `mcp`: the method and the target a request names. */
+export interface McpCelValue {
+  method: string
+  tool?: { name: string; arguments?: Readonly<Record<string, unknown>> }
+  prompt?: { name: string }
+  /** `name` repeats `uri`, as agentgateway's `mcp.resource.name` is the resource's URI. */
+  resource?: { uri: string; name: string }
+}
+
+/** Builds the `mcp` CEL value of a method and its target. */
+export function mcpCelValue(method: string, target: McpTarget | undefined): McpCelValue {
+  if (!target) return { method }
+  switch (target.kind) {
+    case 'tool':
+      return {
+        method,
+        tool: target.arguments
+          ? { name: target.name, arguments: target.arguments }
+          : { name: target.name },
+      }
+    case 'prompt':
+      return { method, prompt: { name: target.name } }
+    case 'resource':
+      return { method, resource: { uri: target.name, name: target.name } }
+  }
+}
+
+/** The outcome of one rule for one target (trace, `/config_dump`). */
+export interface McpRuleResult {
+  mode: RuleMode
+  expression: string
+  /** Whether the rule took part: a deny or require rule naming other kinds of target does not. */
+  applies: boolean
+  matched: boolean
+  error?: string
+}
+
+/** Compiled `mcpAuthorization` rules of a route (every policy on it, merged). */
+export interface McpAuthorization {
+  readonly rules: ReadonlyArray<{ mode: RuleMode; expression: string }>
+  /** Whether the caller with `claims` may use `target` (requested with `method`). */
+  allows(claims: Readonly<Record<string, unknown>>, method: string, target: McpTarget): boolean
+  /** The same decision with every rule's outcome, for the trace. */
+  explain(
+    claims: Readonly<Record<string, unknown>>,
+    method: string,
+    target: McpTarget,
+  ): { allowed: boolean; rules: McpRuleResult[] }
+}
+
+interface CompiledRule {
+  mode: RuleMode
+  expression: string
+  run: ReturnType<typeof parse>
+  /** Kinds of target the expression names; empty: it names none and applies to all. */
+  kinds: ReadonlySet<TargetKind>
+  /** Whether the outcome may depend on tool arguments (then it is never cached). */
+  usesArguments: boolean
+}
+
+const KINDS = new Set<string>(['tool', 'prompt', 'resource'])
+
+/** The kinds of target an expression reads (`mcp.tool…`, `has(mcp.prompt)`, …). */
+function targetKinds(ast: unknown, found: Set<TargetKind>): void {
+  if (Array.isArray(ast)) {
+    for (const a of ast) targetKinds(a, found)
+    return
+  }
+  if (typeof ast !== 'object' || ast === null) return
+  const node = ast as { op?: unknown; args?: unknown }
+  if (node.op === '.' && Array.isArray(node.args)) {
+    const [object, field] = node.args as [{ op?: unknown; args?: unknown }, unknown]
+    if (object?.op === 'id' && object.args === 'mcp' && typeof field === 'string') {
+      if (KINDS.has(field)) found.add(field as TargetKind)
+    }
+  }
+  targetKinds(node.args, found)
+}
+
+function modeOf(rule: McpRuleConfig): { mode: RuleMode; expression: string } {
+  if (typeof rule === 'string') return { mode: 'allow', expression: rule }
+  if ('allow' in rule) return { mode: 'allow', expression: rule.allow }
+  if ('deny' in rule) return { mode: 'deny', expression: rule.deny }
+  return { mode: 'require', expression: rule.require }
+}
+
+/**
+ * Compiles rules (of every policy on a route, in order: merging rule sets is concatenation).
+ * @throws Error `rules[i]: invalid CEL "…": …` for the first rule that does not parse.
+ */
+export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAuthorization {
+  const compiled: CompiledRule[] = rules.map((rule, i) => {
+    const { mode, expression } = modeOf(rule)
+    let run: ReturnType<typeof parse>
+    try {
+      run = parse(expression)
+    } catch (err) {
+      throw new Error(`rules[${i}]: invalid CEL "${expression}": ${(err as Error).message}`)
+    }
+    const kinds = new Set<TargetKind>()
+    targetKinds(run.ast, kinds)
+    return { mode, expression, run, kinds, usesArguments: expression.includes('arguments') }
+  })
+  const hasAllow = compiled.some((r) => r.mode === 'allow')
+  const cacheable = !compiled.some((r) => r.usesArguments)
+  /** Decisions per claims object (one per cached token) and target: rules see nothing else. */
+  const cache = new WeakMap<object, Map<string, boolean>>()
+
+  function evaluate(rule: CompiledRule, activation: Record<string, unknown>): McpRuleResult {
+    const base = { mode: rule.mode, expression: rule.expression, applies: true }
+    try {
+      const v = rule.run(activation)
+      if (typeof v !== 'boolean') {
+        return { ...base, matched: rule.mode === 'deny', error: `evaluated to ${typeof v}` }
+      }
+      return { ...base, matched: v }
+    } catch (err) {
+      // Fail closed: an undecidable allow or require rule does not hold, a deny rule matches.
+      return { ...base, matched: rule.mode === 'deny', error: (err as Error).message }
+    }
+  }
+
+  function decide(
+    claims: Readonly<Record<string, unknown>>,
+    method: string,
+    target: McpTarget,
+    all: boolean,
+  ): { allowed: boolean; rules: McpRuleResult[] } {
+    const activation = { jwt: claims, mcp: mcpCelValue(method, target) }
+    const results: McpRuleResult[] = []
+    let denied = false
+    let allowed = false
+    for (const rule of compiled) {
+      if (rule.mode !== 'allow' && rule.kinds.size > 0 && !rule.kinds.has(target.kind)) {
+        if (all) {
+          results.push({
+            mode: rule.mode,
+            expression: rule.expression,
+            applies: false,
+            matched: false,
+          })
+        }
+        continue
+      }
+      if (!all && (denied || (allowed && rule.mode === 'allow'))) continue
+      const r = evaluate(rule, activation)
+      results.push(r)
+      if (rule.mode === 'deny' && r.matched) denied = true
+      else if (rule.mode === 'require' && !r.matched) denied = true
+      else if (rule.mode === 'allow' && r.matched) allowed = true
+    }
+    return { allowed: !denied && (allowed || !hasAllow), rules: results }
+  }
+
+  return {
+    rules: compiled.map(({ mode, expression }) => ({ mode, expression })),
+    allows(claims, method, target) {
+      if (compiled.length === 0) return true
+      if (!cacheable) return decide(claims, method, target, false).allowed
+      let byTarget = cache.get(claims)
+      const key = `${target.kind}\u0000${method}\u0000${target.name}`
+      const hit = byTarget?.get(key)
+      if (hit !== undefined) return hit
+      const allowed = decide(claims, method, target, false).allowed
+      if (!byTarget) {
+        byTarget = new Map()
+        cache.set(claims, byTarget)
+      }
+      // Bounded: a client listing or calling many names cannot grow it without end.
+      if (byTarget.size >= 1024) byTarget.clear()
+      byTarget.set(key, allowed)
+      return allowed
+    },
+    explain(claims, method, target) {
+      return decide(claims, method, target, true)
+    },
+  }
+}

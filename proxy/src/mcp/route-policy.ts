@@ -1,0 +1,350 @@
+/**
+ * The MCP-aware stage of a route (issue #14): after authentication, it reads the JSON-RPC body of
+ * `POST /mcp` (bounded), checks the `Mcp-Method`/`Mcp-Name` headers against it, authorizes each
+ * tool, prompt and resource it names (`mcpAuthorization`), applies the rate limits
+ * (`localRateLimit`), and hands the dataplane what forwarding needs: the body as read (sent byte
+ * for byte), response headers (RateLimit) and a filter for list results in the response stream.
+ *
+ * Answers of its own: 413 for a body above {@link MCP_MAX_BODY_BYTES}, 400 with a JSON-RPC error
+ * for a body that is not JSON-RPC or whose headers contradict it, 200 with a JSON-RPC error for a
+ * denied call (MCP 2025-06-18 Tools §Error Handling: an unknown tool is a protocol error, -32602;
+ * Resources: -32002), worded as the MCP SDK words an unknown name so that a denied tool and a
+ * missing one look alike — it is hidden from the lists too — and 429 with Retry-After and RateLimit
+ * headers when a limit is spent.
+ */
+import type { Readable } from 'node:stream'
+import { compileMcpAuthorization, type McpAuthorization } from '../auth/mcp-authorization.js'
+import { durationMs } from '../config/duration.js'
+import type { PolicyConfig } from '../config/schema.js'
+import {
+  errorResponse,
+  type LocalRequest,
+  type LocalResponse,
+} from '../dataplane/local-response.js'
+import type { ConfigIssue } from '../errors.js'
+import {
+  compileRateLimits,
+  type LocalRateLimitConfig,
+  type RateLimiter,
+  rateLimitHeaders,
+} from '../ratelimit/local-rate-limit.js'
+import type { RequestTrace } from '../telemetry/trace-bus.js'
+import { checkMirroredHeaders } from './headers.js'
+import {
+  isMcpBodyError,
+  MCP_MAX_BODY_BYTES,
+  type McpBodyError,
+  type McpMessage,
+  type McpTarget,
+  parseMcpBody,
+  RPC_ERROR,
+  rpcError,
+} from './json-rpc.js'
+import { type ListTargets, listTargetsOf } from './list-filter.js'
+import { filterResponseBody } from './response-filter.js'
+
+/** What forwarding a request needs from the MCP stage. */
+export interface McpForward {
+  /** The body as read, sent to the backend unchanged instead of the (consumed) request stream. */
+  body?: Buffer
+  /** Headers set on the request to the backend. */
+  requestHeaders?: Record<string, string>
+  /** Headers added to the response (RateLimit). */
+  responseHeaders?: Record<string, string>
+  /** Wraps the backend's response body (list filtering); may adjust `headers` before they leave. */
+  filterResponse?: (
+    body: Readable,
+    headers: Record<string, string | string[] | undefined>,
+  ) => Readable
+}
+
+/**
+ * The stage's verdict: answer the request itself (with the response headers a browser client
+ * must be able to read, for `Access-Control-Expose-Headers`), or forward it.
+ */
+export type McpVerdict =
+  | { response: LocalResponse; expose?: readonly string[] }
+  | { forward: McpForward }
+
+/** What a browser client reads of a 429 (Fetch: not CORS-safelisted response headers). */
+const RATE_LIMIT_EXPOSED = ['Retry-After', 'RateLimit', 'RateLimit-Policy'] as const
+
+/** The request as the stage sees it. */
+export type McpStageRequest = Pick<LocalRequest, 'method' | 'path' | 'headersDistinct' | 'body'> & {
+  trace?: RequestTrace | undefined
+}
+
+/** The method that uses a listed item: what the item is judged as. */
+const USE_METHOD = {
+  tool: 'tools/call',
+  prompt: 'prompts/get',
+  resource: 'resources/read',
+} as const
+
+/** Claims seen by rules when the request carries no verified token (Optional mode). */
+const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({})
+
+/** Whether a policy asks for the MCP-aware stage. */
+function isMcpAware(policy: PolicyConfig): boolean {
+  return (
+    policy.traffic.mcpAuthorization !== undefined || policy.traffic.localRateLimit !== undefined
+  )
+}
+
+function limitsOf(name: string, policy: PolicyConfig): LocalRateLimitConfig[] {
+  return (policy.traffic.localRateLimit ?? []).map((l, i) => ({
+    name: l.name ?? `${name}-${i}`,
+    maxTokens: l.maxTokens,
+    tokensPerFill: l.tokensPerFill,
+    fillIntervalMs: durationMs(l.fillInterval),
+    key: l.key,
+    when: l.when,
+  }))
+}
+
+/**
+ * Static checks (CEL syntax) of a policy's MCP sections, for start-up and `gatehouse --validate`.
+ */
+export function checkMcpPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  const base = `policies.${name}.traffic`
+  policy.traffic.mcpAuthorization?.rules.forEach((rule, i) => {
+    try {
+      compileMcpAuthorization([rule])
+    } catch (err) {
+      issues.push({
+        path: `${base}.mcpAuthorization.rules[${i}]`,
+        message: (err as Error).message.replace(/^rules\[0\]: /, ''),
+      })
+    }
+  })
+  limitsOf(name, policy).forEach((limit, i) => {
+    try {
+      compileRateLimits([limit])
+    } catch (err) {
+      const m = /^\[0\]\.(\w+): (.*)$/s.exec((err as Error).message)
+      issues.push({
+        path: `${base}.localRateLimit[${i}]${m ? `.${m[1]}` : ''}`,
+        message: m?.[2] ?? (err as Error).message,
+      })
+    }
+  })
+  const names = new Set<string>()
+  limitsOf(name, policy).forEach((limit, i) => {
+    if (names.has(limit.name)) {
+      issues.push({
+        path: `${base}.localRateLimit[${i}].name`,
+        message: `the name "${limit.name}" is used twice; each limit needs its own`,
+      })
+    }
+    names.add(limit.name)
+  })
+  return issues
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): LocalResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+    body,
+  }
+}
+
+function refusal(err: McpBodyError): LocalResponse {
+  return json(400, rpcError(err.id, err.code, err.message))
+}
+
+/** The JSON-RPC error for a denied target, worded as for a name the server does not have. */
+function deniedError(message: McpMessage, target: McpTarget) {
+  switch (target.kind) {
+    case 'tool':
+      return rpcError(message.id, RPC_ERROR.invalidParams, `Tool ${target.name} not found`)
+    case 'prompt':
+      return rpcError(message.id, RPC_ERROR.invalidParams, `Prompt ${target.name} not found`)
+    case 'resource':
+      return rpcError(message.id, RPC_ERROR.resourceNotFound, `Resource ${target.name} not found`)
+  }
+}
+
+/** The compiled MCP-aware policy of one route (every MCP-aware policy attached to it). */
+export class McpRoutePolicy {
+  readonly policies: readonly string[]
+  readonly authorization: McpAuthorization | undefined
+  readonly rateLimiter: RateLimiter | undefined
+
+  constructor(entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>) {
+    this.policies = entries.map((e) => e.name)
+    const rules = entries.flatMap((e) => e.policy.traffic.mcpAuthorization?.rules ?? [])
+    const hasAuthz = entries.some((e) => e.policy.traffic.mcpAuthorization !== undefined)
+    this.authorization = hasAuthz ? compileMcpAuthorization(rules) : undefined
+    const limits = entries.flatMap((e) => limitsOf(e.name, e.policy))
+    this.rateLimiter = limits.length > 0 ? compileRateLimits(limits) : undefined
+  }
+
+  /**
+   * Judges one request after authentication.
+   * @param claims - the verified claims, `undefined` without a token (Optional mode, no JWT policy).
+   */
+  async inspect(
+    req: McpStageRequest,
+    claims: Readonly<Record<string, unknown>> | undefined,
+  ): Promise<McpVerdict> {
+    const jwt = claims ?? NO_CLAIMS
+    const trace = req.trace
+    const forward: McpForward = {}
+    let messages: readonly McpMessage[] = []
+    if (req.method === 'POST' && !req.path.startsWith('/.well-known/')) {
+      let body: Buffer
+      try {
+        body = await req.body(MCP_MAX_BODY_BYTES)
+      } catch (err) {
+        if ((err as { status?: number }).status !== 413) throw err
+        trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
+        return {
+          response: json(
+            413,
+            rpcError(
+              null,
+              RPC_ERROR.invalidRequest,
+              `Request body above ${MCP_MAX_BODY_BYTES} bytes: the gateway reads MCP requests to apply its policy`,
+            ),
+          ),
+        }
+      }
+      forward.body = body
+      const parsed = parseMcpBody(body)
+      if (isMcpBodyError(parsed)) {
+        trace?.event('mcp_request', { error: parsed.message, code: parsed.code })
+        return { response: refusal(parsed) }
+      }
+      messages = parsed.messages
+      trace?.event('mcp_request', {
+        batch: parsed.batch,
+        messages: messages.map((m) => ({
+          type: m.type,
+          method: m.method,
+          id: m.id ?? null,
+          ...(m.target ? { [m.target.kind]: m.target.name } : {}),
+        })),
+      })
+      const mismatch = checkMirroredHeaders(req.headersDistinct, parsed)
+      if (mismatch) {
+        trace?.event('mcp_request', { error: mismatch.message, code: mismatch.code })
+        return { response: refusal(mismatch) }
+      }
+      const denial = this.#authorize(jwt, messages, parsed.batch, trace)
+      if (denial) return { response: denial }
+    }
+
+    if (this.rateLimiter) {
+      const decision = this.rateLimiter.admit(jwt, messages)
+      const headers = rateLimitHeaders(decision)
+      trace?.event('rate_limit', {
+        admitted: decision.admitted,
+        retryAfterSec: decision.retryAfterSec,
+        limits: decision.limits,
+      })
+      if (!decision.admitted) {
+        const spent = decision.limits.filter((l) => l.exceeded).map((l) => l.name)
+        return {
+          response: errorResponse(
+            429,
+            'rate_limited',
+            `rate limit ${spent.join(', ')} exceeded; retry after ${decision.retryAfterSec} s`,
+            headers,
+          ),
+          expose: RATE_LIMIT_EXPOSED,
+        }
+      }
+      forward.responseHeaders = headers
+    }
+
+    const targets = this.#listTargets(req.method, messages)
+    const authorization = this.authorization
+    if (targets && authorization) {
+      forward.requestHeaders = { 'accept-encoding': 'identity' }
+      forward.filterResponse = (body, headers) =>
+        filterResponseBody(body, headers, {
+          targets,
+          // An item is visible when the request that uses it would be allowed.
+          visible: (kind, name) => authorization.allows(jwt, USE_METHOD[kind], { kind, name }),
+          onHidden: (kind, hidden) => trace?.event('mcp_list_filtered', { kind, hidden }),
+        })
+    }
+    return { forward }
+  }
+
+  /** Which responses to filter: the list requests of a POST, any list result on a GET stream. */
+  #listTargets(method: string, messages: readonly McpMessage[]): ListTargets | undefined {
+    if (!this.authorization || this.authorization.rules.length === 0) return undefined
+    if (method === 'GET') return 'any'
+    const targets = listTargetsOf(messages)
+    return targets.size > 0 ? targets : undefined
+  }
+
+  /** The JSON-RPC answer refusing the body when a message names a denied target. */
+  #authorize(
+    jwt: Readonly<Record<string, unknown>>,
+    messages: readonly McpMessage[],
+    batch: boolean,
+    trace: RequestTrace | undefined,
+  ): LocalResponse | undefined {
+    const authorization = this.authorization
+    if (!authorization || authorization.rules.length === 0) return undefined
+    const denied = new Map<McpMessage, McpTarget>()
+    const decisions: Array<Record<string, unknown>> = []
+    for (const m of messages) {
+      if (m.type !== 'request' || !m.target) continue
+      const allowed = authorization.allows(jwt, m.method, m.target)
+      if (!allowed) denied.set(m, m.target)
+      decisions.push({
+        method: m.method,
+        kind: m.target.kind,
+        name: m.target.name,
+        allowed,
+        // Why, rule by rule, only for a denial (the full evaluation costs more than the decision).
+        ...(allowed ? {} : { rules: authorization.explain(jwt, m.method, m.target).rules }),
+      })
+    }
+    if (decisions.length > 0) trace?.event('mcp_authorization', { decisions })
+    if (denied.size === 0) return undefined
+    const answers = messages
+      .filter((m) => m.type === 'request')
+      .map((m) => {
+        const target = denied.get(m)
+        return target
+          ? deniedError(m, target)
+          : rpcError(
+              m.id,
+              -32000,
+              'Request not forwarded: the gateway refused another request of this batch',
+            )
+      })
+    return json(200, batch ? answers : answers[0])
+  }
+
+  /** A view for `/config_dump`. */
+  dump(): Record<string, unknown> {
+    return {
+      policies: this.policies,
+      mcpAuthorization: this.authorization ? { rules: this.authorization.rules } : null,
+      localRateLimit: this.rateLimiter
+        ? this.rateLimiter.limits.map((l) => ({
+            ...l,
+            trackedKeys: this.rateLimiter?.sizes()[l.name],
+          }))
+        : null,
+    }
+  }
+}
+
+/**
+ * The MCP-aware policy of a route, from the policies attached to it; `undefined` when none of them
+ * has `mcpAuthorization` or `localRateLimit` (the route then forwards without reading bodies).
+ */
+export function compileMcpRoutePolicy(
+  entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>,
+): McpRoutePolicy | undefined {
+  const aware = entries.filter((e) => isMcpAware(e.policy))
+  return aware.length > 0 ? new McpRoutePolicy(aware) : undefined
+}

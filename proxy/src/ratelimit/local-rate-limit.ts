@@ -1,0 +1,262 @@
+/**
+ * `traffic.localRateLimit` (issue #14; fields after agentgateway's `localRateLimit`): token
+ * buckets keyed by a CEL expression over the verified claims (`jwt`) and the MCP request (`mcp`),
+ * e.g. `jwt.sub + "/" + mcp.tool.name` for a limit per user and tool, applied to the messages a
+ * `when` expression selects (default: every message).
+ *
+ * Each JSON-RPC message of a `POST /mcp` takes one token from each limit that selects it (a batch
+ * of five calls takes five); a request with no message (GET, DELETE) counts as one message with
+ * `mcp.method == ""`. A request is admitted only when every bucket it needs holds enough tokens,
+ * and then takes them all; otherwise nothing is taken and it is answered 429.
+ *
+ * Fail closed: a `when` that cannot be evaluated selects the message, and a `key` that cannot be
+ * evaluated (a missing claim) counts against one shared bucket of that limit, so a request never
+ * escapes a limit by lacking what its key reads.
+ */
+import { createHash } from 'node:crypto'
+import { parse } from '@marcbachmann/cel-js'
+import { type McpCelValue, mcpCelValue } from '../auth/mcp-authorization.js'
+import type { McpMessage } from '../mcp/json-rpc.js'
+import { type BucketState, TokenBuckets } from './token-bucket.js'
+
+/** A configured limit, validated. */
+export interface LocalRateLimitConfig {
+  /** Name in the RateLimit headers and metrics. */
+  name: string
+  maxTokens: number
+  tokensPerFill: number
+  fillIntervalMs: number
+  /** CEL; default: one bucket for the route. */
+  key?: string | undefined
+  /** CEL; default: every message. */
+  when?: string | undefined
+}
+
+/** One limit's part in a decision, for the RateLimit headers. */
+export interface LimitOutcome {
+  name: string
+  maxTokens: number
+  /** Seconds to refill an empty bucket (RateLimit-Policy `w`). */
+  windowSec: number
+  /** Tokens left in the emptiest bucket the request used. */
+  remaining: number
+  /** Seconds until that bucket gains tokens again (0 when full). */
+  resetSec: number
+  /** Whether this limit refused the request. */
+  exceeded: boolean
+}
+
+/** The decision for one request. */
+export interface RateLimitDecision {
+  admitted: boolean
+  /** Seconds to wait before retrying (Retry-After), when refused. */
+  retryAfterSec: number
+  /** The limits that selected at least one message. */
+  limits: LimitOutcome[]
+}
+
+/** The CEL activation of one message. */
+interface Activation {
+  jwt: Readonly<Record<string, unknown>>
+  mcp: McpCelValue
+}
+
+/** Bucket key of a message whose `key` expression failed: shared by all such messages. */
+const UNKEYED = '\u0000unkeyed'
+
+function compile(expression: string, field: string, index: number): ReturnType<typeof parse> {
+  try {
+    return parse(expression)
+  } catch (err) {
+    throw new Error(`[${index}].${field}: invalid CEL "${expression}": ${(err as Error).message}`)
+  }
+}
+
+function keyText(v: unknown): string | undefined {
+  let text: string | undefined
+  if (typeof v === 'string') text = v
+  else if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean')
+    text = String(v)
+  if (text === undefined) return undefined
+  // Long keys are hashed: the key is attacker-influenced (a tool name), memory is not.
+  return text.length <= 256 ? text : `#${createHash('sha256').update(text).digest('base64url')}`
+}
+
+class Limit {
+  readonly config: LocalRateLimitConfig
+  readonly buckets: TokenBuckets
+  readonly #key: ReturnType<typeof parse> | undefined
+  readonly #when: ReturnType<typeof parse> | undefined
+  /**
+   * The bucket key (or `null`: not selected) per claims object (one per cached token) and
+   * message: `when` and `key` see nothing else, unless they read tool arguments.
+   */
+  readonly #cache: WeakMap<object, Map<string, string | null>> | undefined
+
+  constructor(config: LocalRateLimitConfig, index: number, now?: () => number) {
+    this.config = config
+    this.buckets = new TokenBuckets(config, now ? { now } : {})
+    this.#key = config.key ? compile(config.key, 'key', index) : undefined
+    this.#when = config.when ? compile(config.when, 'when', index) : undefined
+    const usesArguments = `${config.key ?? ''} ${config.when ?? ''}`.includes('arguments')
+    this.#cache = usesArguments ? undefined : new WeakMap()
+  }
+
+  /** The bucket key of a message, or `null` when `when` does not select it. */
+  keyFor(claims: Readonly<Record<string, unknown>>, m: McpMessage): string | null {
+    const slot = `${m.method}\u0000${m.target?.kind ?? ''}\u0000${m.target?.name ?? ''}`
+    let byMessage = this.#cache?.get(claims)
+    const hit = byMessage?.get(slot)
+    if (hit !== undefined) return hit
+    const a: Activation = { jwt: claims, mcp: mcpCelValue(m.method, m.target) }
+    const key = this.selects(a) ? this.keyOf(a) : null
+    if (this.#cache) {
+      if (!byMessage) {
+        byMessage = new Map()
+        this.#cache.set(claims, byMessage)
+      }
+      // Bounded: a client sending many names cannot grow it without end.
+      if (byMessage.size >= 1024) byMessage.clear()
+      byMessage.set(slot, key)
+    }
+    return key
+  }
+
+  selects(a: Activation): boolean {
+    if (!this.#when) return true
+    try {
+      return this.#when(a) !== false
+    } catch {
+      return true
+    }
+  }
+
+  keyOf(a: Activation): string {
+    if (!this.#key) return ''
+    try {
+      return keyText(this.#key(a)) ?? UNKEYED
+    } catch {
+      return UNKEYED
+    }
+  }
+
+  get windowSec(): number {
+    const { maxTokens, tokensPerFill, fillIntervalMs } = this.config
+    return Math.ceil((Math.ceil(maxTokens / tokensPerFill) * fillIntervalMs) / 1000)
+  }
+
+  /** Milliseconds until `key` holds `n` tokens (Infinity: it never can). */
+  waitMs(state: BucketState, n: number): number {
+    const { maxTokens, tokensPerFill, fillIntervalMs } = this.config
+    if (n > maxTokens) return Number.POSITIVE_INFINITY
+    const missing = n - state.tokens
+    if (missing <= 0) return 0
+    return state.nextFillMs + (Math.ceil(missing / tokensPerFill) - 1) * fillIntervalMs
+  }
+}
+
+/** The compiled limits of a route (every policy on it). */
+export interface RateLimiter {
+  readonly limits: readonly LocalRateLimitConfig[]
+  /** Decides for one request and, when admitted, takes its tokens. */
+  admit(
+    claims: Readonly<Record<string, unknown>>,
+    messages: readonly McpMessage[],
+  ): RateLimitDecision
+  /** Keys tracked per limit (`/config_dump`). */
+  sizes(): Record<string, number>
+}
+
+const NO_MESSAGE: readonly McpMessage[] = [
+  { type: 'request', id: undefined, method: '', target: undefined },
+]
+
+/**
+ * Compiles limits.
+ * @param now - clock for the buckets (tests).
+ * @throws Error `[i].key: invalid CEL "…"` naming the first expression that does not parse.
+ */
+export function compileRateLimits(
+  configs: readonly LocalRateLimitConfig[],
+  now?: () => number,
+): RateLimiter {
+  const limits = configs.map((c, i) => new Limit(c, i, now))
+  return {
+    limits: configs,
+    admit(claims, messages) {
+      const wanted = new Map<Limit, Map<string, number>>()
+      for (const m of messages.length > 0 ? messages : NO_MESSAGE) {
+        for (const limit of limits) {
+          const key = limit.keyFor(claims, m)
+          if (key === null) continue
+          let keys = wanted.get(limit)
+          if (!keys) {
+            keys = new Map()
+            wanted.set(limit, keys)
+          }
+          keys.set(key, (keys.get(key) ?? 0) + 1)
+        }
+      }
+      let retryMs = 0
+      const refused = new Set<Limit>()
+      for (const [limit, keys] of wanted) {
+        for (const [key, n] of keys) {
+          const wait = limit.waitMs(limit.buckets.peek(key), n)
+          if (wait > 0) {
+            refused.add(limit)
+            retryMs = Math.max(retryMs, wait)
+          }
+        }
+      }
+      const admitted = refused.size === 0
+      const outcomes: LimitOutcome[] = []
+      for (const [limit, keys] of wanted) {
+        let remaining = Number.POSITIVE_INFINITY
+        let resetMs = 0
+        for (const [key, n] of keys) {
+          const state = admitted ? limit.buckets.take(key, n) : limit.buckets.peek(key)
+          if (state.tokens < remaining) {
+            remaining = state.tokens
+            resetMs = state.nextFillMs
+          }
+        }
+        outcomes.push({
+          name: limit.config.name,
+          maxTokens: limit.config.maxTokens,
+          windowSec: limit.windowSec,
+          remaining: refused.has(limit) ? 0 : remaining,
+          resetSec: Math.ceil(resetMs / 1000),
+          exceeded: refused.has(limit),
+        })
+      }
+      const retryAfterSec = admitted
+        ? 0
+        : Number.isFinite(retryMs)
+          ? Math.max(1, Math.ceil(retryMs / 1000))
+          : Math.max(...outcomes.filter((o) => o.exceeded).map((o) => o.windowSec), 1)
+      return { admitted, retryAfterSec, limits: outcomes }
+    },
+    sizes() {
+      return Object.fromEntries(limits.map((l) => [l.config.name, l.buckets.size]))
+    },
+  }
+}
+
+/**
+ * The RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10 §3, §4) of a
+ * decision, plus Retry-After (RFC 9110 §10.2.3) when it refused the request.
+ */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  if (decision.limits.length === 0) return {}
+  const q = (name: string) => `"${name.replace(/["\\]/g, '')}"`
+  const headers: Record<string, string> = {
+    'ratelimit-policy': decision.limits
+      .map((l) => `${q(l.name)};q=${l.maxTokens};w=${l.windowSec}`)
+      .join(', '),
+    ratelimit: decision.limits
+      .map((l) => `${q(l.name)};r=${l.remaining};t=${l.resetSec}`)
+      .join(', '),
+  }
+  if (!decision.admitted) headers['retry-after'] = String(decision.retryAfterSec)
+  return headers
+}

@@ -1,0 +1,16 @@
+/**
+ * Diagnostics channels (`node:diagnostics_channel`) through which deep parts of the proxy report
+ * to telemetry without being wired to it, as undici and fastify do: publishing costs nothing while
+ * nobody subscribes, and a module such as the key set needs no metrics object passed down to it.
+ */
+import { channel } from 'node:diagnostics_channel'
+
+/** A JWKS fetch ended (`start`, `interval` or `unknown kid`). */
+export interface JwksRefreshMessage {
+  issuer: string
+  reason: string
+  ok: boolean
+}
+
+/** Published by the key set after every remote fetch. */
+export const jwksRefreshChannel = channel('gatehouse:jwks:refresh')

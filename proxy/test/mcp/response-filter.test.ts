@@ -1,0 +1,223 @@
+import { once } from 'node:events'
+import { PassThrough, type Readable } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { listTargetsOf } from '../../src/mcp/list-filter.js'
+import { filterResponseBody } from '../../src/mcp/response-filter.js'
+
+const visible = (_kind: string, name: string) => !name.startsWith('secret')
+
+const toolsResult = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  result: { tools: [{ name: 'echo' }, { name: 'secret_admin' }, { name: 'fetch' }] },
+})
+
+function targets(...requests: Array<[number, string]>) {
+  return listTargetsOf(requests.map(([id, method]) => ({ type: 'request', id, method })))
+}
+
+async function collect(stream: Readable): Promise<string> {
+  let out = ''
+  for await (const chunk of stream) out += String(chunk)
+  return out
+}
+
+function sseEvents(text: string): unknown[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .filter((e) => e.includes('data:'))
+    .map((e) =>
+      JSON.parse(
+        e
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n'),
+      ),
+    )
+}
+
+describe('filterResponseBody, text/event-stream', () => {
+  it('removes hidden tools from the targeted list response and keeps the event id', async () => {
+    const source = new PassThrough()
+    const headers: Record<string, string> = {
+      'content-type': 'text/event-stream',
+      'content-length': '999',
+    }
+    const hidden: Array<[string, number]> = []
+    const out = filterResponseBody(source, headers, {
+      targets: targets([1, 'tools/list']),
+      visible,
+      onHidden: (kind, n) => hidden.push([kind, n]),
+    })
+    source.end(`event: message\nid: ev-1\ndata: ${JSON.stringify(toolsResult(1))}\n\n`)
+    const text = await collect(out)
+    expect(headers['content-length']).toBeUndefined()
+    expect(text).toContain('event: message\nid: ev-1\n')
+    expect(sseEvents(text)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'echo' }, { name: 'fetch' }] } },
+    ])
+    expect(hidden).toEqual([['tool', 1]])
+  })
+
+  it('sends each event as soon as it is complete, without waiting for the stream to end', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'text/event-stream' },
+      { targets: targets([1, 'tools/list']), visible },
+    )
+    const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }
+    source.write(`data: ${JSON.stringify(progress)}\n\n`)
+    const [first] = (await once(out, 'data')) as [Buffer]
+    expect(String(first)).toBe(`data: ${JSON.stringify(progress)}\n\n`)
+    source.end(`data: ${JSON.stringify(toolsResult(1))}\n\n`)
+    const rest = await collect(out)
+    expect(rest).not.toContain('secret_admin')
+  })
+
+  it('filters whatever the chunk boundaries, CRLF line ends included', async () => {
+    const event = `id: 7\r\ndata: ${JSON.stringify(toolsResult(1))}\r\n\r\n`
+    const tail =
+      'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"x":"é"}}\r\n\r\n'
+    const whole = Buffer.from(event + tail)
+    for (let cut = 1; cut < whole.length; cut += 7) {
+      const source = new PassThrough()
+      const out = filterResponseBody(
+        source,
+        { 'content-type': 'text/event-stream' },
+        { targets: targets([1, 'tools/list']), visible },
+      )
+      source.write(whole.subarray(0, cut))
+      source.end(whole.subarray(cut))
+      const text = await collect(out)
+      expect(text, `cut at ${cut}`).not.toContain('secret_admin')
+      expect(text, `cut at ${cut}`).toContain('"fetch"')
+      expect(text, `cut at ${cut}`).toContain('id: 7\n')
+      expect(text.endsWith(tail), `cut at ${cut}`).toBe(true)
+    }
+  })
+
+  it('leaves events that answer other requests byte for byte', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'text/event-stream' },
+      { targets: targets([1, 'tools/list']), visible },
+    )
+    // The response to another id, formatted as the backend formatted it.
+    const other = 'data: {"jsonrpc":"2.0", "id":2, "result":{"tools":[{"name":"secret_x"}]}}\n\n'
+    source.end(other + `data: ${JSON.stringify(toolsResult(1))}\n\n`)
+    const text = await collect(out)
+    expect(text.startsWith(other)).toBe(true)
+  })
+
+  it('treats "1" and 1 as different ids', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'text/event-stream' },
+      { targets: targets([1, 'tools/list']), visible },
+    )
+    source.end(`data: ${JSON.stringify({ ...toolsResult(0), id: '1' })}\n\n`)
+    expect(await collect(out)).toContain('secret_admin')
+  })
+
+  it("filters any list result on a GET stream, where the request is unknown ('any')", async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'text/event-stream' },
+      { targets: 'any', visible },
+    )
+    const prompts = { jsonrpc: '2.0', id: 5, result: { prompts: [{ name: 'secret_p' }] } }
+    source.end(`data: ${JSON.stringify(prompts)}\n\n`)
+    expect(sseEvents(await collect(out))).toEqual([
+      { jsonrpc: '2.0', id: 5, result: { prompts: [] } },
+    ])
+  })
+
+  it('hides items it cannot name, and resources by uri', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'text/event-stream' },
+      { targets: targets([3, 'resources/list']), visible },
+    )
+    const list = {
+      jsonrpc: '2.0',
+      id: 3,
+      result: { resources: [{ uri: 'file:///ok' }, { uri: 'secret://x' }, { name: 'no uri' }] },
+    }
+    source.end(`data: ${JSON.stringify(list)}\n\n`)
+    expect(sseEvents(await collect(out))).toEqual([
+      { jsonrpc: '2.0', id: 3, result: { resources: [{ uri: 'file:///ok' }] } },
+    ])
+  })
+
+  it('cuts the stream off when an event outgrows the bound before the list went by', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'text/event-stream' },
+      { targets: targets([1, 'tools/list']), visible, maxMessageBytes: 64 },
+    )
+    source.write(`data: ${'x'.repeat(100)}`)
+    const [err] = (await once(out, 'error')) as [Error]
+    expect(err.message).toContain('above 64 bytes')
+  })
+})
+
+describe('filterResponseBody, application/json', () => {
+  it('filters a single JSON response and a batch of them', async () => {
+    for (const payload of [
+      toolsResult(1),
+      [toolsResult(1), { jsonrpc: '2.0', id: 2, result: {} }],
+    ]) {
+      const source = new PassThrough()
+      const headers: Record<string, string> = { 'content-type': 'application/json' }
+      const out = filterResponseBody(source, headers, {
+        targets: targets([1, 'tools/list']),
+        visible,
+      })
+      source.end(JSON.stringify(payload))
+      const text = await collect(out)
+      expect(text).not.toContain('secret_admin')
+      expect(text).toContain('"fetch"')
+    }
+  })
+
+  it('passes a body with nothing to hide unchanged, formatting included', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'application/json; charset=utf-8' },
+      { targets: targets([1, 'tools/list']), visible },
+    )
+    const original = '{ "jsonrpc": "2.0", "id": 1, "result": { "tools": [ {"name": "echo"} ] } }'
+    source.end(original)
+    expect(await collect(out)).toBe(original)
+  })
+
+  it('refuses a compressed body it cannot read instead of passing it on', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      { targets: targets([1, 'tools/list']), visible },
+    )
+    const [err] = (await once(out, 'error')) as [Error]
+    expect(err.message).toContain('content-encoding gzip')
+    expect(source.destroyed).toBe(true)
+  })
+
+  it('leaves other content types alone', () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(
+      source,
+      { 'content-type': 'text/plain' },
+      { targets: targets([1, 'tools/list']), visible },
+    )
+    expect(out).toBe(source)
+  })
+})

@@ -1,0 +1,268 @@
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/index.js'
+import {
+  checkMcpPolicy,
+  compileMcpRoutePolicy,
+  type McpRoutePolicy,
+  type McpStageRequest,
+  type McpVerdict,
+} from '../../src/mcp/route-policy.js'
+import type { TraceEventType } from '../../src/telemetry/trace-bus.js'
+
+type Traffic = Record<string, unknown>
+
+function policyConfig(traffic: Traffic) {
+  const config = parseConfig(
+    JSON.stringify({
+      gateways: { default: { port: 3000 } },
+      backends: { b: { static: { host: '127.0.0.1', port: 1 } } },
+      routes: {
+        mcp: { rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'b' }] }] },
+      },
+      policies: { p: { targetRefs: [{ name: 'mcp' }], traffic } },
+    }),
+    'test.yaml',
+  )
+  const policy = config.policies.p
+  if (!policy) throw new Error('no policy')
+  return policy
+}
+
+function routePolicy(traffic: Traffic): McpRoutePolicy {
+  const compiled = compileMcpRoutePolicy([{ name: 'p', policy: policyConfig(traffic) }])
+  if (!compiled) throw new Error('not MCP-aware')
+  return compiled
+}
+
+function request(
+  body: unknown,
+  options: { method?: string; headers?: Record<string, string[]>; events?: unknown[] } = {},
+): McpStageRequest {
+  const text = typeof body === 'string' ? body : JSON.stringify(body)
+  return {
+    method: options.method ?? 'POST',
+    path: '/mcp',
+    headersDistinct: options.headers ?? {},
+    body: async (limit = 65536) => {
+      if (Buffer.byteLength(text) > limit)
+        throw Object.assign(new Error('too large'), { status: 413 })
+      return Buffer.from(text)
+    },
+    trace: {
+      requestId: 't',
+      event: (type: TraceEventType, data?: Record<string, unknown>) =>
+        options.events?.push({ type, data }),
+      finish: () => {},
+    },
+  }
+}
+
+function answer(v: McpVerdict) {
+  if (!('response' in v)) throw new Error('forwarded')
+  return v.response
+}
+
+function forwarded(v: McpVerdict) {
+  if (!('forward' in v)) throw new Error(`answered ${v.response.status}`)
+  return v.forward
+}
+
+const callTool = (name: string, id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: {} },
+})
+
+describe('McpRoutePolicy.inspect', () => {
+  const authz = routePolicy({ mcpAuthorization: { rules: ['mcp.tool.name == "echo"'] } })
+
+  it('forwards an allowed call with the body exactly as it came', async () => {
+    const raw = '{"jsonrpc":"2.0",  "id":1,"method":"tools/call","params":{"name":"echo"}}'
+    const f = forwarded(await authz.inspect(request(raw), { sub: 'alice' }))
+    expect(f.body?.toString()).toBe(raw)
+    expect(f.filterResponse).toBeUndefined()
+  })
+
+  it('answers a denied call with a JSON-RPC error worded like an unknown tool', async () => {
+    const events: unknown[] = []
+    const r = answer(await authz.inspect(request(callTool('fetch', 5), { events }), {}))
+    expect(r.status).toBe(200)
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32602, message: 'Tool fetch not found' },
+    })
+    expect(events).toContainEqual({
+      type: 'mcp_authorization',
+      data: {
+        decisions: [
+          expect.objectContaining({
+            kind: 'tool',
+            name: 'fetch',
+            allowed: false,
+            rules: expect.any(Array),
+          }),
+        ],
+      },
+    })
+  })
+
+  it('refuses a whole batch with one denied call, answering every request in it', async () => {
+    const r = answer(
+      await authz.inspect(
+        request([
+          callTool('echo', 1),
+          callTool('fetch', 2),
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+        ]),
+        {},
+      ),
+    )
+    expect(r.body).toEqual([
+      expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32000 }) }),
+      { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Tool fetch not found' } },
+    ])
+  })
+
+  it('refuses a resource with -32002 and a prompt with -32602', async () => {
+    const read = { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'file:///x' } }
+    expect(answer(await authz.inspect(request(read), {})).body).toMatchObject({
+      error: { code: -32002, message: 'Resource file:///x not found' },
+    })
+    const get = { jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { name: 'p' } }
+    expect(answer(await authz.inspect(request(get), {})).body).toMatchObject({
+      error: { code: -32602, message: 'Prompt p not found' },
+    })
+  })
+
+  it('answers 400 with a parse error for a body that is not JSON', async () => {
+    const r = answer(await authz.inspect(request('{nope'), {}))
+    expect(r.status).toBe(400)
+    expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
+  })
+
+  it('answers 400 HeaderMismatch when Mcp-Name names an allowed tool but the body a denied one', async () => {
+    const r = answer(
+      await authz.inspect(
+        request(callTool('fetch', 9), {
+          headers: { 'mcp-method': ['tools/call'], 'mcp-name': ['echo'] },
+        }),
+        {},
+      ),
+    )
+    expect(r.status).toBe(400)
+    expect(r.body).toMatchObject({ id: 9, error: { code: -32001 } })
+  })
+
+  it('answers 413 for a body above the bound', async () => {
+    const big = {
+      ...callTool('echo'),
+      params: { name: 'echo', arguments: { x: 'y'.repeat(5 * 1024 * 1024) } },
+    }
+    expect(answer(await authz.inspect(request(big), {})).status).toBe(413)
+  })
+
+  it('filters the response of a tools/list and asks the backend for an unencoded body', async () => {
+    const f = forwarded(
+      await authz.inspect(request({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), {}),
+    )
+    expect(f.requestHeaders).toEqual({ 'accept-encoding': 'identity' })
+    const source = new PassThrough()
+    const headers = { 'content-type': 'application/json' }
+    const out = f.filterResponse?.(source, headers)
+    source.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        result: { tools: [{ name: 'echo' }, { name: 'fetch' }] },
+      }),
+    )
+    let text = ''
+    for await (const c of out ?? []) text += String(c)
+    expect(JSON.parse(text).result.tools).toEqual([{ name: 'echo' }])
+  })
+
+  it('filters list results on a GET stream, and reads no body there', async () => {
+    const f = forwarded(
+      await authz.inspect(
+        { ...request(''), method: 'GET', body: () => Promise.reject(new Error('read')) },
+        {},
+      ),
+    )
+    expect(f.body).toBeUndefined()
+    expect(f.filterResponse).toBeDefined()
+  })
+
+  it('inspects without restricting when rules are empty', async () => {
+    const open = routePolicy({ mcpAuthorization: { rules: [] } })
+    const f = forwarded(await open.inspect(request(callTool('anything')), {}))
+    expect(f.filterResponse).toBeUndefined()
+  })
+})
+
+describe('McpRoutePolicy rate limits', () => {
+  it('answers 429 with Retry-After and RateLimit headers once the bucket is empty', async () => {
+    const limited = routePolicy({
+      localRateLimit: [
+        {
+          name: 'calls',
+          maxTokens: 1,
+          fillInterval: '1m',
+          key: 'jwt.sub',
+          when: 'mcp.method == "tools/call"',
+        },
+      ],
+    })
+    const first = forwarded(await limited.inspect(request(callTool('echo')), { sub: 'alice' }))
+    expect(first.responseHeaders).toEqual({
+      'ratelimit-policy': '"calls";q=1;w=60',
+      ratelimit: '"calls";r=0;t=60',
+    })
+    const r = answer(await limited.inspect(request(callTool('echo')), { sub: 'alice' }))
+    expect(r.status).toBe(429)
+    expect(r.headers).toMatchObject({ 'retry-after': '60', ratelimit: '"calls";r=0;t=60' })
+    expect(r.body).toMatchObject({ error: 'rate_limited' })
+    forwarded(await limited.inspect(request(callTool('echo')), { sub: 'bob' }))
+  })
+})
+
+describe('checkMcpPolicy', () => {
+  it('names the path of a rule and of a limit expression that do not compile', () => {
+    const issues = checkMcpPolicy(
+      'p',
+      policyConfig({
+        mcpAuthorization: { rules: ['true', { deny: 'mcp.tool.name ==' }] },
+        localRateLimit: [{ maxTokens: 1, fillInterval: '1s', key: 'jwt.sub +' }],
+      }),
+    )
+    expect(issues.map((i) => i.path)).toEqual([
+      'policies.p.traffic.mcpAuthorization.rules[1]',
+      'policies.p.traffic.localRateLimit[0].key',
+    ])
+    expect(issues[0]?.message).toMatch(/^invalid CEL "mcp.tool.name =="/)
+  })
+
+  it('refuses two limits with one name', () => {
+    const issues = checkMcpPolicy(
+      'p',
+      policyConfig({
+        localRateLimit: [
+          { name: 'x', maxTokens: 1, fillInterval: '1s' },
+          { name: 'x', maxTokens: 2, fillInterval: '1s' },
+        ],
+      }),
+    )
+    expect(issues).toEqual([
+      {
+        path: 'policies.p.traffic.localRateLimit[1].name',
+        message: expect.stringContaining('"x"'),
+      },
+    ])
+  })
+
+  it('is not compiled for a route without MCP-aware policies', () => {
+    expect(compileMcpRoutePolicy([{ name: 'p', policy: policyConfig({}) }])).toBeUndefined()
+  })
+})

@@ -1,0 +1,120 @@
+/**
+ * OpenTelemetry traces (issue #14), from the standard SDK configured by OTEL_* variables, received
+ * by a real OTLP/HTTP (JSON) endpoint; the backend sees the trace context (W3C traceparent).
+ * vitest runs each test file in its own process, so the variables set here stay here.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tracingRequested } from '../../src/telemetry/otel.js'
+import { simpleConfig, startTestGatehouse } from '../helpers.js'
+
+interface OtlpSpan {
+  traceId: string
+  spanId: string
+  parentSpanId?: string
+  name: string
+  kind: number
+  attributes: Array<{ key: string; value: Record<string, unknown> }>
+}
+
+async function readAll(req: IncomingMessage): Promise<string> {
+  let s = ''
+  for await (const c of req) s += String(c)
+  return s
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return (server.address() as AddressInfo).port
+}
+
+const spans: OtlpSpan[] = []
+const traceparents: string[] = []
+let collector: Server
+let backend: Server
+
+beforeAll(async () => {
+  collector = createServer(async (req, res) => {
+    const body = JSON.parse(await readAll(req)) as {
+      resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>
+    }
+    for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans)
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+  })
+  backend = createServer(async (req, res) => {
+    traceparents.push(String(req.headers.traceparent ?? ''))
+    await readAll(req)
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"jsonrpc":"2.0","id":1,"result":{}}')
+  })
+  const collectorPort = await listen(collector)
+  Object.assign(process.env, {
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${collectorPort}/v1/traces`,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: 'gatehouse-test',
+  })
+})
+afterAll(async () => {
+  await new Promise((r) => collector.close(r))
+  await new Promise((r) => backend.close(r))
+})
+
+function attr(span: OtlpSpan | undefined, key: string): unknown {
+  const v = span?.attributes.find((a) => a.key === key)?.value
+  return v ? Object.values(v)[0] : undefined
+}
+
+describe('OpenTelemetry traces', () => {
+  it('is off unless an OTEL_* variable asks for traces', () => {
+    expect(tracingRequested({})).toBe(false)
+    expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBe(true)
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'console' })).toBe(true)
+    expect(tracingRequested({ OTEL_TRACES_EXPORTER: 'none' })).toBe(false)
+    expect(
+      tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }),
+    ).toBe(false)
+  })
+
+  it('exports a server span with MCP attributes and a client span the backend is told about', async () => {
+    const config = {
+      ...simpleConfig(await listen(backend)),
+      policies: {
+        inspect: { targetRefs: [{ name: 'main' }], traffic: { mcpAuthorization: { rules: [] } } },
+      },
+    }
+    const gh = await startTestGatehouse(config)
+    const res = await fetch(`${gh.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        // The client's own trace: the gateway's span must continue it.
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'echo' },
+      }),
+    })
+    expect(res.status).toBe(200)
+    await res.text()
+    await gh.stop('done') // flushes the batch of spans
+
+    const server = spans.find((s) => s.kind === 2)
+    const client = spans.find((s) => s.kind === 3)
+    expect(server?.traceId).toBe('0af7651916cd43dd8448eb211c80319c')
+    expect(server?.parentSpanId).toBe('b7ad6b7169203331')
+    expect(server?.name).toBe('tools/call echo')
+    expect(attr(server, 'mcp.method.name')).toBe('tools/call')
+    expect(attr(server, 'gen_ai.tool.name')).toBe('echo')
+    expect(attr(server, 'jsonrpc.request.id')).toBe('7')
+    expect(Number(attr(server, 'http.response.status_code'))).toBe(200)
+    expect(client?.parentSpanId).toBe(server?.spanId)
+    expect(traceparents).toEqual([`00-${client?.traceId}-${client?.spanId}-01`])
+    const access = gh.logs.find((l) => l.module === 'proxy::access')
+    expect(access?.traceId).toBe('0af7651916cd43dd8448eb211c80319c')
+  })
+})
