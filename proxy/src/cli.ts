@@ -59,7 +59,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     const { loadConfigFile } = await import('./config/load.js')
     const config = await loadConfigFile(values.file)
     if (values.validate) {
-      const { checkCompilable } = await import('./config/compile.js')
+      const { checkCompilable } = await import('./compile.js')
       const { configWarnings } = await import('./config/warnings.js')
       await checkCompilable(config, values.file)
       for (const w of configWarnings(config)) {

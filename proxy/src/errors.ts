@@ -44,7 +44,7 @@ export class GatehouseError extends Error {
 /**
  * A request the gateway answers itself with an error status: carries the HTTP status and the
  * `error` member of the JSON body `{ error, error_description }` (docs/errors.md); the message is
- * the `error_description`. Rendered in one place, `errorResponse` in dataplane/local-response.ts.
+ * the `error_description`. Rendered in one place, `errorResponse` in http/local-response.ts.
  */
 export class RequestError extends GatehouseError {
   /** HTTP status of the answer. */

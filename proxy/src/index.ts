@@ -4,7 +4,7 @@
  */
 import type { AdminContext, GatewayInfo } from './admin/context.js'
 import type { AuthPolicy } from './auth/types.js'
-import { checkCompilable, compileSnapshot } from './config/compile.js'
+import { checkCompilable, compileSnapshot } from './compile.js'
 import { durationMs } from './config/duration.js'
 import type { GatehouseConfig } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'

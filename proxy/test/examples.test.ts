@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import dockerignoreModule from '@balena/dockerignore'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { checkCompilable } from '../src/config/compile.js'
+import { checkCompilable } from '../src/compile.js'
 import { loadConfigFile } from '../src/config/load.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))

@@ -9,14 +9,8 @@ import { createServer } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { isLoopback } from './address.js'
 import type { AdminContext } from './context.js'
-import {
-  type AdminEndpoint,
-  type AdminRouteState,
-  adminRoutes,
-  requestUrl,
-  sendJson,
-  sendText,
-} from './routes.js'
+import { requestUrl, sendJson, sendText } from './reply.js'
+import { type AdminEndpoint, type AdminRouteState, adminRoutes } from './routes.js'
 
 /** Options of {@link buildAdminApp}. */
 export interface AdminAppOptions {

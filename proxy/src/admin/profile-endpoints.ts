@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type HeapSampler, takeCpuProfile } from './pprof.js'
-import { requestUrl, sendText } from './routes.js'
+import { requestUrl, sendText } from './reply.js'
 
 /** Seed: `seconds` integer 1–300, default 10; `frequency` integer 1–1000 Hz, default 100. */
 export const CPU_PROFILE_LIMITS = {

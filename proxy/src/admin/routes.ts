@@ -11,6 +11,7 @@ import { memoryReport } from './memory.js'
 import { serveMetrics } from './metrics.js'
 import { type HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
 import { serveCpuProfile, serveHeapProfile } from './profile-endpoints.js'
+import { requestUrl, sendJson, sendText } from './reply.js'
 import { tasksReport } from './tasks.js'
 import { serveTrace } from './trace.js'
 import { renderUi } from './ui.js'
@@ -42,27 +43,6 @@ export interface AdminRouteState {
   onLogFilterChange(from: string, to: string): void
   /** Hears a shutdown request before it starts. */
   onShutdownRequested(): void
-}
-
-/** The request URL with its query, parsed once. */
-export function requestUrl(request: FastifyRequest): URL {
-  return new URL(request.url, 'http://admin.invalid')
-}
-
-/** A JSON answer, indented for people reading it with curl. */
-export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .code(status)
-    .type('application/json')
-    .send(`${JSON.stringify(body, null, 2)}\n`)
-}
-
-/** A one-line text answer. */
-export function sendText(reply: FastifyReply, status: number, text: string): FastifyReply {
-  return reply
-    .code(status)
-    .type('text/plain; charset=utf-8')
-    .send(text.endsWith('\n') ? text : `${text}\n`)
 }
 
 /** The endpoint table. */

@@ -7,7 +7,7 @@
  */
 import { durationMs } from '../config/duration.js'
 import type { JwtProviderConfig } from '../config/schema.js'
-import type { LocalResponse } from '../dataplane/local-response.js'
+import type { LocalResponse } from '../http/local-response.js'
 import type { Challenge } from './challenge.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
 import type { AuthContext, AuthRequest } from './types.js'

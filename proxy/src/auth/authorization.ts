@@ -4,7 +4,7 @@
  * `insufficient_scope`. Authentication alone does not suffice: any token the IdP issues for the
  * audience passes it.
  */
-import type { LocalResponse } from '../dataplane/local-response.js'
+import type { LocalResponse } from '../http/local-response.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { Challenge } from './challenge.js'
 import { type CompiledRules, compileRules, type RuleResult } from './rules.js'

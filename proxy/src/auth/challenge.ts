@@ -8,7 +8,7 @@
  * - a valid token that fails the rules: 403 `error="insufficient_scope"`, with `scope` only when
  *   `mcp.requiredScopes` names some, so MCP clients do not loop on step-up authorization.
  */
-import { errorResponse, type LocalResponse } from '../dataplane/local-response.js'
+import { errorResponse, type LocalResponse } from '../http/local-response.js'
 
 /** Quotes a value for an auth-param (RFC 9110 §11.2): no quote or backslash survives. */
 function quote(value: string): string {

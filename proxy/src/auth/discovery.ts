@@ -5,7 +5,7 @@
  * When a refresh fails the last-known-good document is served and a warning logged.
  */
 import type { pino } from 'pino'
-import type { Upstream } from '../dataplane/upstream.js'
+import type { Upstream } from '../http/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { firstIssue, OidcDiscovery } from './documents.js'
 import { maxAgeMs, requestUpstream } from './fetch.js'

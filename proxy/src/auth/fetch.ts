@@ -3,7 +3,7 @@
  * proxied registrations). Requests go through the configured backend's pool, so TLS origination
  * and CA validation are the backend's (the seed's BackendTLSPolicy), never ad hoc.
  */
-import type { Upstream } from '../dataplane/upstream.js'
+import type { Upstream } from '../http/upstream.js'
 import { describeUpstreamError } from '../http/upstream-error.js'
 
 /** A fetched response with its body read. */

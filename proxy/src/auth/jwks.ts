@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs'
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { pino } from 'pino'
-import type { Upstream } from '../dataplane/upstream.js'
+import type { Upstream } from '../http/upstream.js'
 import { jwksRefreshChannel } from '../telemetry/channels.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { maxAgeMs, requestUpstream } from './fetch.js'

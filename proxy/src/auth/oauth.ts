@@ -12,12 +12,8 @@
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
 import type { McpAuthConfig } from '../config/schema.js'
-import {
-  errorResponse,
-  type LocalRequest,
-  type LocalResponse,
-} from '../dataplane/local-response.js'
-import type { Upstream } from '../dataplane/upstream.js'
+import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
+import type { Upstream } from '../http/upstream.js'
 import type { DiscoveryCache } from './discovery.js'
 import {
   type AuthorizationServerMetadata,

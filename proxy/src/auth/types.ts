@@ -5,8 +5,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { GatehouseConfig, PolicyConfig } from '../config/schema.js'
-import type { LocalRequest, LocalResponse } from '../dataplane/local-response.js'
-import type { Upstream } from '../dataplane/upstream.js'
+import type { LocalRequest, LocalResponse } from '../http/local-response.js'
+import type { Upstream } from '../http/upstream.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { RequestError } from '../errors.js'
-import { fromRequestError, rawErrorResponse, sendLocal } from './local-response.js'
+import { fromRequestError, rawErrorResponse, sendLocal } from '../http/local-response.js'
 
 /** How long a closing connection is read from (and dropped) after the answer. */
 const LINGER_MS = 2000

@@ -10,11 +10,11 @@ import { PassThrough, type Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
 import type { RequestError } from '../errors.js'
+import type { Upstream } from '../http/upstream.js'
 import type { RequestTask } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { downstreamHeaders, type HeaderChanges, upstreamHeaders } from './headers.js'
 import { continueBody, hasRequestBody } from './request-body.js'
-import type { Upstream } from './upstream.js'
 import { busy, mapUpstreamError } from './upstream-errors.js'
 
 /** What {@link forward} did: streamed the backend's answer, or produced a gateway error to send. */

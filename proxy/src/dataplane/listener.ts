@@ -14,9 +14,9 @@ import type { Logger } from 'pino'
 import { durationMs } from '../config/duration.js'
 import type { GatewayLimitsConfig } from '../config/schema.js'
 import { GatehouseError, RequestError } from '../errors.js'
+import { fromRequestError, sendLocal } from '../http/local-response.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { onClientError, onConnectMethod, onUnknownExpectation } from './client-errors.js'
-import { fromRequestError, sendLocal } from './local-response.js'
 
 /** A listening gateway. */
 export interface Listener {

@@ -8,6 +8,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { AuthPolicy } from '../auth/types.js'
 import { RequestError } from '../errors.js'
+import {
+  errorResponse,
+  fromRequestError,
+  type LocalRequest,
+  type LocalResponse,
+  sendLocal,
+} from '../http/local-response.js'
+import type { Upstream } from '../http/upstream.js'
 import type { McpForward, McpRoutePolicy } from '../mcp/route-policy.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { Telemetry } from '../telemetry/request-observer.js'
@@ -17,18 +25,10 @@ import { methodNotAllowed, ROUTED_METHODS } from './client-errors.js'
 import type { Cors } from './cors.js'
 import { forward } from './forward.js'
 import type { HeaderChanges } from './headers.js'
-import {
-  errorResponse,
-  fromRequestError,
-  type LocalRequest,
-  type LocalResponse,
-  sendLocal,
-} from './local-response.js'
 import type { OriginCheck } from './origin.js'
 import { BODY_LIMIT, readBody } from './request-body.js'
 import type { Router } from './router.js'
 import { isValidAuthority, parseTarget, type Target, type TargetResult } from './target.js'
-import type { Upstream } from './upstream.js'
 
 /** One compiled route rule: what a match selects. */
 export interface CompiledRule {

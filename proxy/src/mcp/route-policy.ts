@@ -13,22 +13,12 @@
  * headers when a limit is spent.
  */
 import type { Readable } from 'node:stream'
-import { compileMcpAuthorization, type McpAuthorization } from '../auth/mcp-authorization.js'
 import { durationMs } from '../config/duration.js'
 import type { PolicyConfig } from '../config/schema.js'
-import {
-  errorResponse,
-  type LocalRequest,
-  type LocalResponse,
-} from '../dataplane/local-response.js'
 import type { ConfigIssue } from '../errors.js'
-import {
-  compileRateLimits,
-  type LocalRateLimitConfig,
-  type RateLimiter,
-  rateLimitHeaders,
-} from '../ratelimit/local-rate-limit.js'
+import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
+import { compileMcpAuthorization, type McpAuthorization } from './authorization.js'
 import { checkMirroredHeaders } from './headers.js'
 import {
   isMcpBodyError,
@@ -41,6 +31,12 @@ import {
   rpcError,
 } from './json-rpc.js'
 import { type ListTargets, listTargetsOf } from './list-filter.js'
+import {
+  compileRateLimits,
+  type LocalRateLimitConfig,
+  type RateLimiter,
+  rateLimitHeaders,
+} from './local-rate-limit.js'
 import { filterResponseBody } from './response-filter.js'
 
 /** What forwarding a request needs from the MCP stage. */

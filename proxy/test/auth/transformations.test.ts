@@ -1,7 +1,7 @@
 /** Claims feed route-level request transformations (seed: "available to … transformations"). */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkCompilable } from '../../src/config/compile.js'
+import { checkCompilable } from '../../src/compile.js'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { parseConfig } from '../../src/index.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments, stringify } from 'yaml'
-import { checkCompilable } from '../../src/config/compile.js'
+import { checkCompilable } from '../../src/compile.js'
 import { parseConfig } from '../../src/config/load.js'
 import { PolicyConfig } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/errors.js'

@@ -17,7 +17,7 @@
  * `deny: mcp.tool.name == "x"` does not deny every prompt (on which `mcp.tool` does not exist).
  */
 import { parse } from '@marcbachmann/cel-js'
-import type { McpTarget, TargetKind } from '../mcp/json-rpc.js'
+import type { McpTarget, TargetKind } from './json-rpc.js'
 
 /** One configured rule: a plain expression is an allow rule. */
 export type McpRuleConfig = string | { allow: string } | { deny: string } | { require: string }

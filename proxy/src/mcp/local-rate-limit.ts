@@ -15,8 +15,8 @@
  */
 import { createHash } from 'node:crypto'
 import { parse } from '@marcbachmann/cel-js'
-import { type McpCelValue, mcpCelValue } from '../auth/mcp-authorization.js'
-import type { McpMessage } from '../mcp/json-rpc.js'
+import { type McpCelValue, mcpCelValue } from './authorization.js'
+import type { McpMessage } from './json-rpc.js'
 import { type BucketState, TokenBuckets } from './token-bucket.js'
 
 /** A configured limit, validated. */

@@ -3,17 +3,17 @@
  * routers per gateway, upstream pools, compiled CORS filters and compiled auth policies.
  * Configuration → snapshot → request pipeline; nothing flows back.
  */
-import type { AuthContext, AuthPolicy, CompileAuthPolicy } from '../auth/types.js'
-import { compileCors } from '../dataplane/cors.js'
-import { compileOriginCheck, type OriginCheck } from '../dataplane/origin.js'
-import type { CompiledRule, GatewayRuntime } from '../dataplane/pipeline.js'
-import { createRouter, type RouteEntry } from '../dataplane/router.js'
-import { createUpstream, type Upstream } from '../dataplane/upstream.js'
-import { ConfigError, type ConfigIssue } from '../errors.js'
-import type { McpRoutePolicy } from '../mcp/route-policy.js'
-import type { Logging } from '../telemetry/logging.js'
-import type { TaskRegistry } from '../telemetry/tasks.js'
-import type { GatehouseConfig } from './schema.js'
+import type { AuthContext, AuthPolicy, CompileAuthPolicy } from './auth/types.js'
+import type { GatehouseConfig } from './config/schema.js'
+import { compileCors } from './dataplane/cors.js'
+import { compileOriginCheck, type OriginCheck } from './dataplane/origin.js'
+import type { CompiledRule, GatewayRuntime } from './dataplane/pipeline.js'
+import { createRouter, type RouteEntry } from './dataplane/router.js'
+import { ConfigError, type ConfigIssue } from './errors.js'
+import { createUpstream, type Upstream } from './http/upstream.js'
+import type { McpRoutePolicy } from './mcp/route-policy.js'
+import type { Logging } from './telemetry/logging.js'
+import type { TaskRegistry } from './telemetry/tasks.js'
 
 /** The compiled runtime. */
 export interface Snapshot {
@@ -30,7 +30,7 @@ async function authLayer(): Promise<{
   compileAuthPolicy: CompileAuthPolicy
   checkAuthPolicy: (name: string, policy: GatehouseConfig['policies'][string]) => ConfigIssue[]
 }> {
-  return import('../auth/policy.js')
+  return import('./auth/policy.js')
 }
 
 /**
@@ -45,7 +45,7 @@ export async function checkCompilable(
   const policies = Object.entries(config.policies)
   if (policies.length > 0) {
     const { checkAuthPolicy } = await authLayer()
-    const { checkMcpPolicy } = await import('../mcp/route-policy.js')
+    const { checkMcpPolicy } = await import('./mcp/route-policy.js')
     for (const [name, policy] of policies) {
       issues.push(...checkAuthPolicy(name, policy), ...checkMcpPolicy(name, policy))
     }
@@ -121,7 +121,7 @@ export async function compileSnapshot(
   )
   // Loaded only when a policy asks for it, like the auth layer.
   const { compileMcpRoutePolicy } = mcpAware
-    ? await import('../mcp/route-policy.js')
+    ? await import('./mcp/route-policy.js')
     : { compileMcpRoutePolicy: () => undefined }
   for (const routeName of mcpAware ? Object.keys(config.routes) : []) {
     const attached = Object.entries(config.policies)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Admission } from '../../src/dataplane/admission.js'
+import { Admission } from '../../src/http/admission.js'
 
 const never = new AbortController().signal
 

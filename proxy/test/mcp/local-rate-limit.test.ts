@@ -4,7 +4,7 @@ import {
   compileRateLimits,
   type LocalRateLimitConfig,
   rateLimitHeaders,
-} from '../../src/ratelimit/local-rate-limit.js'
+} from '../../src/mcp/local-rate-limit.js'
 
 function clock() {
   let t = 0

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { TokenBuckets } from '../../src/ratelimit/token-bucket.js'
+import { TokenBuckets } from '../../src/mcp/token-bucket.js'
 
 function clock() {
   let t = 1000

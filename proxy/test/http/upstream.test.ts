@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import { Client, Pool } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SlotSafeClient } from '../../src/dataplane/upstream.js'
+import { SlotSafeClient } from '../../src/http/upstream.js'
 
 let server: Server | undefined
 afterEach(async () => {

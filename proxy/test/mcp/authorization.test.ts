@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compileMcpAuthorization, mcpCelValue } from '../../src/auth/mcp-authorization.js'
+import { compileMcpAuthorization, mcpCelValue } from '../../src/mcp/authorization.js'
 import type { McpTarget } from '../../src/mcp/json-rpc.js'
 
 const alice = { sub: 'alice', groups: ['AI-Users'] }
