@@ -7,8 +7,8 @@ import type { AuthContext, AuthPolicy, CompileAuthPolicy } from './auth/types.js
 import type { GatehouseConfig } from './config/schema.js'
 import { compileCors } from './dataplane/cors.js'
 import { compileOriginCheck, type OriginCheck } from './dataplane/origin.js'
-import type { CompiledRule, GatewayRuntime } from './dataplane/pipeline.js'
 import { createRouter, type RouteEntry } from './dataplane/router.js'
+import type { CompiledRule, GatewayRuntime } from './dataplane/runtime.js'
 import { ConfigError, type ConfigIssue } from './errors.js'
 import { createUpstream, type Upstream } from './http/upstream.js'
 import type { McpRoutePolicy } from './mcp/route-policy.js'
@@ -45,7 +45,7 @@ export async function checkCompilable(
   const policies = Object.entries(config.policies)
   if (policies.length > 0) {
     const { checkAuthPolicy } = await authLayer()
-    const { checkMcpPolicy } = await import('./mcp/route-policy.js')
+    const { checkMcpPolicy } = await import('./mcp/policy-config.js')
     for (const [name, policy] of policies) {
       issues.push(...checkAuthPolicy(name, policy), ...checkMcpPolicy(name, policy))
     }

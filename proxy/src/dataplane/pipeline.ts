@@ -1,12 +1,11 @@
 /**
  * The request pipeline of one gateway: request target → route → CORS preflight → Origin check →
  * MCP OAuth endpoints → authentication and authorization → forward. It reads only the compiled
- * snapshot ({@link GatewayRuntime}), never raw configuration. Each request travels as one
+ * snapshot (`GatewayRuntime`, runtime.ts), never raw configuration. Each request travels as one
  * {@link RequestContext}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
-import type { AuthPolicy } from '../auth/types.js'
 import { RequestError } from '../errors.js'
 import {
   errorResponse,
@@ -15,40 +14,18 @@ import {
   type LocalResponse,
   sendLocal,
 } from '../http/local-response.js'
-import type { Upstream } from '../http/upstream.js'
-import type { McpForward, McpRoutePolicy } from '../mcp/route-policy.js'
+import type { McpForward } from '../mcp/route-policy.js'
 import type { Logging } from '../telemetry/logging.js'
-import type { Telemetry } from '../telemetry/request-observer.js'
 import type { RequestTask, TaskRegistry } from '../telemetry/tasks.js'
+import type { Telemetry } from '../telemetry/telemetry.js'
 import type { RequestTrace, TraceBus } from '../telemetry/trace-bus.js'
-import { methodNotAllowed, ROUTED_METHODS } from './client-errors.js'
 import type { Cors } from './cors.js'
 import { forward } from './forward.js'
 import type { HeaderChanges } from './headers.js'
-import type { OriginCheck } from './origin.js'
 import { BODY_LIMIT, readBody } from './request-body.js'
-import type { Router } from './router.js'
-import { isValidAuthority, parseTarget, type Target, type TargetResult } from './target.js'
-
-/** One compiled route rule: what a match selects. */
-export interface CompiledRule {
-  route: string
-  rule: number
-  backend: string
-  upstream: Upstream
-  cors: Cors | undefined
-  /** Origin/Host validation (DNS rebinding protection); set on routes carrying an MCP policy. */
-  origin: OriginCheck | undefined
-  policies: readonly AuthPolicy[]
-  /** The MCP-aware stage (issue #14), on routes whose policies have mcpAuthorization or localRateLimit. */
-  mcp?: McpRoutePolicy | undefined
-}
-
-/** The compiled snapshot of one gateway. */
-export interface GatewayRuntime {
-  name: string
-  router: Router<CompiledRule>
-}
+import { checkedTarget } from './request-checks.js'
+import type { CompiledRule, GatewayRuntime } from './runtime.js'
+import { parseTarget } from './target.js'
 
 /** Process-wide services the pipeline reports to. */
 export interface PipelineDeps {
@@ -82,50 +59,6 @@ interface Admitted {
   /** The verified claims (the MCP-aware stage reads them). */
   claims: Readonly<Record<string, unknown>> | undefined
   requestHeaders: HeaderChanges | undefined
-}
-
-function badPath(why: string): RequestError {
-  return new RequestError(
-    'GW_ERR_BAD_PATH',
-    400,
-    'invalid_path',
-    `the request path is refused: ${why}`,
-  )
-}
-
-/** RFC 9112 §3.2: exactly one valid Host in an HTTP/1.1 request. */
-function hostProblem(req: IncomingMessage): string | undefined {
-  let count = 0
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if ((req.rawHeaders[i] as string).length === 4 && req.rawHeaders[i]?.toLowerCase() === 'host')
-      count++
-  }
-  if (count > 1) return 'the request carries more than one Host header (RFC 9112 §3.2)'
-  if (count === 0 && req.httpVersionMinor >= 1) {
-    return 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'
-  }
-  if (req.headers.host !== undefined && !isValidAuthority(req.headers.host)) {
-    return 'the Host header is not a valid host[:port] (RFC 9112 §3.2)'
-  }
-  return undefined
-}
-
-/**
- * What is checked before routing: the method, the target, the Host.
- * @returns the normalised target; for absolute-form, its authority has replaced Host.
- * @throws {@link RequestError} 405, or 400 `invalid_path` / `bad_request`.
- */
-function checkedTarget(req: IncomingMessage, method: string, parsed: TargetResult): Target {
-  if (!ROUTED_METHODS.includes(method)) throw methodNotAllowed(method)
-  if (!parsed.ok) throw badPath(parsed.reason)
-  // RFC 9112 §3.2.2: the authority of an absolute-form target replaces Host.
-  if (parsed.target.authority !== undefined) {
-    req.headers.host = parsed.target.authority
-    return parsed.target
-  }
-  const problem = hostProblem(req)
-  if (problem) throw new RequestError('GW_ERR_BAD_REQUEST', 400, 'bad_request', problem)
-  return parsed.target
 }
 
 /**

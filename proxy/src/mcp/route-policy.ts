@@ -13,9 +13,7 @@
  * headers when a limit is spent.
  */
 import type { Readable } from 'node:stream'
-import { durationMs } from '../config/duration.js'
 import type { PolicyConfig } from '../config/schema.js'
-import type { ConfigIssue } from '../errors.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { compileMcpAuthorization, type McpAuthorization } from './authorization.js'
@@ -31,12 +29,8 @@ import {
   rpcError,
 } from './json-rpc.js'
 import { type ListTargets, listTargetsOf } from './list-filter.js'
-import {
-  compileRateLimits,
-  type LocalRateLimitConfig,
-  type RateLimiter,
-  rateLimitHeaders,
-} from './local-rate-limit.js'
+import { compileRateLimits, type RateLimiter, rateLimitHeaders } from './local-rate-limit.js'
+import { isMcpAware, limitsOf } from './policy-config.js'
 import { filterResponseBody } from './response-filter.js'
 
 /** What forwarding a request needs from the MCP stage. */
@@ -79,64 +73,6 @@ const USE_METHOD = {
 
 /** Claims seen by rules when the request carries no verified token (Optional mode). */
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({})
-
-/** Whether a policy asks for the MCP-aware stage. */
-function isMcpAware(policy: PolicyConfig): boolean {
-  return (
-    policy.traffic.mcpAuthorization !== undefined || policy.traffic.localRateLimit !== undefined
-  )
-}
-
-function limitsOf(name: string, policy: PolicyConfig): LocalRateLimitConfig[] {
-  return (policy.traffic.localRateLimit ?? []).map((l, i) => ({
-    name: l.name ?? `${name}-${i}`,
-    maxTokens: l.maxTokens,
-    tokensPerFill: l.tokensPerFill,
-    fillIntervalMs: durationMs(l.fillInterval),
-    key: l.key,
-    when: l.when,
-  }))
-}
-
-/**
- * Static checks (CEL syntax) of a policy's MCP sections, for start-up and `gatehouse --validate`.
- */
-export function checkMcpPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
-  const issues: ConfigIssue[] = []
-  const base = `policies.${name}.traffic`
-  policy.traffic.mcpAuthorization?.rules.forEach((rule, i) => {
-    try {
-      compileMcpAuthorization([rule])
-    } catch (err) {
-      issues.push({
-        path: `${base}.mcpAuthorization.rules[${i}]`,
-        message: (err as Error).message.replace(/^rules\[0\]: /, ''),
-      })
-    }
-  })
-  limitsOf(name, policy).forEach((limit, i) => {
-    try {
-      compileRateLimits([limit])
-    } catch (err) {
-      const m = /^\[0\]\.(\w+): (.*)$/s.exec((err as Error).message)
-      issues.push({
-        path: `${base}.localRateLimit[${i}]${m ? `.${m[1]}` : ''}`,
-        message: m?.[2] ?? (err as Error).message,
-      })
-    }
-  })
-  const names = new Set<string>()
-  limitsOf(name, policy).forEach((limit, i) => {
-    if (names.has(limit.name)) {
-      issues.push({
-        path: `${base}.localRateLimit[${i}].name`,
-        message: `the name "${limit.name}" is used twice; each limit needs its own`,
-      })
-    }
-    names.add(limit.name)
-  })
-  return issues
-}
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): LocalResponse {
   return {

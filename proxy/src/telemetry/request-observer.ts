@@ -12,41 +12,26 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Logger } from 'pino'
-import type { Logging } from './logging.js'
+import { compact, type McpSummary, type PolicyOutcome } from './access-log.js'
 import type { Metrics } from './metrics.js'
 import type { RequestSpans, Tracing } from './otel.js'
 import type { RequestTrace, TraceEventType } from './trace-bus.js'
-
-/** How a request ended, as far as policies go (the `outcome` label and log field). */
-export type PolicyOutcome =
-  | 'no_route'
-  | 'preflight'
-  | 'origin_denied'
-  | 'oauth_endpoint'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'mcp_invalid'
-  | 'mcp_denied'
-  | 'rate_limited'
-  | 'allowed'
-  | 'no_policy'
-
-interface McpSummary {
-  method: string
-  type: string
-  id: unknown
-  tool?: string
-  prompt?: string
-  resource?: string
-}
 
 type Data = Record<string, unknown>
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
-class RequestObservation implements RequestTrace {
+/** What an observation reports to (the gatehouse's {@link Telemetry}). */
+export interface ObservationSink {
+  readonly metrics: Metrics
+  readonly tracing: Tracing | undefined
+  readonly accessLog: Logger
+}
+
+/** One request's trace, recording metrics, spans and its access log line. */
+export class RequestObservation implements RequestTrace {
   readonly #inner: RequestTrace | undefined
-  readonly #telemetry: Telemetry
+  readonly #telemetry: ObservationSink
   readonly #started = performance.now()
   readonly #gateway: string
   readonly #method: string
@@ -70,7 +55,7 @@ class RequestObservation implements RequestTrace {
   #done = false
 
   constructor(
-    telemetry: Telemetry,
+    telemetry: ObservationSink,
     inner: RequestTrace | undefined,
     req: IncomingMessage,
     gateway: string,
@@ -292,41 +277,5 @@ class RequestObservation implements RequestTrace {
     if (this.#hidden) line.hidden = Object.fromEntries(this.#hidden)
     if (this.#spans) line.traceId = this.#spans.traceId
     log.info(line, 'request')
-  }
-}
-
-function compact(m: McpSummary): Data {
-  const out: Data = { method: m.method }
-  if (m.id !== null && m.id !== undefined) out.id = m.id
-  if (m.tool) out.tool = m.tool
-  if (m.prompt) out.prompt = m.prompt
-  if (m.resource) out.resource = m.resource
-  return out
-}
-
-/** Telemetry of one gatehouse: what every request reports to. */
-export class Telemetry {
-  readonly metrics: Metrics
-  readonly tracing: Tracing | undefined
-  readonly accessLog: Logger
-
-  constructor(options: { metrics: Metrics; logging: Logging; tracing?: Tracing | undefined }) {
-    this.metrics = options.metrics
-    this.tracing = options.tracing
-    this.accessLog = options.logging.logger('proxy::access')
-  }
-
-  /**
-   * The trace of a request: records telemetry and passes events on to `inner`, the `/debug/trace`
-   * watcher's trace when somebody watches.
-   */
-  observe(inner: RequestTrace | undefined, req: IncomingMessage, gateway: string, path: string) {
-    return new RequestObservation(this, inner, req, gateway, path)
-  }
-
-  /** Stops the tracing SDK (flushing spans) and the metrics' subscriptions. */
-  async close(): Promise<void> {
-    this.metrics.close()
-    await this.tracing?.shutdown()
   }
 }

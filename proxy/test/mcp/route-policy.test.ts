@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/index.js'
+import { checkMcpPolicy } from '../../src/mcp/policy-config.js'
 import {
-  checkMcpPolicy,
   compileMcpRoutePolicy,
   type McpRoutePolicy,
   type McpStageRequest,

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { jwksRefreshChannel } from '../../src/telemetry/channels.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { BoundedLabel, Metrics, OTHER_LABEL } from '../../src/telemetry/metrics.js'
-import { Telemetry } from '../../src/telemetry/request-observer.js'
+import { Telemetry } from '../../src/telemetry/telemetry.js'
 
 const open: Metrics[] = []
 afterEach(() => {

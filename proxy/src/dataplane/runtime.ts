@@ -1,0 +1,31 @@
+/**
+ * The compiled snapshot the data plane reads (built by `compile.ts` from the configuration): per
+ * gateway a router whose matches are compiled rules, each with its backend, CORS, Origin check
+ * and policies.
+ */
+import type { AuthPolicy } from '../auth/types.js'
+import type { Upstream } from '../http/upstream.js'
+import type { McpRoutePolicy } from '../mcp/route-policy.js'
+import type { Cors } from './cors.js'
+import type { OriginCheck } from './origin.js'
+import type { Router } from './router.js'
+
+/** One compiled route rule: what a match selects. */
+export interface CompiledRule {
+  route: string
+  rule: number
+  backend: string
+  upstream: Upstream
+  cors: Cors | undefined
+  /** Origin/Host validation (DNS rebinding protection); set on routes carrying an MCP policy. */
+  origin: OriginCheck | undefined
+  policies: readonly AuthPolicy[]
+  /** The MCP-aware stage (issue #14), on routes whose policies have mcpAuthorization or localRateLimit. */
+  mcp?: McpRoutePolicy | undefined
+}
+
+/** The compiled snapshot of one gateway. */
+export interface GatewayRuntime {
+  name: string
+  router: Router<CompiledRule>
+}

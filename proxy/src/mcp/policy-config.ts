@@ -1,0 +1,69 @@
+/**
+ * The configuration side of the MCP-aware stage: whether a policy asks for it, its rate limits in
+ * the limiter's terms, and the static checks `gatehouse --validate` runs (CEL syntax, unique
+ * limit names).
+ */
+import { durationMs } from '../config/duration.js'
+import type { PolicyConfig } from '../config/schema.js'
+import type { ConfigIssue } from '../errors.js'
+import { compileMcpAuthorization } from './authorization.js'
+import { compileRateLimits, type LocalRateLimitConfig } from './local-rate-limit.js'
+
+/** Whether a policy asks for the MCP-aware stage. */
+export function isMcpAware(policy: PolicyConfig): boolean {
+  return (
+    policy.traffic.mcpAuthorization !== undefined || policy.traffic.localRateLimit !== undefined
+  )
+}
+
+/** The policy's `localRateLimit` entries as the rate limiter takes them (named, durations in ms). */
+export function limitsOf(name: string, policy: PolicyConfig): LocalRateLimitConfig[] {
+  return (policy.traffic.localRateLimit ?? []).map((l, i) => ({
+    name: l.name ?? `${name}-${i}`,
+    maxTokens: l.maxTokens,
+    tokensPerFill: l.tokensPerFill,
+    fillIntervalMs: durationMs(l.fillInterval),
+    key: l.key,
+    when: l.when,
+  }))
+}
+
+/**
+ * Static checks (CEL syntax) of a policy's MCP sections, for start-up and `gatehouse --validate`.
+ */
+export function checkMcpPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  const base = `policies.${name}.traffic`
+  policy.traffic.mcpAuthorization?.rules.forEach((rule, i) => {
+    try {
+      compileMcpAuthorization([rule])
+    } catch (err) {
+      issues.push({
+        path: `${base}.mcpAuthorization.rules[${i}]`,
+        message: (err as Error).message.replace(/^rules\[0\]: /, ''),
+      })
+    }
+  })
+  limitsOf(name, policy).forEach((limit, i) => {
+    try {
+      compileRateLimits([limit])
+    } catch (err) {
+      const m = /^\[0\]\.(\w+): (.*)$/s.exec((err as Error).message)
+      issues.push({
+        path: `${base}.localRateLimit[${i}]${m ? `.${m[1]}` : ''}`,
+        message: m?.[2] ?? (err as Error).message,
+      })
+    }
+  })
+  const names = new Set<string>()
+  limitsOf(name, policy).forEach((limit, i) => {
+    if (names.has(limit.name)) {
+      issues.push({
+        path: `${base}.localRateLimit[${i}].name`,
+        message: `the name "${limit.name}" is used twice; each limit needs its own`,
+      })
+    }
+    names.add(limit.name)
+  })
+  return issues
+}
