@@ -85,8 +85,17 @@ export class JwtAuthentication {
     }
     const result = await this.#verifier.verify(token)
     if (!result.ok) {
-      this.#event(req, { result: 'failed', check: result.check, reason: result.description })
-      this.#log.debug({ policy: this.#policy, check: result.check }, 'bearer token refused')
+      const code = result.code ? { code: result.code } : {}
+      this.#event(req, {
+        result: 'failed',
+        check: result.check,
+        reason: result.description,
+        ...code,
+      })
+      this.#log.debug(
+        { policy: this.#policy, check: result.check, ...code },
+        'bearer token refused',
+      )
       return { ok: false, response: this.#challenge.unauthorized(result.description, true) }
     }
     const claims = result.claims

@@ -127,7 +127,7 @@ export class KeySet {
             )
           } else {
             log.error(
-              { issuer, url: this.url, cause, retryInMs },
+              { code: 'GW_ERR_JWKS_UNAVAILABLE', issuer, url: this.url, cause, retryInMs },
               `JWKS keyset is not available for issuer ${issuer} at ${this.url}: ${cause}; requests on this policy's routes are rejected with 401 until it is`,
             )
           }

@@ -12,7 +12,13 @@
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
 import type { McpAuthConfig } from '../config/schema.js'
-import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
+import { RequestError } from '../errors.js'
+import {
+  errorResponse,
+  fromRequestError,
+  type LocalRequest,
+  type LocalResponse,
+} from '../http/local-response.js'
 import type { Upstream } from '../http/upstream.js'
 import type { DiscoveryCache } from './discovery.js'
 import {
@@ -113,11 +119,14 @@ export class OAuthEndpoints {
   async #authorizationServerMetadata(): Promise<LocalResponse> {
     const found = await this.#o.discovery.get()
     if (!found.ok) {
-      return errorResponse(
-        503,
-        'temporarily_unavailable',
-        `the identity provider's discovery document at ${found.url} is not available (${found.cause}); try again later`,
-        { 'retry-after': '5' },
+      return fromRequestError(
+        new RequestError(
+          'GW_ERR_DISCOVERY_UNAVAILABLE',
+          503,
+          'temporarily_unavailable',
+          `the identity provider's discovery document at ${found.url} is not available (${found.cause}); try again later`,
+          { headers: { 'retry-after': '5' } },
+        ),
       )
     }
     // RFC 8414 §2, from the IdP's document (seed: Endpoints, data plane).

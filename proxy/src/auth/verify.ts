@@ -20,6 +20,7 @@ import {
   type ProtectedHeaderParameters,
 } from 'jose'
 import { LRUCache } from 'lru-cache'
+import type { ErrorCode } from '../errors.js'
 import type { KeySet } from './jwks.js'
 
 /** Asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037). */
@@ -61,6 +62,8 @@ export interface VerifyFailure {
     | 'claims'
     | 'critical_extension'
   description: string
+  /** The error code of a failure that is the gateway's, not the token's (no keys). */
+  code?: ErrorCode
 }
 
 /** A verified token. */
@@ -131,6 +134,7 @@ export class TokenVerifier {
       return {
         ok: false,
         check: 'no_keys',
+        code: 'GW_ERR_JWKS_UNAVAILABLE',
         description:
           'the signing keys of the issuer are not available; the token cannot be verified',
       }
