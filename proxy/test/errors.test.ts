@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ERROR_CODES } from '../src/errors.js'
 
@@ -15,5 +16,15 @@ describe('error codes', () => {
     expect(
       documented.filter((c) => !(ERROR_CODES as readonly string[]).includes(c as string)),
     ).toEqual([])
+  })
+
+  it('raises every code somewhere in the proxy (none is only documented)', () => {
+    const src = new URL('../src/', import.meta.url).pathname
+    const text = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && f !== 'errors.ts')
+      .map((f) => readFileSync(join(src, f), 'utf8'))
+      .join('\n')
+    const unused = ERROR_CODES.filter((code) => !text.includes(`'${code}'`))
+    expect(unused).toEqual([])
   })
 })
