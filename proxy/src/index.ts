@@ -68,6 +68,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
         'GW_ERR_CONFIG_INVALID',
         [{ path: 'config.logLevel', message: err.message }],
         options.configFile,
+        { cause: err },
       )
     }
     throw err

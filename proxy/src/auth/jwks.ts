@@ -72,12 +72,14 @@ export function loadStaticJwks(jwks: {
     try {
       text = readFileSync(jwks.file, 'utf8')
     } catch (err) {
-      throw new Error(`cannot read JWKS file ${jwks.file}: ${(err as Error).message}`)
+      throw new Error(`cannot read JWKS file ${jwks.file}: ${(err as Error).message}`, {
+        cause: err,
+      })
     }
     try {
       return parseJwks(text)
     } catch (err) {
-      throw new Error(`JWKS file ${jwks.file}: ${(err as Error).message}`)
+      throw new Error(`JWKS file ${jwks.file}: ${(err as Error).message}`, { cause: err })
     }
   }
   return parseJwks(jwks.inline)

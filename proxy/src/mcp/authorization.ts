@@ -122,7 +122,9 @@ export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAut
     try {
       run = parse(expression)
     } catch (err) {
-      throw new Error(`rules[${i}]: invalid CEL "${expression}": ${(err as Error).message}`)
+      throw new Error(`rules[${i}]: invalid CEL "${expression}": ${(err as Error).message}`, {
+        cause: err,
+      })
     }
     const kinds = new Set<TargetKind>()
     targetKinds(run.ast, kinds)

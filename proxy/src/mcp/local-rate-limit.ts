@@ -68,7 +68,9 @@ function compile(expression: string, field: string, index: number): ReturnType<t
   try {
     return parse(expression)
   } catch (err) {
-    throw new Error(`[${index}].${field}: invalid CEL "${expression}": ${(err as Error).message}`)
+    throw new Error(`[${index}].${field}: invalid CEL "${expression}": ${(err as Error).message}`, {
+      cause: err,
+    })
   }
 }
 
