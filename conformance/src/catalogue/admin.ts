@@ -179,8 +179,16 @@ export const admin: Requirement[] = [
     source: 'Gatehouse issue 5 (invalid filter → 400)',
     text: 'An invalid log level is refused with 400 and the level in force does not change.',
     async check(ctx) {
+      const before = await ctx.http(`${adminUrl(ctx)}/logging`)
+      must(before.status === 200, 'GET /logging answers 200', `${before.status}`)
       const res = await ctx.http(`${adminUrl(ctx)}/logging?level=loud`, { method: 'POST' })
       must(res.status === 400, '400', `${res.status}`)
+      const after = await ctx.http(`${adminUrl(ctx)}/logging`)
+      must(
+        after.text === before.text,
+        `the level in force unchanged: ${before.text.trim()}`,
+        after.text.trim(),
+      )
     },
   },
   {
@@ -191,7 +199,13 @@ export const admin: Requirement[] = [
     text: 'GET /memory answers 200 with memory statistics.',
     async check(ctx) {
       const res = await ctx.http(`${adminUrl(ctx)}/memory`)
-      must(res.status === 200 && res.text.length > 2, '200 with a body', `${res.status}`)
+      must(res.status === 200, '200', `${res.status}`)
+      const stats = positiveNumbers(parseJson(res.text), /rss|heap/i)
+      must(
+        stats.length > 0,
+        'JSON with the resident set and heap sizes (a positive number under a key naming rss or heap)',
+        res.text.slice(0, 200),
+      )
     },
   },
   {
@@ -245,6 +259,12 @@ export const admin: Requirement[] = [
     async check(ctx) {
       const res = await ctx.http(`${adminUrl(ctx)}/debug/tasks`)
       must(res.status === 200, '200', `${res.status}`)
+      const report = parseJson(res.text) as { tree?: Array<{ kind?: unknown }> } | undefined
+      must(
+        Array.isArray(report?.tree) && report.tree.some((t) => t.kind === 'listener'),
+        'a JSON task tree whose roots include the listener of the gateway under test',
+        res.text.slice(0, 200),
+      )
     },
   },
   {
@@ -303,3 +323,18 @@ export const admin: Requirement[] = [
     },
   },
 ]
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** Positive numbers found anywhere in `value` under a key matching `key`. */
+function positiveNumbers(value: unknown, key: RegExp, under = false): number[] {
+  if (typeof value === 'number') return under && value > 0 ? [value] : []
+  if (value === null || typeof value !== 'object') return []
+  return Object.entries(value).flatMap(([k, v]) => positiveNumbers(v, key, under || key.test(k)))
+}
