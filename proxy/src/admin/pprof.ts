@@ -94,6 +94,25 @@ class Builder {
   type(type: string, unit: string): ValueType {
     return new ValueType({ type: this.strings.dedup(type), unit: this.strings.dedup(unit) })
   }
+
+  /** The profile of `samples` over the functions, locations and strings built so far. */
+  profile(
+    sampleType: ValueType[],
+    samples: Sample[],
+    timing: Pick<
+      ConstructorParameters<typeof Profile>[0] & object,
+      'timeNanos' | 'durationNanos' | 'periodType' | 'period'
+    >,
+  ): Profile {
+    return new Profile({
+      sampleType,
+      sample: samples,
+      location: this.locations,
+      function: this.functions,
+      stringTable: this.strings,
+      ...timing,
+    })
+  }
 }
 
 /** V8 pseudo-frames that are not code the proxy runs. */
@@ -127,12 +146,7 @@ export function cpuProfileToPprof(p: V8CpuProfile, intervalMicros: number): Prof
     }
     samples.push(new Sample({ locationId: stack, value: [count, count * periodNanos] }))
   }
-  return new Profile({
-    sampleType,
-    sample: samples,
-    location: b.locations,
-    function: b.functions,
-    stringTable: b.strings,
+  return b.profile(sampleType, samples, {
     timeNanos: BigInt(Math.round(p.startTime)) * 1000n,
     durationNanos: Math.max(0, Math.round((p.endTime - p.startTime) * 1000)),
     periodType: b.type('cpu', 'nanoseconds'),
@@ -166,12 +180,7 @@ export function heapProfileToPprof(p: V8HeapProfile | undefined, intervalBytes: 
     }
     walk(p.head, [])
   }
-  return new Profile({
-    sampleType,
-    sample: samples,
-    location: b.locations,
-    function: b.functions,
-    stringTable: b.strings,
+  return b.profile(sampleType, samples, {
     timeNanos: BigInt(Date.now()) * 1_000_000n,
     periodType: b.type('space', 'bytes'),
     period: intervalBytes,
