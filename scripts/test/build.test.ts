@@ -35,8 +35,13 @@ function externalPackages(meta: Metafile, outputs: string[], kinds?: string[]): 
   return found
 }
 
+/**
+ * The output built from the bundle's own entry. Chunks behind a dynamic `import()` carry an
+ * `entryPoint` too, and the outputs' order follows their hashed names: match the path.
+ */
 function entryOutput(meta: Metafile, bundle: Bundle): string {
-  const out = Object.keys(meta.outputs).find((o) => meta.outputs[o]?.entryPoint !== undefined)
+  const entry = join(bundle.workspace, bundle.entry)
+  const out = Object.keys(meta.outputs).find((o) => meta.outputs[o]?.entryPoint === entry)
   if (!out) throw new Error(`${bundle.workspace}: no entry output`)
   return out
 }
