@@ -55,7 +55,9 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
   it('answers 401 with the resource_metadata challenge built from the configured resource', async () => {
     const res = await post(gh.url)
     expect(res.status).toBe(401)
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${PRM}"`)
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${PRM}", scope="openid profile"`,
+    )
     expect(await res.json()).toMatchObject({
       error: 'unauthorized',
       error_description: expect.any(String),
