@@ -301,6 +301,13 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
     })
   })
 
+  it('serves the same document at the root form, unauthenticated (MCP 2025-11-25 fallback)', async () => {
+    const path = await (await fetch(`${gh.url}/.well-known/oauth-protected-resource/mcp`)).json()
+    const res = await fetch(`${gh.url}/.well-known/oauth-protected-resource`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual(path)
+  })
+
   it('serves authorization-server metadata from OIDC discovery, bridged', async () => {
     const res = await fetch(`${gh.url}/.well-known/oauth-authorization-server/mcp`)
     expect(res.status).toBe(200)
