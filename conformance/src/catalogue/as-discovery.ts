@@ -133,7 +133,7 @@ export const asDiscovery: Requirement[] = [
         const res = await ctx.http(url.toString(), { redirect: 'manual' })
         const location = res.headers.get('location')
         if (url.origin === idpOrigin || res.status < 300 || res.status > 399 || !location) break
-        url = new URL(location, url)
+        url = new URL(reachable(ctx, new URL(location, url).toString()))
       }
       const authorizePath = new URL(`${ctx.target.idp.issuer}/v1/authorize`).pathname
       const seen = (await ctx.target.idp.control.requests()).filter((r) => r.path === authorizePath)
