@@ -68,6 +68,11 @@ const program = new Command()
     url,
   )
   .option(
+    '--scoped-target <base_url>',
+    'with --target: a gateway/route whose policy requires the scope mcp:tools',
+    url,
+  )
+  .option(
     '--broken-path <prefix>',
     'with --target: a path prefix whose policy has a wrong jwksPath',
   )
@@ -99,6 +104,7 @@ const opts = program.opts<{
   configuredBase?: string
   admin?: string
   proxiedTarget?: string
+  scopedTarget?: string
   brokenPath?: string
   allowShutdown: boolean
   yes: boolean
@@ -144,6 +150,7 @@ try {
     const ports = {
       gateway: portOf(opts.target),
       proxied: await freePort(),
+      scoped: await freePort(),
       // The printed configuration must match the admin URL the suite will call.
       admin: opts.admin ? portOf(opts.admin) : 15000,
     }
@@ -174,6 +181,7 @@ try {
       base: opts.target,
       configuredBase,
       ...(opts.proxiedTarget ? { proxiedBase: opts.proxiedTarget } : {}),
+      ...(opts.scopedTarget ? { scopedBase: opts.scopedTarget } : {}),
       ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
       ...(opts.admin ? { admin: opts.admin } : {}),
       idp: {

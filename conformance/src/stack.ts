@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { stringify } from 'yaml'
+import { REQUIRED_SCOPE } from './catalogue/scopes.js'
 import type { Target } from './types.js'
 
 /** The repository root (where the reference proxy's entry points live). */
@@ -55,6 +56,8 @@ export async function startFixtures(): Promise<Fixtures> {
 export interface Ports {
   gateway: number
   proxied: number
+  /** A gateway whose route requires the scope {@link REQUIRED_SCOPE} (AUTHZ-004). */
+  scoped: number
   admin: number
 }
 
@@ -79,12 +82,19 @@ export const CORS = {
   },
 }
 
-/** The three path prefixes an MCP route must match (seed: Endpoints). */
+/**
+ * The three path prefixes an MCP route must match (seed: Endpoints), and the root form of the
+ * protected-resource metadata, which MCP 2025-11-25 clients fall back to when the path form fails
+ * (PRM-005).
+ */
 export const MCP_MATCHES = [
-  '/mcp',
-  '/.well-known/oauth-protected-resource/mcp',
-  '/.well-known/oauth-authorization-server/mcp',
-].map((value) => ({ path: { type: 'PathPrefix', value } }))
+  ...[
+    '/mcp',
+    '/.well-known/oauth-protected-resource/mcp',
+    '/.well-known/oauth-authorization-server/mcp',
+  ].map((value) => ({ path: { type: 'PathPrefix', value } })),
+  { path: { type: 'Exact', value: '/.well-known/oauth-protected-resource' } },
+]
 
 /** The configured host of the resource: deliberately not the address clients connect to. */
 export const CONFIGURED_HOST = 'gateway.example'
@@ -100,7 +110,7 @@ export function gatehouseConfig(
     audiences: [f.idp.audience],
     jwks: { remote: { backendRef: { name: 'idp' }, jwksPath } },
   })
-  const mcp = (port: number, clientId?: string) => ({
+  const mcp = (port: number, clientId?: string, extra: Record<string, unknown> = {}) => ({
     provider: 'BridgedIdp',
     ...(clientId ? { clientId } : {}),
     resourceMetadata: {
@@ -108,6 +118,7 @@ export function gatehouseConfig(
       scopesSupported: ['openid', 'profile'],
       bearerMethodsSupported: ['header'],
     },
+    ...extra,
   })
   const authorization = {
     action: 'Allow',
@@ -118,6 +129,7 @@ export function gatehouseConfig(
     gateways: {
       default: { port: ports.gateway, address: '127.0.0.1' },
       proxied: { port: ports.proxied, address: '127.0.0.1' },
+      scoped: { port: ports.scoped, address: '127.0.0.1' },
     },
     backends: {
       'mcp-backend': { static: { host: '127.0.0.1', port: f.backend.port } },
@@ -141,6 +153,10 @@ export function gatehouseConfig(
         parentRefs: [{ name: 'proxied' }],
         rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
       },
+      'mcp-scoped': {
+        parentRefs: [{ name: 'scoped' }],
+        rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
+      },
     },
     policies: {
       'mcp-auth': {
@@ -158,7 +174,9 @@ export function gatehouseConfig(
                 jwks: { inline: { keys: [{ ...SECRET_JWK, d: PLANTED_SECRET }] } },
               },
             ],
-            mcp: mcp(ports.gateway, f.idp.publicClientId),
+            // issuerMode Gateway: the metadata's issuer is the identifier clients derived its URL
+            // from (RFC 8414 §3.3; ASM-006, ASM-007), not the seed's IdP issuer.
+            mcp: mcp(ports.gateway, f.idp.publicClientId, { issuerMode: 'Gateway' }),
           },
           authorization,
         },
@@ -177,6 +195,22 @@ export function gatehouseConfig(
       'mcp-tools': {
         targetRefs: [{ kind: 'HTTPRoute', name: 'mcp' }],
         traffic: MCP_TOOLS_TRAFFIC,
+      },
+      // A route that wants a scope the IdP's tokens lack by default, and names it in the 403
+      // (AUTHZ-004; MCP 2025-11-25 "Scope Challenge Handling").
+      'mcp-auth-scoped': {
+        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp-scoped' }],
+        traffic: {
+          jwtAuthentication: {
+            mode: 'Strict',
+            providers: [provider('/oauth2/default/v1/keys')],
+            mcp: mcp(ports.scoped, f.idp.publicClientId, { requiredScopes: [REQUIRED_SCOPE] }),
+          },
+          authorization: {
+            action: 'Allow',
+            policy: { matchExpressions: [`"${REQUIRED_SCOPE}" in jwt.scp`] },
+          },
+        },
       },
       'mcp-auth-proxied': {
         targetRefs: [{ kind: 'HTTPRoute', name: 'mcp-proxied' }],
@@ -312,6 +346,7 @@ export async function startGateway(
   const ports: Ports = {
     gateway: await freePort(),
     proxied: await freePort(),
+    scoped: await freePort(),
     admin: await freePort(),
   }
   const gatehouse = await startGatehouse(gatehouseConfig(f, ports), options)
@@ -321,6 +356,7 @@ export async function startGateway(
     configuredBase: `http://${CONFIGURED_HOST}:${ports.gateway}`,
     proxiedBase: `http://127.0.0.1:${ports.proxied}`,
     proxiedConfiguredBase: `http://${CONFIGURED_HOST}:${ports.proxied}`,
+    scopedBase: `http://127.0.0.1:${ports.scoped}`,
     brokenPath: '/broken',
     admin: `http://127.0.0.1:${ports.admin}`,
     idp: { issuer: f.idp.issuer, audience: f.idp.audience, orgUrl: f.idp.orgUrl, control },

@@ -41,7 +41,7 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'What the service does 3',
     statement:
       'It appends the first configured audience to the authorization endpoint as the query parameter audience.',
-    requirements: ['ASM-003'],
+    requirements: ['ASM-003', 'ASM-009'],
   },
   {
     section: 'What the service does 3',
@@ -59,7 +59,7 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'What the service does 4',
     statement:
       'The proxy serves OAuth discovery documents for the MCP resource at well-known paths.',
-    requirements: ['PRM-001', 'PRM-004', 'ASM-001'],
+    requirements: ['PRM-001', 'PRM-004', 'PRM-005', 'ASM-001', 'ASM-010'],
   },
   {
     section: 'What the service does 5',
@@ -105,12 +105,12 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'Endpoints (data plane): POST /mcp',
     statement:
       'Without a valid token: 401 with WWW-Authenticate: Bearer resource_metadata built from mcp.resourceMetadata.resource.',
-    requirements: ['AUTH-001', 'AUTH-002', 'AUTH-003', 'CORS-003'],
+    requirements: ['AUTH-001', 'AUTH-002', 'AUTH-003', 'AUTH-023', 'CORS-003'],
   },
   {
     section: 'Endpoints (data plane): POST /mcp',
     statement: 'A valid token failing the authorization rule: 403.',
-    requirements: ['AUTHZ-001', 'AUTHZ-002'],
+    requirements: ['AUTHZ-001', 'AUTHZ-002', 'AUTHZ-004'],
   },
   {
     section: 'Endpoints (data plane): GET /.well-known/oauth-protected-resource/mcp',
@@ -121,7 +121,7 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'Endpoints (data plane): GET /.well-known/oauth-authorization-server/mcp',
     statement:
       'Fields issuer, jwks_uri (<issuer>/v1/keys), authorization_endpoint (?audience=), registration_endpoint back at the gateway.',
-    requirements: ['ASM-001', 'ASM-002', 'ASM-003', 'ASM-004'],
+    requirements: ['ASM-001', 'ASM-002', 'ASM-003', 'ASM-004', 'ASM-006', 'ASM-007', 'ASM-008'],
   },
   {
     section: 'Endpoints (data plane): …/client-registration',
@@ -178,7 +178,7 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'Authentication 2',
     statement:
       'Signature against the provider JWKS, iss equals the issuer, aud matches the audience.',
-    requirements: ['AUTH-012', 'AUTH-013', 'AUTH-014', 'AUTH-017'],
+    requirements: ['AUTH-012', 'AUTH-013', 'AUTH-014', 'AUTH-017', 'AUTH-024'],
   },
   {
     section: 'Authentication 3',
@@ -190,7 +190,7 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'Authentication 4',
     statement:
       'MCP clients discover the authorization server through the gateway and use the pre-registered client id (PKCE).',
-    requirements: ['PRM-002', 'ASM-004', 'DCR-001'],
+    requirements: ['PRM-002', 'ASM-004', 'ASM-008', 'ASM-010', 'DCR-001'],
   },
   {
     section: 'Authentication 5',

@@ -50,7 +50,7 @@ export class CheckSkipped extends Error {}
 export interface IdpControl {
   token(req: Record<string, unknown>): Promise<{ access_token: string }>
   registrations(): Promise<Array<{ status: number }>>
-  requests(): Promise<Array<{ method: string; path: string }>>
+  requests(): Promise<Array<{ method: string; path: string; query: string }>>
   clearRequests(): Promise<void>
 }
 
@@ -63,6 +63,11 @@ export interface Target {
   /** A gateway/route whose policy has no `clientId` (registration is proxied), if any. */
   proxiedBase?: string
   proxiedConfiguredBase?: string
+  /**
+   * A gateway/route whose policy requires the scope `mcp:tools` (rule `"mcp:tools" in jwt.scp`)
+   * and names it in its 403 challenge, if any.
+   */
+  scopedBase?: string
   /** A path prefix protected by a policy whose `jwksPath` is wrong, if configured. */
   brokenPath?: string
   /** Admin interface URL, when the admin profile is judged. */

@@ -35,6 +35,8 @@ const TARGET_ONLY = [
   'PRM-002',
   'PRM-003',
   'PRM-004',
+  'PRM-005',
+  'AUTH-023',
   'CORS-001',
   'CORS-002',
   'CORS-003',

@@ -35,6 +35,18 @@ describe('examples', () => {
   )
 })
 
+describe('examples serve the protected-resource metadata at the root form too', () => {
+  it.each([
+    'examples/standalone/gatehouse.yaml',
+    'examples/compose/gatehouse.yaml',
+    'examples/kubernetes/mcp-auth.yaml',
+  ])('%s matches /.well-known/oauth-protected-resource (MCP 2025-11-25 fallback)', (file) => {
+    expect(read(file)).toMatch(
+      /- path: \{ type: Exact, value: \/\.well-known\/oauth-protected-resource \}/,
+    )
+  })
+})
+
 describe('compose.yaml', () => {
   it('runs each service from its own Dockerfile target, with files that exist', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['gatehouse', 'mcp-backend', 'mock-idp'])

@@ -1,7 +1,8 @@
 /**
- * Profile `core`: bearer-token authentication (401), authorization rules (403), fail-closed key
- * handling and RFC 9728 protected-resource metadata. Sources: the seed (Endpoints, Authentication,
- * Errors), MCP authorization 2025-06-18 / 2025-11-25, RFC 6750, RFC 9728, RFC 8725.
+ * Profile `core`: bearer-token authentication (401), authorization rules (403) and fail-closed key
+ * handling. Sources: the seed (Endpoints, Authentication, Errors), MCP authorization 2025-06-18 /
+ * 2025-11-25, RFC 6750, RFC 8725, RFC 9068. Protected-resource metadata: resource-metadata.ts;
+ * scopes in challenges: scopes.ts.
  */
 import { CheckSkipped, must, type Requirement } from '../types.js'
 import { challengeParams, postMcp, prmUrl, token } from './util.js'
@@ -136,6 +137,12 @@ export const core: Requirement[] = [
     { sub: 'alice', forge: 'hs256-public-key' },
     'RFC 8725 §2.1, §3.1',
   ),
+  hostile(
+    'AUTH-024',
+    'validly signed but without an exp claim',
+    { sub: 'alice', claims: { exp: null } },
+    'RFC 9068 §2.2 (exp is REQUIRED in a JWT access token); MCP authorization 2025-11-25 "Token Handling" (validate per OAuth 2.1 §5.2)',
+  ),
   {
     id: 'AUTH-017',
     level: 'MUST',
@@ -175,9 +182,10 @@ export const core: Requirement[] = [
   },
   {
     id: 'AUTH-022',
-    level: 'SHOULD',
+    level: 'MUST',
     profile: 'core',
-    source: 'MCP security best practices (token passthrough)',
+    source:
+      'MCP authorization 2025-11-25 "Access Token Privilege Restriction" ("MUST NOT pass through the token it received from the MCP client"); MCP security best practices (Token Passthrough)',
     text: "The gateway does not pass the client's bearer token on to the MCP backend.",
     async check(ctx) {
       const origin = ctx.target.backendOrigin
@@ -250,77 +258,6 @@ export const core: Requirement[] = [
         throw new CheckSkipped('no route with a wrong jwksPath was configured (--broken-path)')
       const res = await postMcp(ctx, { path, token: await token(ctx, { sub: 'alice' }) })
       must(res.status === 401, '401', `${res.status}`)
-    },
-  },
-  {
-    id: 'PRM-001',
-    level: 'MUST',
-    profile: 'core',
-    source: 'seed: Endpoints (GET /.well-known/oauth-protected-resource/mcp); RFC 9728 §3.2',
-    text: 'Protected-resource metadata is served unauthenticated as JSON whose resource is the configured resource.',
-    async check(ctx) {
-      const res = await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
-      must(res.status === 200, '200', `${res.status}`)
-      const doc = res.json()
-      const want = `${ctx.target.configuredBase}/mcp`
-      must(doc.resource === want, `resource "${want}"`, `resource ${JSON.stringify(doc.resource)}`)
-    },
-  },
-  {
-    id: 'PRM-002',
-    level: 'MUST',
-    profile: 'bridged-idp',
-    source: 'Gatehouse issue 4 (BridgedIdp); RFC 8414 §3.1 path insertion',
-    text: 'With BridgedIdp, authorization_servers is ["<configured base>/mcp"], so clients find the gateway\'s authorization-server metadata.',
-    async check(ctx) {
-      const doc = (
-        await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
-      ).json()
-      const want = [`${ctx.target.configuredBase}/mcp`]
-      must(
-        JSON.stringify(doc.authorization_servers) === JSON.stringify(want),
-        JSON.stringify(want),
-        JSON.stringify(doc.authorization_servers),
-      )
-    },
-  },
-  {
-    id: 'PRM-003',
-    level: 'SHOULD',
-    profile: 'core',
-    source:
-      'seed: GatewayPolicy (mcp.resourceMetadata.scopesSupported, bearerMethodsSupported); RFC 9728 §2',
-    text: 'The metadata lists scopes_supported and bearer_methods_supported ["header"].',
-    async check(ctx) {
-      const doc = (
-        await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
-      ).json()
-      must(
-        Array.isArray(doc.scopes_supported),
-        'scopes_supported',
-        JSON.stringify(doc.scopes_supported),
-      )
-      must(
-        JSON.stringify(doc.bearer_methods_supported) === '["header"]',
-        '["header"]',
-        JSON.stringify(doc.bearer_methods_supported),
-      )
-    },
-  },
-  {
-    id: 'PRM-004',
-    level: 'MUST',
-    profile: 'core',
-    source: 'RFC 9728 §3; MCP authorization 2025-06-18 §2.3',
-    text: 'The metadata endpoint needs no token (it is how clients learn where to get one).',
-    async check(ctx) {
-      const res = await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`)
-      must(res.status !== 401 && res.status !== 403, 'no 401/403', `${res.status}`)
-      must(
-        /json/.test(res.headers.get('content-type') ?? ''),
-        'a JSON content type',
-        String(res.headers.get('content-type')),
-      )
     },
   },
 ]

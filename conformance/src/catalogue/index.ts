@@ -1,16 +1,22 @@
 /** The requirements catalogue, in report order. */
 import type { Requirement } from '../types.js'
 import { admin } from './admin.js'
+import { asDiscovery } from './as-discovery.js'
 import { bridged } from './bridged.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
 import { mcpPolicy } from './mcp-policy.js'
+import { resourceMetadata } from './resource-metadata.js'
+import { scopes } from './scopes.js'
 import { transport } from './transport.js'
 
 /** Every requirement, in report order (admin last: its shutdown check ends a run). */
 export const CATALOGUE: readonly Requirement[] = [
   ...core,
+  ...scopes,
+  ...resourceMetadata,
   ...bridged,
+  ...asDiscovery,
   ...cors,
   ...transport,
   ...mcpPolicy,

@@ -2,8 +2,11 @@
  * The refusals a policy answers with, in one place (RFC 6750 §3, RFC 9728 §5.1):
  *
  * - no token: 401 `WWW-Authenticate: Bearer resource_metadata="…"` (a `realm` when the policy has
- *   no MCP block, so the challenge is never empty);
- * - an invalid token: 401 with `error="invalid_token"` and a description;
+ *   no MCP block, so the challenge is never empty), with `scope` naming
+ *   `mcp.resourceMetadata.scopesSupported` when it is set (MCP authorization 2025-11-25,
+ *   "Protected Resource Metadata Discovery Requirements": servers SHOULD name the scopes in the
+ *   challenge; RFC 6750 §3);
+ * - an invalid token: 401 with `error="invalid_token"`, a description and the same `scope`;
  * - a malformed request (two Authorization headers): 400 `error="invalid_request"`;
  * - a valid token that fails the rules: 403 `error="insufficient_scope"`, with `scope` only when
  *   `mcp.requiredScopes` names some, so MCP clients do not loop on step-up authorization.
@@ -19,14 +22,21 @@ function quote(value: string): string {
 export class Challenge {
   readonly #resourceMetadataUrl: string | undefined
   readonly #requiredScopes: readonly string[]
+  readonly #scopesSupported: readonly string[]
 
   /**
    * @param resourceMetadataUrl - the RFC 9728 metadata URL, when the policy has an `mcp` block
    * @param requiredScopes - `mcp.requiredScopes`, named in the 403 challenge
+   * @param scopesSupported - `mcp.resourceMetadata.scopesSupported`, named in the 401 challenge
    */
-  constructor(resourceMetadataUrl: string | undefined, requiredScopes: readonly string[] = []) {
+  constructor(
+    resourceMetadataUrl: string | undefined,
+    requiredScopes: readonly string[] = [],
+    scopesSupported: readonly string[] = [],
+  ) {
     this.#resourceMetadataUrl = resourceMetadataUrl
     this.#requiredScopes = requiredScopes
+    this.#scopesSupported = scopesSupported
   }
 
   /** The `WWW-Authenticate` header with the given auth-params. */
@@ -44,6 +54,9 @@ export class Challenge {
     const params: Record<string, string> = tokenSent
       ? { error: 'invalid_token', error_description: description }
       : {}
+    // MCP authorization 2025-11-25: the scopes a client should ask for (its scope selection
+    // strategy takes the challenge's scope first, then scopes_supported; here they agree).
+    if (this.#scopesSupported.length > 0) params.scope = this.#scopesSupported.join(' ')
     return errorResponse(
       401,
       tokenSent ? 'invalid_token' : 'unauthorized',

@@ -103,7 +103,11 @@ class CompiledPolicy implements AuthPolicy {
         orgUpstream,
       })
     }
-    const challenge = new Challenge(this.#oauth?.resourceMetadataUrl, jwt?.mcp?.requiredScopes)
+    const challenge = new Challenge(
+      this.#oauth?.resourceMetadataUrl,
+      jwt?.mcp?.requiredScopes,
+      jwt?.mcp?.resourceMetadata.scopesSupported,
+    )
     if (jwt) {
       this.#authentication = new JwtAuthentication(name, jwt, ctx, challenge)
       for (const k of this.#authentication.keySets) k.onChange(() => this.#noteProgrammed())

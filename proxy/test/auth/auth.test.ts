@@ -55,7 +55,9 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
   it('answers 401 with the resource_metadata challenge built from the configured resource', async () => {
     const res = await post(gh.url)
     expect(res.status).toBe(401)
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${PRM}"`)
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${PRM}", scope="openid profile"`,
+    )
     expect(await res.json()).toMatchObject({
       error: 'unauthorized',
       error_description: expect.any(String),
@@ -297,6 +299,13 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
       scopes_supported: ['openid', 'profile'],
       bearer_methods_supported: ['header'],
     })
+  })
+
+  it('serves the same document at the root form, unauthenticated (MCP 2025-11-25 fallback)', async () => {
+    const path = await (await fetch(`${gh.url}/.well-known/oauth-protected-resource/mcp`)).json()
+    const res = await fetch(`${gh.url}/.well-known/oauth-protected-resource`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual(path)
   })
 
   it('serves authorization-server metadata from OIDC discovery, bridged', async () => {

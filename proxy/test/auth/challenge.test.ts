@@ -26,6 +26,20 @@ describe('Challenge', () => {
     expect(new Challenge(undefined).header({})['www-authenticate']).toBe('Bearer realm="gatehouse"')
   })
 
+  it('names scopes_supported on 401 when configured (MCP 2025-11-25; RFC 6750 §3), on both kinds', () => {
+    const c = new Challenge(PRM, [], ['openid', 'profile'])
+    expect(c.unauthorized('a bearer token is required', false).headers?.['www-authenticate']).toBe(
+      `Bearer resource_metadata="${PRM}", scope="openid profile"`,
+    )
+    expect(c.unauthorized('expired', true).headers?.['www-authenticate']).toBe(
+      `Bearer resource_metadata="${PRM}", error="invalid_token", error_description="expired", scope="openid profile"`,
+    )
+    // The 403 names only mcp.requiredScopes, never scopes_supported (no step-up loop).
+    expect(c.forbidden('no').headers?.['www-authenticate']).toBe(
+      `Bearer resource_metadata="${PRM}", error="insufficient_scope"`,
+    )
+  })
+
   it('names required scopes on 403 only when configured (no step-up loop otherwise)', () => {
     expect(new Challenge(PRM).forbidden('no').headers?.['www-authenticate']).toBe(
       `Bearer resource_metadata="${PRM}", error="insufficient_scope"`,

@@ -39,6 +39,8 @@ export function authConfig(o: AuthConfigOptions): GatehouseConfigInput {
               {
                 path: { type: 'PathPrefix', value: '/.well-known/oauth-authorization-server/mcp' },
               },
+              // The root form MCP 2025-11-25 clients fall back to.
+              { path: { type: 'Exact', value: '/.well-known/oauth-protected-resource' } },
             ],
             filters:
               o.cors === false

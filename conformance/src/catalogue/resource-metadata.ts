@@ -1,0 +1,105 @@
+/**
+ * Profile `core`: RFC 9728 protected-resource metadata — where MCP clients learn the
+ * authorization server — at the path form the challenge names and at the root form MCP 2025-11-25
+ * clients fall back to. Sources: the seed (Endpoints), RFC 9728, MCP authorization 2025-06-18 /
+ * 2025-11-25 "Protected Resource Metadata Discovery Requirements".
+ */
+import { must, type Requirement } from '../types.js'
+import { canonicalJson, PRM_PATH, prmDocument } from './util.js'
+
+const PRM_ROOT = '/.well-known/oauth-protected-resource'
+
+/** Profile `core` (and PRM-002, `bridged-idp`): the protected-resource metadata. */
+export const resourceMetadata: Requirement[] = [
+  {
+    id: 'PRM-001',
+    level: 'MUST',
+    profile: 'core',
+    source: 'seed: Endpoints (GET /.well-known/oauth-protected-resource/mcp); RFC 9728 §3.2',
+    text: 'Protected-resource metadata is served unauthenticated as JSON whose resource is the configured resource.',
+    async check(ctx) {
+      const res = await ctx.http(`${ctx.target.base}${PRM_PATH}`)
+      must(res.status === 200, '200', `${res.status}`)
+      const doc = res.json()
+      const want = `${ctx.target.configuredBase}/mcp`
+      must(doc.resource === want, `resource "${want}"`, `resource ${JSON.stringify(doc.resource)}`)
+    },
+  },
+  {
+    id: 'PRM-002',
+    level: 'MUST',
+    profile: 'bridged-idp',
+    source: 'Gatehouse issue 4 (BridgedIdp); RFC 8414 §3.1 path insertion',
+    text: 'With BridgedIdp, authorization_servers is ["<configured base>/mcp"], so clients find the gateway\'s authorization-server metadata.',
+    async check(ctx) {
+      const doc = (await ctx.http(`${ctx.target.base}${PRM_PATH}`)).json()
+      const want = [`${ctx.target.configuredBase}/mcp`]
+      must(
+        JSON.stringify(doc.authorization_servers) === JSON.stringify(want),
+        JSON.stringify(want),
+        JSON.stringify(doc.authorization_servers),
+      )
+    },
+  },
+  {
+    id: 'PRM-003',
+    level: 'SHOULD',
+    profile: 'core',
+    source:
+      'seed: GatewayPolicy (mcp.resourceMetadata.scopesSupported, bearerMethodsSupported); RFC 9728 §2',
+    text: 'The metadata lists scopes_supported and bearer_methods_supported ["header"].',
+    async check(ctx) {
+      const doc = (await ctx.http(`${ctx.target.base}${PRM_PATH}`)).json()
+      must(
+        Array.isArray(doc.scopes_supported),
+        'scopes_supported',
+        JSON.stringify(doc.scopes_supported),
+      )
+      must(
+        JSON.stringify(doc.bearer_methods_supported) === '["header"]',
+        '["header"]',
+        JSON.stringify(doc.bearer_methods_supported),
+      )
+    },
+  },
+  {
+    id: 'PRM-004',
+    level: 'MUST',
+    profile: 'core',
+    source: 'RFC 9728 §3; MCP authorization 2025-06-18 §2.3',
+    text: 'The metadata endpoint needs no token (it is how clients learn where to get one).',
+    async check(ctx) {
+      const res = await ctx.http(`${ctx.target.base}${PRM_PATH}`)
+      must(res.status !== 401 && res.status !== 403, 'no 401/403', `${res.status}`)
+      must(
+        /json/.test(res.headers.get('content-type') ?? ''),
+        'a JSON content type',
+        String(res.headers.get('content-type')),
+      )
+    },
+  },
+  {
+    id: 'PRM-005',
+    level: 'SHOULD',
+    profile: 'core',
+    source:
+      'MCP authorization 2025-11-25 "Protected Resource Metadata Discovery Requirements" (without resource_metadata, clients MUST try the path form, then the root form); RFC 9728 §3.1',
+    text: 'The protected-resource metadata is also served at the root form /.well-known/oauth-protected-resource, unauthenticated, with the same document as the path form.',
+    async check(ctx) {
+      const res = await ctx.http(`${ctx.target.base}${PRM_ROOT}`)
+      must(res.status === 200, '200 at the root form', `${res.status}`)
+      let root: unknown
+      try {
+        root = res.json()
+      } catch {
+        must(false, 'a JSON document', res.text.slice(0, 200))
+      }
+      const path = await prmDocument(ctx)
+      must(
+        canonicalJson(root) === canonicalJson(path),
+        `the path form's document ${JSON.stringify(path)}`,
+        JSON.stringify(root),
+      )
+    },
+  },
+]
