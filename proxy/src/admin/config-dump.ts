@@ -176,7 +176,7 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
     config: {
       adminAddr: config.config.adminAddr,
       logLevel: ctx.logging.filter(),
-      drainTimeout: config.config.drainTimeout,
+      drainTimeout: config.config.drainTimeout.text,
     },
     binds: ctx.gateways().map((g) => ({
       name: g.name,

@@ -4,6 +4,7 @@
  * `docs/configuration.md`. `npm run schema` writes both; a test fails when a committed copy drifts.
  */
 import { z } from 'zod'
+import { DURATION_PATTERN } from './schema/common.js'
 import { GatehouseConfig } from './schema.js'
 
 type JsonSchema = {
@@ -38,6 +39,7 @@ function typeOf(s: JsonSchema): string {
   if (s.enum) return s.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ')
   const variants = s.anyOf ?? s.oneOf
   if (variants) return variants.map(typeOf).join(' \\| ')
+  if (s.type === 'string' && s.pattern === DURATION_PATTERN.source) return 'duration'
   if (s.type === 'array') return `list of ${s.items ? typeOf(s.items) : 'any'}`
   if (s.type === 'integer' && s.minimum !== undefined)
     return `integer ${s.minimum}-${s.maximum ?? '∞'}`

@@ -3,7 +3,6 @@
  * the limiter's terms, and the static checks `gatehouse --validate` runs (CEL syntax, unique
  * limit names).
  */
-import { durationMs } from '../config/duration.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
 import { compileMcpAuthorization } from './authorization.js'
@@ -22,7 +21,7 @@ export function limitsOf(name: string, policy: PolicyConfig): LocalRateLimitConf
     name: l.name ?? `${name}-${i}`,
     maxTokens: l.maxTokens,
     tokensPerFill: l.tokensPerFill,
-    fillIntervalMs: durationMs(l.fillInterval),
+    fillIntervalMs: l.fillInterval.ms,
     key: l.key,
     when: l.when,
   }))
