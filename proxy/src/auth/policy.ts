@@ -212,7 +212,7 @@ class CompiledPolicy implements AuthPolicy {
       providers: (jwt?.providers ?? []).map((p, i) => ({
         issuer: p.issuer,
         audiences: p.audiences,
-        clockSkew: p.clockSkew,
+        clockSkew: p.clockSkew.text,
         keys: this.#keySets[i]?.dump(),
       })),
       mcp: jwt?.mcp

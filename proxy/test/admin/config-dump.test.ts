@@ -62,6 +62,16 @@ describe('config dump', () => {
     expect(dump.policies[0]?.status).toMatchObject({ programmed: false, reason: 'NotCompiled' })
   })
 
+  it('shows durations as written, not as parsed objects (issue #15 item 6)', () => {
+    const dump = buildConfigDump(fakeContext())
+    expect(dump.config.drainTimeout).toBe('10s')
+    expect(dump.backends[0]?.timeouts).toEqual({ connect: '5s', response: '30s' })
+    const traffic = dump.policies[0]?.traffic as {
+      jwtAuthentication: { providers: Array<{ clockSkew: unknown }> }
+    }
+    expect(traffic.jwtAuthentication.providers[0]?.clockSkew).toBe('60s')
+  })
+
   it('validates against the committed JSON Schema', () => {
     const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8'))
     const validate = new Ajv2020({ strict: false }).compile(schema)
