@@ -61,7 +61,12 @@ export const ResourceMetadata = z.strictObject({
   resource: z
     .url()
     .describe('Resource identifier of the MCP endpoint, e.g. https://gateway.example.com/mcp.'),
-  scopesSupported: z.array(z.string().min(1)).optional(),
+  scopesSupported: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      'scopes_supported of the metadata; also named in the 401 challenge (scope=, MCP 2025-11-25).',
+    ),
   bearerMethodsSupported: z.array(z.enum(['header', 'body', 'query'])).optional(),
   resourceName: z.string().optional(),
   resourceDocumentation: z.url().optional(),
