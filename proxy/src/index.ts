@@ -5,7 +5,6 @@
 import type { AdminContext, GatewayInfo } from './admin/context.js'
 import type { AuthPolicy } from './auth/types.js'
 import { checkCompilable, compileSnapshot } from './compile.js'
-import { durationMs } from './config/duration.js'
 import type { GatehouseConfig } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
 import { type Listener, startListener } from './dataplane/listener.js'
@@ -103,7 +102,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   let resolveStopped!: (reason: string) => void
   const stopped = new Promise<string>((r) => (resolveStopped = r))
   let stopping: Promise<void> | undefined
-  const drainMs = durationMs(config.config.drainTimeout)
+  const drainMs = config.config.drainTimeout.ms
 
   try {
     await Promise.all([...snapshot.policies.values()].map((p) => p.start()))

@@ -81,6 +81,22 @@ describe('gatehouse CLI', () => {
     expect(start.stderr).toContain(`${path}: `)
   })
 
+  it('exits 1 naming the path of a CEL expression that does not type-check (issue #15 item 6)', async () => {
+    const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
+    const typo = readFileSync(example, 'utf8')
+      .replace(`'"AI-Users" in jwt.groups'`, `'"AI-Users" in jwtt.groups'`)
+      .replace(`'mcp.tool.name in ["echo", "progress"]'`, `'mcp.tol.name in ["echo", "progress"]'`)
+    const r = await gatehouse(['--validate', '-f', file(typo)])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(
+      /policies\.[a-z-]+\.traffic\.authorization\.policy\.matchExpressions\[0\]: invalid CEL .*Unknown variable: jwtt/,
+    )
+    expect(r.stderr).toMatch(
+      /policies\.[a-z-]+\.traffic\.mcpAuthorization\.rules\[0\]: invalid CEL .*No such key: tol/,
+    )
+    expect(r.stdout).not.toContain('configuration is valid')
+  })
+
   it('exits 1 when the file does not exist', async () => {
     const r = await gatehouse(['-f', '/nonexistent/gatehouse.yaml'])
     expect(r.code).toBe(1)

@@ -156,9 +156,18 @@ function redactTransformations(traffic: PolicyConfig['traffic']): PolicyConfig['
   return { ...traffic, transformations: { request: { ...request, set } } }
 }
 
+/**
+ * A configuration value as the file wrote it: parsed values turn back into their JSON form
+ * (a `Duration` into its text, `"30s"`), which redaction, walking plain objects, would not do.
+ */
+function asWritten(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value))
+}
+
 /** Builds the dump, every secret redacted. */
 export function buildConfigDump(ctx: AdminContext): ConfigDump {
-  const r = redactValue
+  /** Redacts a value of the configuration. */
+  const r = (value: unknown) => redactValue(asWritten(value))
   const config = ctx.config()
   const compiled = ctx.policies()
   const dump: ConfigDump = {
@@ -176,7 +185,7 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
     config: {
       adminAddr: config.config.adminAddr,
       logLevel: ctx.logging.filter(),
-      drainTimeout: config.config.drainTimeout,
+      drainTimeout: config.config.drainTimeout.text,
     },
     binds: ctx.gateways().map((g) => ({
       name: g.name,
@@ -194,13 +203,13 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
       name,
       address: `${b.static.host}:${b.static.port}`,
       tls: b.tls ? (r(b.tls) as Record<string, unknown>) : null,
-      timeouts: { ...b.timeouts },
+      timeouts: asWritten(b.timeouts) as Record<string, unknown>,
     })),
     policies: Object.entries(config.policies).map(([name, p]) => {
       const policy = compiled.get(name)
       let runtime: Record<string, unknown> | undefined
       try {
-        runtime = policy ? (r(policy.dump()) as Record<string, unknown>) : undefined
+        runtime = policy ? (redactValue(policy.dump()) as Record<string, unknown>) : undefined
       } catch {
         runtime = undefined
       }

@@ -5,7 +5,6 @@
  * headers). Mode `Strict` refuses a request without a token; `Optional` lets it through without
  * claims (a token that is sent must still be valid).
  */
-import { durationMs } from '../config/duration.js'
 import type { JwtProviderConfig } from '../config/schema.js'
 import type { LocalResponse } from '../http/local-response.js'
 import type { Challenge } from './challenge.js'
@@ -46,7 +45,7 @@ export class JwtAuthentication {
     const verifiers: Verifier[] = jwt.providers.map((p, i) => ({
       issuer: p.issuer,
       audiences: p.audiences,
-      clockSkewSec: Math.round(durationMs(p.clockSkew) / 1000),
+      clockSkewSec: Math.round(p.clockSkew.ms / 1000),
       keys: keySetOf(policy, p, i, ctx, jwksLog),
     }))
     this.keySets = verifiers.map((v) => v.keys)
@@ -132,7 +131,7 @@ function keySetOf(
         kind: 'remote',
         upstream,
         path: remote.jwksPath,
-        refreshMs: durationMs(remote.cacheDuration),
+        refreshMs: remote.cacheDuration.ms,
       },
       log,
       ctx.tasks,

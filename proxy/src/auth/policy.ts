@@ -25,8 +25,9 @@ import type {
 } from './types.js'
 
 /**
- * Static checks of a policy beyond the schema: CEL syntax, inline/file key sets.
- * Used at start-up and by `gatehouse --validate`.
+ * Static checks of a policy beyond the schema: CEL (parsed and type-checked against the declared
+ * variables, `config/cel.ts`), inline/file key sets. Used at start-up and by `gatehouse --validate`;
+ * the compiled expressions are cached, so compiling the policy afterwards does not compile them again.
  */
 export function checkAuthPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = []
@@ -42,11 +43,16 @@ export function checkAuthPolicy(name: string, policy: PolicyConfig): ConfigIssue
       })
     }
   })
-  try {
-    compileHeaders(policy.traffic.transformations?.request.set ?? [])
-  } catch (err) {
-    issues.push({ path: `${base}.transformations.request`, message: (err as Error).message })
-  }
+  policy.traffic.transformations?.request.set.forEach((entry, i) => {
+    try {
+      compileHeaders([entry])
+    } catch (err) {
+      issues.push({
+        path: `${base}.transformations.request.set[${i}].value`,
+        message: (err as Error).message.replace(/^set\[0\]: /, ''),
+      })
+    }
+  })
   policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
     if (p.jwks.remote) return
     try {
@@ -210,7 +216,7 @@ class CompiledPolicy implements AuthPolicy {
       providers: (jwt?.providers ?? []).map((p, i) => ({
         issuer: p.issuer,
         audiences: p.audiences,
-        clockSkew: p.clockSkew,
+        clockSkew: p.clockSkew.text,
         keys: this.#keySets[i]?.dump(),
       })),
       mcp: jwt?.mcp

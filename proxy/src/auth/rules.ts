@@ -4,7 +4,7 @@
  * expression must evaluate to `true`. An evaluation error (a missing claim, a type mismatch)
  * denies: a rule that cannot be decided never grants access.
  */
-import { type CelProgram, compileCel } from './cel.js'
+import { type CelProgram, compileCel } from '../config/cel.js'
 
 /** The outcome of one rule for one request. */
 export interface RuleResult {
@@ -22,13 +22,13 @@ export interface CompiledRules {
 }
 
 /**
- * Compiles expressions (parsed and type-checked once per process, see `./cel.ts`).
+ * Compiles expressions (parsed and type-checked once per process, see `config/cel.ts`).
  * @throws Error `matchExpressions[i]: <cause>` for the first expression that does not compile.
  */
 export function compileRules(expressions: readonly string[]): CompiledRules {
   const compiled = expressions.map((expression, i) => {
     try {
-      return compileCel(expression, 'bool')
+      return compileCel(expression, 'claims', 'bool')
     } catch (err) {
       throw new Error(`matchExpressions[${i}]: ${(err as Error).message}`, { cause: err })
     }
@@ -70,7 +70,7 @@ export function compileHeaders(
   return entries.map(({ name, value }, i) => {
     let program: CelProgram
     try {
-      program = compileCel(value, 'any')
+      program = compileCel(value, 'claims', 'any')
     } catch (err) {
       throw new Error(`set[${i}]: ${(err as Error).message}`, { cause: err })
     }

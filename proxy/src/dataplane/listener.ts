@@ -11,7 +11,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
-import { durationMs } from '../config/duration.js'
 import type { GatewayLimitsConfig } from '../config/schema.js'
 import { GatehouseError, RequestError } from '../errors.js'
 import { fromRequestError, sendLocal } from '../http/local-response.js'
@@ -74,10 +73,10 @@ function listenError(name: string, address: string, port: number, cause: unknown
 
 /** Creates the server with the gateway's limits. */
 function createLimitedServer(limits: GatewayLimitsConfig) {
-  const headersTimeout = durationMs(limits.headersTimeout)
+  const headersTimeout = limits.headersTimeout.ms
   const server = createServer({
     headersTimeout,
-    requestTimeout: durationMs(limits.requestTimeout),
+    requestTimeout: limits.requestTimeout.ms,
     // Deadlines are checked on this period: a few checks per headersTimeout, at most every 30 s.
     connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(headersTimeout / 4))),
     maxHeaderSize: limits.maxHeaderSize,

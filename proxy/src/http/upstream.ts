@@ -16,7 +16,6 @@
 import { readFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { Agent, buildConnector, Client, type Dispatcher, Pool } from 'undici'
-import { durationMs } from '../config/duration.js'
 import type { BackendConfig } from '../config/schema.js'
 import { Admission } from './admission.js'
 
@@ -90,7 +89,7 @@ function connector(backend: BackendConfig): buildConnector.connector {
     }
   })
   const connect = buildConnector({
-    timeout: durationMs(backend.timeouts.connect),
+    timeout: backend.timeouts.connect.ms,
     ...(tls
       ? {
           servername: tls.hostname ?? backend.static.host,
@@ -114,7 +113,7 @@ export function createUpstream(backend: BackendConfig): Upstream {
   const { host, port } = backend.static
   const hostForUrl = host.includes(':') ? `[${host}]` : host
   const origin = `${backend.tls ? 'https' : 'http'}://${hostForUrl}:${port}`
-  const responseTimeoutMs = durationMs(backend.timeouts.response)
+  const responseTimeoutMs = backend.timeouts.response.ms
   const options: Pool.Options = {
     connections: null,
     pipelining: 1,

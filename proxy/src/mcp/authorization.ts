@@ -16,7 +16,7 @@
  * `mcp.tool`, `mcp.prompt` or `mcp.resource` applies only to those kinds of target, so
  * `deny: mcp.tool.name == "x"` does not deny every prompt (on which `mcp.tool` does not exist).
  */
-import { parse } from '@marcbachmann/cel-js'
+import { type CelProgram, compileCel } from '../config/cel.js'
 import type { McpTarget, TargetKind } from './json-rpc.js'
 
 /** One configured rule: a plain expression is an allow rule. */
@@ -78,7 +78,7 @@ export interface McpAuthorization {
 interface CompiledRule {
   mode: RuleMode
   expression: string
-  run: ReturnType<typeof parse>
+  program: CelProgram
   /** Kinds of target the expression names; empty: it names none and applies to all. */
   kinds: ReadonlySet<TargetKind>
   /** Whether the outcome may depend on tool arguments (then it is never cached). */
@@ -113,22 +113,21 @@ function modeOf(rule: McpRuleConfig): { mode: RuleMode; expression: string } {
 
 /**
  * Compiles rules (of every policy on a route, in order: merging rule sets is concatenation).
- * @throws Error `rules[i]: invalid CEL "…": …` for the first rule that does not parse.
+ * Expressions are parsed and type-checked once per process (`config/cel.ts`).
+ * @throws Error `rules[i]: invalid CEL "…": …` for the first rule that does not compile.
  */
 export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAuthorization {
   const compiled: CompiledRule[] = rules.map((rule, i) => {
     const { mode, expression } = modeOf(rule)
-    let run: ReturnType<typeof parse>
+    let program: CelProgram
     try {
-      run = parse(expression)
+      program = compileCel(expression, 'mcp', 'bool')
     } catch (err) {
-      throw new Error(`rules[${i}]: invalid CEL "${expression}": ${(err as Error).message}`, {
-        cause: err,
-      })
+      throw new Error(`rules[${i}]: ${(err as Error).message}`, { cause: err })
     }
     const kinds = new Set<TargetKind>()
-    targetKinds(run.ast, kinds)
-    return { mode, expression, run, kinds, usesArguments: expression.includes('arguments') }
+    targetKinds(program.ast, kinds)
+    return { mode, expression, program, kinds, usesArguments: expression.includes('arguments') }
   })
   const hasAllow = compiled.some((r) => r.mode === 'allow')
   const cacheable = !compiled.some((r) => r.usesArguments)
@@ -138,7 +137,7 @@ export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAut
   function evaluate(rule: CompiledRule, activation: Record<string, unknown>): McpRuleResult {
     const base = { mode: rule.mode, expression: rule.expression, applies: true }
     try {
-      const v = rule.run(activation)
+      const v = rule.program.run(activation)
       if (typeof v !== 'boolean') {
         return { ...base, matched: rule.mode === 'deny', error: `evaluated to ${typeof v}` }
       }

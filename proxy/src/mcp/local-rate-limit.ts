@@ -14,7 +14,7 @@
  * escapes a limit by lacking what its key reads.
  */
 import { createHash } from 'node:crypto'
-import { parse } from '@marcbachmann/cel-js'
+import { type CelProgram, compileCel } from '../config/cel.js'
 import { type McpCelValue, mcpCelValue } from './authorization.js'
 import type { McpMessage } from './json-rpc.js'
 import { type BucketState, TokenBuckets } from './token-bucket.js'
@@ -56,7 +56,7 @@ export interface RateLimitDecision {
 }
 
 /** The CEL activation of one message. */
-interface Activation {
+type Activation = {
   jwt: Readonly<Record<string, unknown>>
   mcp: McpCelValue
 }
@@ -64,13 +64,12 @@ interface Activation {
 /** Bucket key of a message whose `key` expression failed: shared by all such messages. */
 const UNKEYED = '\u0000unkeyed'
 
-function compile(expression: string, field: string, index: number): ReturnType<typeof parse> {
+/** Compiles `key` (any value) or `when` (a boolean), once per process (`config/cel.ts`). */
+function compile(expression: string, field: 'key' | 'when', index: number): CelProgram {
   try {
-    return parse(expression)
+    return compileCel(expression, 'mcp', field === 'when' ? 'bool' : 'any')
   } catch (err) {
-    throw new Error(`[${index}].${field}: invalid CEL "${expression}": ${(err as Error).message}`, {
-      cause: err,
-    })
+    throw new Error(`[${index}].${field}: ${(err as Error).message}`, { cause: err })
   }
 }
 
@@ -87,8 +86,8 @@ function keyText(v: unknown): string | undefined {
 class Limit {
   readonly config: LocalRateLimitConfig
   readonly buckets: TokenBuckets
-  readonly #key: ReturnType<typeof parse> | undefined
-  readonly #when: ReturnType<typeof parse> | undefined
+  readonly #key: CelProgram | undefined
+  readonly #when: CelProgram | undefined
   /**
    * The bucket key (or `null`: not selected) per claims object (one per cached token) and
    * message: `when` and `key` see nothing else, unless they read tool arguments.
@@ -127,7 +126,7 @@ class Limit {
   selects(a: Activation): boolean {
     if (!this.#when) return true
     try {
-      return this.#when(a) !== false
+      return this.#when.run(a) !== false
     } catch {
       return true
     }
@@ -136,7 +135,7 @@ class Limit {
   keyOf(a: Activation): string {
     if (!this.#key) return ''
     try {
-      return keyText(this.#key(a)) ?? UNKEYED
+      return keyText(this.#key.run(a)) ?? UNKEYED
     } catch {
       return UNKEYED
     }
@@ -176,7 +175,7 @@ const NO_MESSAGE: readonly McpMessage[] = [
 /**
  * Compiles limits.
  * @param now - clock for the buckets (tests).
- * @throws Error `[i].key: invalid CEL "…"` naming the first expression that does not parse.
+ * @throws Error `[i].key: invalid CEL "…"` naming the first expression that does not compile.
  */
 export function compileRateLimits(
   configs: readonly LocalRateLimitConfig[],

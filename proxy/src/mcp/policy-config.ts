@@ -1,9 +1,8 @@
 /**
  * The configuration side of the MCP-aware stage: whether a policy asks for it, its rate limits in
- * the limiter's terms, and the static checks `gatehouse --validate` runs (CEL syntax, unique
- * limit names).
+ * the limiter's terms, and the static checks `gatehouse --validate` runs (CEL parsed and
+ * type-checked, unique limit names).
  */
-import { durationMs } from '../config/duration.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
 import { compileMcpAuthorization } from './authorization.js'
@@ -22,14 +21,16 @@ export function limitsOf(name: string, policy: PolicyConfig): LocalRateLimitConf
     name: l.name ?? `${name}-${i}`,
     maxTokens: l.maxTokens,
     tokensPerFill: l.tokensPerFill,
-    fillIntervalMs: durationMs(l.fillInterval),
+    fillIntervalMs: l.fillInterval.ms,
     key: l.key,
     when: l.when,
   }))
 }
 
 /**
- * Static checks (CEL syntax) of a policy's MCP sections, for start-up and `gatehouse --validate`.
+ * Static checks of a policy's MCP sections, for start-up and `gatehouse --validate`: CEL parsed
+ * and type-checked against `jwt` and `mcp` (`config/cel.ts`; cached, so the route policy compiled
+ * afterwards reuses the programs), unique limit names.
  */
 export function checkMcpPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = []
@@ -45,14 +46,20 @@ export function checkMcpPolicy(name: string, policy: PolicyConfig): ConfigIssue[
     }
   })
   limitsOf(name, policy).forEach((limit, i) => {
-    try {
-      compileRateLimits([limit])
-    } catch (err) {
-      const m = /^\[0\]\.(\w+): (.*)$/s.exec((err as Error).message)
-      issues.push({
-        path: `${base}.localRateLimit[${i}]${m ? `.${m[1]}` : ''}`,
-        message: m?.[2] ?? (err as Error).message,
-      })
+    // `key` and `when` apart, so a problem in each is reported.
+    for (const one of [
+      { ...limit, when: undefined },
+      { ...limit, key: undefined },
+    ]) {
+      try {
+        compileRateLimits([one])
+      } catch (err) {
+        const m = /^\[0\]\.(\w+): (.*)$/s.exec((err as Error).message)
+        issues.push({
+          path: `${base}.localRateLimit[${i}]${m ? `.${m[1]}` : ''}`,
+          message: m?.[2] ?? (err as Error).message,
+        })
+      }
     }
   })
   const names = new Set<string>()

@@ -3,7 +3,9 @@ import { REDACTED } from '@gatehouse/redact'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
 import { buildConfigDump, ConfigDump, configDumpJsonSchema } from '../../src/admin/config-dump.js'
+import { compileAuthPolicy } from '../../src/auth/policy.js'
 import type { PolicyStatus } from '../../src/auth/types.js'
+import type { PolicyConfig } from '../../src/config/schema.js'
 import { fakeContext, fakePolicy, PROGRAMMED, SECRETS } from './context.js'
 
 const SCHEMA_FILE = new URL('../../src/admin/config-dump.schema.json', import.meta.url)
@@ -60,6 +62,30 @@ describe('config dump', () => {
   it('marks a configured policy the proxy did not compile as not accepted', () => {
     const dump = buildConfigDump(fakeContext())
     expect(dump.policies[0]?.status).toMatchObject({ programmed: false, reason: 'NotCompiled' })
+  })
+
+  it('shows durations as written, not as parsed objects (issue #15 item 6)', () => {
+    const dump = buildConfigDump(fakeContext())
+    expect(dump.config.drainTimeout).toBe('10s')
+    expect(dump.backends[0]?.timeouts).toEqual({ connect: '5s', response: '30s' })
+    const traffic = dump.policies[0]?.traffic as {
+      jwtAuthentication: { providers: Array<{ clockSkew: unknown }> }
+    }
+    expect(traffic.jwtAuthentication.providers[0]?.clockSkew).toBe('60s')
+  })
+
+  it("shows a compiled policy's durations as written in its runtime part", () => {
+    const context = fakeContext()
+    const config = context.config()
+    const policy = compileAuthPolicy('object', config.policies.object as PolicyConfig, {
+      config,
+      upstreams: new Map(),
+      logging: context.logging,
+      tasks: context.tasks,
+    })
+    const dump = buildConfigDump({ ...context, policies: () => new Map([['object', policy]]) })
+    const runtime = dump.policies[0]?.runtime as { providers: Array<{ clockSkew: unknown }> }
+    expect(runtime.providers[0]?.clockSkew).toBe('60s')
   })
 
   it('validates against the committed JSON Schema', () => {

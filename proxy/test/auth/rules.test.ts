@@ -1,10 +1,10 @@
 /**
- * Authorization rules and header values (proxy/src/auth/rules.ts, proxy/src/auth/cel.ts): CEL
+ * Authorization rules and header values (proxy/src/auth/rules.ts, proxy/src/config/cel.ts): CEL
  * over the verified claims, type-checked at load, denying on any doubt at run time.
  */
 import { describe, expect, it } from 'vitest'
-import { CelCompileError, compileCel } from '../../src/auth/cel.js'
 import { compileHeaders, compileRules } from '../../src/auth/rules.js'
+import { CelCompileError, compileCel } from '../../src/config/cel.js'
 
 const alice = { sub: 'alice@example.com', groups: ['AI-Users', 'Staff'], tier: 3 }
 
@@ -51,18 +51,20 @@ describe('compileRules', () => {
 
 describe('compileCel', () => {
   it('compiles an expression once and hands out the same program', () => {
-    expect(compileCel('jwt.sub == "x"', 'bool')).toBe(compileCel('jwt.sub == "x"', 'bool'))
+    expect(compileCel('jwt.sub == "x"', 'claims', 'bool')).toBe(
+      compileCel('jwt.sub == "x"', 'claims', 'bool'),
+    )
   })
 
   it('throws the same CelCompileError again for a bad expression', () => {
     let first: unknown
     try {
-      compileCel('jwt.(', 'any')
+      compileCel('jwt.(', 'claims', 'any')
     } catch (err) {
       first = err
     }
     expect(first).toBeInstanceOf(CelCompileError)
-    expect(() => compileCel('jwt.(', 'any')).toThrow(first as Error)
+    expect(() => compileCel('jwt.(', 'claims', 'any')).toThrow(first as Error)
   })
 })
 

@@ -1,6 +1,6 @@
 /** Durations (proxy/src/config/duration.ts). */
 import { describe, expect, it } from 'vitest'
-import { durationMs, parseDuration } from '../../src/config/duration.js'
+import { Duration, parseDuration } from '../../src/config/duration.js'
 
 describe('parseDuration', () => {
   it('reads each unit and compounds', () => {
@@ -20,9 +20,17 @@ describe('parseDuration', () => {
   })
 })
 
-describe('durationMs', () => {
-  it('throws on a value the schema should have refused', () => {
-    expect(durationMs('2s')).toBe(2000)
-    expect(() => durationMs('soon')).toThrow('not a duration: soon')
+describe('Duration', () => {
+  it('carries the milliseconds and the text as written, and dumps as the text', () => {
+    const d = Duration.of('1m30s')
+    expect(d.ms).toBe(90_000)
+    expect(d.text).toBe('1m30s')
+    expect(JSON.stringify({ drainTimeout: d })).toBe('{"drainTimeout":"1m30s"}')
+    expect(`${d}`).toBe('1m30s')
+  })
+
+  it('refuses what is not a duration', () => {
+    expect(Duration.parse('soon')).toBeUndefined()
+    expect(() => Duration.of('soon')).toThrow('not a duration: soon')
   })
 })

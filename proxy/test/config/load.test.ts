@@ -27,7 +27,8 @@ describe('parseConfig', () => {
     const c = parseConfig(GW + ROUTE, 'test.yaml', {})
     expect(c.config.adminAddr).toBe('localhost:15000')
     expect(c.gateways.default?.address).toBe('0.0.0.0')
-    expect(c.backends.b?.timeouts.response).toBe('30s')
+    expect(c.backends.b?.timeouts.response.ms).toBe(30_000)
+    expect(c.backends.b?.timeouts.response.text).toBe('30s')
     expect(Object.isFrozen(c.gateways)).toBe(true)
   })
 
@@ -217,7 +218,7 @@ describe('bounds (issue #10 item 8)', () => {
     expect(zero.message).toContain(
       'backends.b.timeouts.response: expected a duration from 100ms to 1h',
     )
-    expect(parseConfig(`config: { drainTimeout: 0s }\n${GW}`).config.drainTimeout).toBe('0s')
+    expect(parseConfig(`config: { drainTimeout: 0s }\n${GW}`).config.drainTimeout.ms).toBe(0)
   })
 
   it('rejects a gateway address start could never bind', () => {
@@ -235,5 +236,70 @@ describe('bounds (issue #10 item 8)', () => {
     expect(errorOf('gateways: { Default_GW: { port: 3000 } }').message).toContain(
       'gateways.Default_GW: expected an RFC 1123 DNS label',
     )
+  })
+})
+
+describe('durations (issue #15 item 6)', () => {
+  const policy = (skew: string, cache: string) => `${GW + ROUTE}policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic:
+      jwtAuthentication:
+        providers:
+          - issuer: https://idp.example.com
+            audiences: [ api ]
+            clockSkew: ${skew}
+            jwks: { remote: { backendRef: { name: b }, jwksPath: /keys, cacheDuration: ${cache} } }
+`
+
+  it('parses every duration field into milliseconds, defaults included, keeping the text', () => {
+    const c = parseConfig(
+      `config: { drainTimeout: 1m30s }\n${GW + ROUTE}`.replace(
+        'static: { host: 127.0.0.1, port: 8090 } }',
+        'static: { host: 127.0.0.1, port: 8090 }, timeouts: { connect: 250ms } }',
+      ),
+      'test.yaml',
+      {},
+    )
+    expect(c.config.drainTimeout).toMatchObject({ ms: 90_000, text: '1m30s' })
+    expect(c.backends.b?.timeouts.connect).toMatchObject({ ms: 250, text: '250ms' })
+    expect(c.backends.b?.timeouts.response).toMatchObject({ ms: 30_000, text: '30s' })
+    expect(c.gateways.default?.limits.headersTimeout).toMatchObject({ ms: 60_000, text: '60s' })
+    expect(c.gateways.default?.limits.requestTimeout).toMatchObject({ ms: 300_000, text: '300s' })
+    const p = parseConfig(policy('1.5s', '10m'), 'test.yaml', {}).policies.p
+    const provider = p?.traffic.jwtAuthentication?.providers[0]
+    expect(provider?.clockSkew).toMatchObject({ ms: 1500, text: '1.5s' })
+    expect(provider?.jwks.remote?.cacheDuration).toMatchObject({ ms: 600_000, text: '10m' })
+  })
+
+  it('dumps as the text written, so JSON output reads like the file', () => {
+    const c = parseConfig(`config: { drainTimeout: 1m30s }\n${GW + ROUTE}`, 'test.yaml', {})
+    const json = JSON.parse(JSON.stringify(c))
+    expect(json.config.drainTimeout).toBe('1m30s')
+    expect(json.backends.b.timeouts).toEqual({ connect: '5s', response: '30s' })
+  })
+
+  it('checks the bounds of each field, naming it, and reports every problem at once', () => {
+    const e = errorOf(policy('11m', '5s'))
+    expect(e.message).toContain(
+      'providers[0].clockSkew: expected a duration from 0s to 10m, got "11m"',
+    )
+    expect(e.message).toContain(
+      'providers[0].jwks.remote.cacheDuration: expected a duration from 10s to 24h, got "5s"',
+    )
+    expect(errorOf(policy('1 minute', '5m')).message).toContain(
+      'providers[0].clockSkew: expected a duration such as "500ms"',
+    )
+  })
+
+  it('compares durations by their milliseconds (headersTimeout at most requestTimeout)', () => {
+    const limits = (h: string, r: string) =>
+      `gateways: { default: { port: 8080, limits: { headersTimeout: ${h}, requestTimeout: ${r} } } }\n`
+    expect(errorOf(limits('2m', '90s')).message).toContain(
+      'headersTimeout (2m) must not exceed requestTimeout (90s)',
+    )
+    expect(
+      parseConfig(limits('90s', '2m'), 'test.yaml', {}).gateways.default?.limits,
+    ).toMatchObject({ headersTimeout: { ms: 90_000 }, requestTimeout: { ms: 120_000 } })
   })
 })

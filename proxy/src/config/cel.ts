@@ -1,0 +1,114 @@
+/**
+ * The CEL environments of policy expressions (CEL spec, "Environment"): the variables an
+ * expression may name are declared with their types, so `gatehouse --validate` reports an unknown
+ * variable (`jwtt.sub`), an unknown field of `mcp` (`mcp.tol.name`), a missing overload
+ * (`1 + "a"`, `mcp.method.startsWith(1)`) or a rule that cannot be a boolean at load time,
+ * instead of a request being denied at run time.
+ *
+ * Each expression is parsed and type-checked once per process: the checks `gatehouse --validate`
+ * and start-up run (`checkCompilable` in `compile.ts`) compile it, and the runtime snapshot
+ * (`compileSnapshot`) receives the same {@link CelProgram} from the cache below.
+ *
+ * This module sits in `config/` so both `auth/` and `mcp/` use it without importing each other.
+ */
+import { Environment, type ParseResult } from '@marcbachmann/cel-js'
+
+/** The verified JWT claims: any claim, of any JSON type (seed: expressions are evaluated on `jwt`). */
+const JWT = 'map<string, dyn>'
+
+/**
+ * The MCP request a message names (`mcpCelValue` in `mcp/authorization.ts` builds it): the method,
+ * and the tool, prompt or resource when the method names one. A field that is absent (`mcp.tool`
+ * on a `prompts/get`) is an evaluation error, which every rule treats fail-closed; `has(mcp.tool)`
+ * tests for it.
+ */
+const MCP = {
+  method: 'string',
+  tool: { name: 'string', arguments: 'map<string, dyn>' },
+  prompt: { name: 'string' },
+  resource: { uri: 'string', name: 'string' },
+} as const
+
+/**
+ * Where an expression runs, which decides the variables it may name:
+ * - `claims`: `authorization.policy.matchExpressions`, `transformations.request.set[].value` — `jwt`;
+ * - `mcp`: `mcpAuthorization.rules`, `localRateLimit[].key` and `.when` — `jwt` and `mcp`.
+ */
+export type CelScope = 'claims' | 'mcp'
+
+/** What an expression must produce. */
+export type CelResult = 'bool' | 'any'
+
+/** A parsed, type-checked expression. */
+export interface CelProgram {
+  readonly expression: string
+  /** The parsed tree (cel-js AST), for analyses such as the MCP target kinds a rule names. */
+  readonly ast: unknown
+  /** Evaluates with the given variables; throws when evaluation fails (missing claim, …). */
+  run(variables: Readonly<Record<string, unknown>>): unknown
+}
+
+/** An expression that does not parse or type-check; the message says why. */
+export class CelCompileError extends Error {
+  constructor(expression: string, reason: string, options?: { cause?: unknown }) {
+    super(`invalid CEL "${expression}": ${reason}`, options)
+    this.name = 'CelCompileError'
+  }
+}
+
+const environments = new Map<CelScope, Environment>()
+const compiled = new Map<string, CelProgram | CelCompileError>()
+
+function env(scope: CelScope): Environment {
+  let environment = environments.get(scope)
+  if (!environment) {
+    environment = new Environment({ unlistedVariablesAreDyn: false })
+    environment.registerVariable('jwt', JWT)
+    if (scope === 'mcp') environment.registerVariable({ name: 'mcp', schema: MCP })
+    environments.set(scope, environment)
+  }
+  return environment
+}
+
+/**
+ * Parses and type-checks an expression (memoized per scope and result).
+ * @param scope - the variables it may name ({@link CelScope}).
+ * @param result - `bool` for rules (a rule typed `string` or `int` is refused); `any` for values.
+ * @throws {@link CelCompileError} naming the expression and the reason.
+ */
+export function compileCel(expression: string, scope: CelScope, result: CelResult): CelProgram {
+  const key = `${scope}\u0000${result}\u0000${expression}`
+  let entry = compiled.get(key)
+  if (!entry) {
+    entry = build(expression, scope, result)
+    compiled.set(key, entry)
+  }
+  if (entry instanceof CelCompileError) throw entry
+  return entry
+}
+
+function build(
+  expression: string,
+  scope: CelScope,
+  result: CelResult,
+): CelProgram | CelCompileError {
+  let parsed: ParseResult
+  try {
+    parsed = env(scope).parse(expression)
+  } catch (cause) {
+    return new CelCompileError(expression, firstLine(cause), { cause })
+  }
+  const checked = parsed.check()
+  if (!checked.valid) return new CelCompileError(expression, firstLine(checked.error))
+  if (result === 'bool' && checked.type !== 'bool' && checked.type !== 'dyn') {
+    return new CelCompileError(
+      expression,
+      `a rule must be a boolean, and this expression is of type ${checked.type}`,
+    )
+  }
+  return { expression, ast: parsed.ast, run: (variables) => parsed(variables) }
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error | undefined)?.message ?? err).split('\n')[0] ?? 'invalid'
+}

@@ -1,0 +1,159 @@
+/**
+ * `traffic.jwtAuthentication` (seed: GatewayPolicy): the accepted issuers and their keys, and the
+ * MCP OAuth discovery settings (`mcp`), with DNS rebinding protection on MCP routes.
+ */
+import { z } from 'zod'
+import { duration } from './common.js'
+import { BackendRef } from './listeners.js'
+
+/** `jwks.remote`: keys fetched through a backend. */
+export const JwksRemote = z.strictObject({
+  backendRef: BackendRef.describe('The JWKS backend (the org domain, port 443 in production).'),
+  jwksPath: z
+    .string()
+    .startsWith('/', { message: 'expected a path starting with "/"' })
+    .describe('Path of the key set; for the bridged IdP it is /oauth2/<auth_server_id>/v1/keys.'),
+  cacheDuration: duration('10s', '24h')
+    .prefault('5m')
+    .describe(
+      'Refresh interval, 10s-24h; a Cache-Control max-age from the IdP is honoured within 1m-24h.',
+    ),
+})
+
+/** `jwks`: remote, inline or file keys. */
+export const JwksSource = z
+  .strictObject({
+    remote: JwksRemote.optional(),
+    inline: z
+      .union([z.string(), z.strictObject({ keys: z.array(z.record(z.string(), z.unknown())) })])
+      .optional()
+      .describe('A JWKS document, as an object or a JSON string.'),
+    file: z.string().optional().describe('Path of a JWKS file.'),
+  })
+  .refine((v) => [v.remote, v.inline, v.file].filter((x) => x !== undefined).length === 1, {
+    message: 'expected exactly one of jwks.remote, jwks.inline or jwks.file',
+  })
+
+/** `jwtAuthentication.providers[]`: one accepted issuer. */
+export const JwtProvider = z.strictObject({
+  issuer: z
+    .url({
+      message: 'expected the authorization server URL, e.g. https://<org_domain>/oauth2/default',
+    })
+    .refine((v) => !v.endsWith('/'), {
+      message: "the issuer has no trailing slash; it must equal the token's iss",
+    })
+    .describe("Must equal the token's iss claim exactly."),
+  audiences: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe(
+      "The token's aud must contain one of these. The first is sent as the audience parameter.",
+    ),
+  jwks: JwksSource,
+  clockSkew: duration('0s', '10m')
+    .prefault('60s')
+    .describe('Tolerance for exp and nbf, 0s-10m. 0s: no tolerance.'),
+})
+
+/** `mcp.resourceMetadata`: the RFC 9728 document's source. */
+export const ResourceMetadata = z.strictObject({
+  resource: z
+    .url()
+    .describe('Resource identifier of the MCP endpoint, e.g. https://gateway.example.com/mcp.'),
+  scopesSupported: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      'scopes_supported of the metadata; also named in the 401 challenge (scope=, MCP 2025-11-25).',
+    ),
+  bearerMethodsSupported: z.array(z.enum(['header', 'body', 'query'])).optional(),
+  resourceName: z.string().optional(),
+  resourceDocumentation: z.url().optional(),
+})
+
+// mcp.originValidation: DNS rebinding protection on MCP routes (issue #10 item 6).
+
+/** A serialized origin (`https://app.example.com`, `http://localhost:6274`), `null` or `*`. */
+const OriginEntry = z.string().refine(
+  (v) => {
+    if (v === '*' || v === 'null') return true
+    try {
+      return new URL(v).origin === v
+    } catch {
+      return false
+    }
+  },
+  {
+    message:
+      'expected an origin: scheme://host[:port] in lowercase, without path or trailing slash (e.g. "https://app.example.com"), "null" or "*"',
+  },
+)
+
+/** A Host value: `name`, `name:port`, `ip`, `ip:port` or `[v6]:port`, lowercase. */
+const HostEntry = z
+  .string()
+  .regex(/^(\[[0-9a-f:.]+\]|[a-z0-9*]([a-z0-9.-]*[a-z0-9])?)(:\d{1,5})?$/, {
+    message:
+      'expected a host as the Host header carries it: "gateway.example.com", "gateway.example.com:8443" or "*.example.com" (lowercase, no scheme or path)',
+  })
+
+/**
+ * `jwtAuthentication.mcp.originValidation`: what a browser request (one with `Origin`) must carry
+ * on an MCP route. MCP 2025-06-18, Transports (Security Warning): servers MUST validate Origin to
+ * prevent DNS rebinding; the gateway rewrites Host for the backend, so it must check it itself.
+ */
+export const OriginValidation = z
+  .strictObject({
+    allowedOrigins: z
+      .array(OriginEntry)
+      .min(1)
+      .optional()
+      .describe(
+        'Origins accepted, or ["*"]. Default: the route\'s CORS allowOrigins plus the origin of resourceMetadata.resource. A same-origin request (Origin naming an accepted Host) is always accepted.',
+      ),
+    allowedHosts: z
+      .array(HostEntry)
+      .min(1)
+      .optional()
+      .describe(
+        'Host values accepted on a request with Origin, in addition to IP addresses and localhost (which DNS rebinding cannot produce). An entry without port matches any port; "*.example.com" matches subdomains. Default: the host of resourceMetadata.resource.',
+      ),
+  })
+  .describe(
+    'DNS rebinding protection: a request with Origin is answered 403 unless its Host and Origin are accepted. Requests without Origin (non-browser clients) pass.',
+  )
+
+/** `jwtAuthentication.mcp`: MCP OAuth discovery and the BridgedIdp bridging. */
+export const McpAuth = z.strictObject({
+  provider: z
+    .enum(['BridgedIdp'])
+    .optional()
+    .describe('BridgedIdp bridges the IdP gaps: AS metadata from OIDC discovery, audience, DCR.'),
+  clientId: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Pre-registered client id that answers Dynamic Client Registration.'),
+  resourceMetadata: ResourceMetadata,
+  issuerMode: z
+    .enum(['Provider', 'Gateway'])
+    .default('Provider')
+    .describe(
+      'issuer in the served AS metadata: Provider (the seed: the IdP issuer) or Gateway (<base>/mcp, for clients that enforce RFC 8414 §3.3).',
+    ),
+  requiredScopes: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      'Scopes named in the 403 insufficient_scope challenge. Default: none (no step-up loop).',
+    ),
+  originValidation: OriginValidation.optional(),
+})
+
+/** `traffic.jwtAuthentication` (seed: GatewayPolicy). */
+export const JwtAuthentication = z.strictObject({
+  mode: z.enum(['Strict', 'Optional']).default('Strict'),
+  providers: z.array(JwtProvider).min(1),
+  mcp: McpAuth.optional(),
+})

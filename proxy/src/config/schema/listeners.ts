@@ -1,0 +1,190 @@
+/**
+ * Where traffic comes in and where it goes: `gateways` (listeners), `backends` (the seed's
+ * GatewayBackend with its BackendTLSPolicy folded in) and `routes` (HTTPRoute, the seed's
+ * `HTTPRoute.spec.rules[]`, so a Kubernetes manifest translates one to one).
+ */
+import { isIP } from 'node:net'
+import { z } from 'zod'
+import { Duration } from '../duration.js'
+import { count, duration, hostname, name, port } from './common.js'
+
+/**
+ * `gateways.<name>.limits`: what one client may hold of the listener. Defaults are Node's own
+ * (headersTimeout 60s, requestTimeout 300s, maxHeaderSize 16 KiB) plus a connection cap.
+ */
+export const GatewayLimits = z
+  .strictObject({
+    headersTimeout: duration('100ms', '10m')
+      .prefault('60s')
+      .describe(
+        'Time a client has to send the request line and headers, 100ms-10m (slowloris). Exceeded → 408 and the connection is closed. At most requestTimeout.',
+      ),
+    requestTimeout: duration('100ms', '24h')
+      .prefault('300s')
+      .describe(
+        'Time a client has to send the whole request, body included, 100ms-24h: a slow or stalled upload is cut at this point (408, or the connection closed once the answer started). The response is not bounded by it: an SSE stream may stay open for as long as the session lives.',
+      ),
+    maxHeaderSize: count(1024, 1048576)
+      .default(16384)
+      .describe(
+        'Bytes allowed for the request line and headers together, 1024-1048576. Exceeded → 431.',
+      ),
+    maxConnections: count(1, 1_000_000)
+      .default(10_000)
+      .describe(
+        'Client connections open at once, 1-1000000 (an open SSE stream holds one). Beyond it, new connections are closed at once and a warning is logged. Each proxied connection may use two file descriptors: keep it under half of `ulimit -n`.',
+      ),
+  })
+  .superRefine((v, ctx) => {
+    const { headersTimeout, requestTimeout } = v
+    // Either may be missing when it did not parse (its own issue says why).
+    if (!(headersTimeout instanceof Duration) || !(requestTimeout instanceof Duration)) return
+    if (headersTimeout.ms > requestTimeout.ms) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headersTimeout'],
+        message: `headersTimeout (${v.headersTimeout.text}) must not exceed requestTimeout (${v.requestTimeout.text}): the headers are part of the request`,
+      })
+    }
+  })
+  .describe(
+    "Limits on clients of this listener: header and request deadlines, header size, connections. Defaults are Node's http server defaults plus maxConnections.",
+  )
+
+/** `gateways.<name>`: one listener. */
+export const GatewayConfig = z
+  .strictObject({
+    port: port.describe('Listen port.'),
+    address: z
+      .string()
+      .refine(
+        (v) =>
+          isIP(v) !== 0 ||
+          /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(
+            v,
+          ),
+        {
+          message:
+            'expected an IP address ("0.0.0.0", "127.0.0.1", "::") or a host name of this machine, without port',
+        },
+      )
+      .default('0.0.0.0')
+      .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
+    limits: GatewayLimits.prefault({}),
+  })
+  .describe('A listener. Routes attach to it with parentRefs.')
+
+/** `backends.<name>.tls`: TLS origination (the seed's BackendTLSPolicy). */
+export const BackendTls = z
+  .strictObject({
+    hostname: hostname
+      .optional()
+      .describe(
+        'Name to validate the server certificate against, also sent as SNI. Default: static.host.',
+      ),
+    wellKnownCACertificates: z
+      .literal('System')
+      .optional()
+      .describe('Validate against the system CAs (the default when caCertificates is not given).'),
+    caCertificates: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Paths of PEM CA bundles to validate against instead of the system CAs.'),
+    insecureSkipVerify: z
+      .literal(false)
+      .optional()
+      .describe('Always false: certificate validation cannot be turned off.'),
+  })
+  .describe("TLS origination to the backend (the seed's BackendTLSPolicy).")
+
+/** `backends.<name>`: an upstream (the seed's GatewayBackend). */
+export const BackendConfig = z
+  .strictObject({
+    static: z.strictObject({ host: hostname, port }).describe('Where the backend listens.'),
+    tls: BackendTls.optional(),
+    timeouts: z
+      .strictObject({
+        connect: duration('100ms', '5m')
+          .prefault('5s')
+          .describe('TCP (and TLS) connect timeout, 100ms-5m.'),
+        response: duration('100ms', '1h')
+          .prefault('30s')
+          .describe(
+            'Time to the response headers, 100ms-1h; a streaming body may last longer. Exceeded → 504.',
+          ),
+      })
+      .prefault({})
+      .describe('Upstream timeouts.'),
+    limits: z
+      .strictObject({
+        maxRequests: count(1, 100_000)
+          .default(1024)
+          .describe(
+            'Requests in flight to this backend at once, 1-100000, open event streams (GET with Accept: text/event-stream) not counted: they have their own connections, uncapped. A request beyond it waits for a free slot, at most timeouts.response, then gets 503 upstream_busy.',
+          ),
+      })
+      .prefault({})
+      .describe('Limits on what the gateway sends this backend.'),
+  })
+  .describe('A backend (GatewayBackend).')
+
+/** A validated backend. */
+export type BackendConfig = z.output<typeof BackendConfig>
+
+/** `routes.<name>.rules[].matches[].path`. */
+export const PathMatch = z.strictObject({
+  type: z.enum(['PathPrefix', 'Exact']).default('PathPrefix'),
+  value: z.string().startsWith('/', { message: 'expected a path starting with "/"' }),
+})
+
+/** The HTTPRoute CORS filter's fields (seed: CORS filter). */
+export const CorsFilter = z
+  .strictObject({
+    allowCredentials: z.boolean().default(false),
+    allowHeaders: z.array(z.string().min(1)).default([]),
+    allowMethods: z.array(z.string().min(1)).default([]).describe('Methods, or ["*"].'),
+    allowOrigins: z.array(z.string().min(1)).default([]).describe('Origins, or ["*"].'),
+    exposeHeaders: z.array(z.string().min(1)).default([]),
+    maxAge: z
+      .number()
+      .int()
+      .min(0)
+      .max(86400 * 7)
+      .optional()
+      .describe('Seconds; the reference setup uses 86400.'),
+  })
+  .describe('CORS settings (HTTPRoute CORS filter).')
+
+/** `routes.<name>.rules[].filters[]`. */
+export const RouteFilter = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('CORS'), cors: CorsFilter }),
+])
+
+/** A reference to a backend by name. */
+export const BackendRef = z.strictObject({
+  name,
+  group: z.string().optional(),
+  kind: z.literal('GatewayBackend').optional(),
+  port: port.optional(),
+})
+
+/** `routes.<name>.rules[]`: matches, filters and backends. */
+export const RouteRule = z.strictObject({
+  matches: z.array(z.strictObject({ path: PathMatch })).min(1),
+  filters: z.array(RouteFilter).default([]),
+  backendRefs: z.array(BackendRef).min(1).max(1, {
+    message: 'exactly one backendRef per rule is supported in standalone mode',
+  }),
+})
+
+/** `routes.<name>`: an HTTPRoute. */
+export const RouteConfig = z
+  .strictObject({
+    parentRefs: z
+      .array(z.strictObject({ name, kind: z.literal('Gateway').optional() }))
+      .optional()
+      .describe('Gateways carrying the route. Default: every gateway, when there is exactly one.'),
+    rules: z.array(RouteRule).min(1),
+  })
+  .describe('A route (HTTPRoute).')

@@ -1,0 +1,57 @@
+/**
+ * `config`: process-wide settings, read at start-up only.
+ */
+import { z } from 'zod'
+import { LogFilterError, parseLogFilter } from '../../telemetry/logging.js'
+import { duration } from './common.js'
+
+/** `config.adminAddr`: `ip:port`, `localhost:port`, `unix:/path/to/socket` or `off`. */
+export const AdminAddr = z
+  .string()
+  .superRefine((v, ctx) => {
+    if (v === 'off' || v.startsWith('unix:/')) return
+    const port = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d+)$/.exec(v)?.[2]
+    if (port === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected "ip:port", "localhost:port", "unix:/path/to/socket" or "off"',
+      })
+    } else if (Number(port) > 65535) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `port ${port} is out of range: expected 0-65535 (0 picks a free port)`,
+      })
+    }
+  })
+  .describe(
+    'Admin interface address. Default localhost:15000 (loopback only). Read at start-up only. ' +
+      'The admin interface has no authentication: binding it to a non-loopback address publishes ' +
+      'shutdown and config dump to the network.',
+  )
+
+/** `config`: process-wide settings. */
+export const ProcessConfig = z
+  .strictObject({
+    adminAddr: AdminAddr.default('localhost:15000'),
+    logLevel: z
+      .string()
+      .superRefine((v, ctx) => {
+        // The same parser start-up uses, so --validate rejects exactly what start rejects.
+        try {
+          parseLogFilter(v)
+        } catch (err) {
+          if (!(err instanceof LogFilterError)) throw err
+          ctx.addIssue({ code: 'custom', message: err.message })
+        }
+      })
+      .default('info')
+      .describe(
+        'Initial log filter: error, warn, info, debug, trace, or per-module "info,proxy::httpproxy=trace".',
+      ),
+    drainTimeout: duration('0s', '1h')
+      .prefault('10s')
+      .describe(
+        'How long graceful shutdown waits for in-flight requests (open SSE streams included), 0s-1h. 0s closes them at once without draining.',
+      ),
+  })
+  .describe('Process-wide settings. Read at start-up only.')

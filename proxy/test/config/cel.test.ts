@@ -1,0 +1,133 @@
+/**
+ * CEL in the configuration (proxy/src/config/cel.ts; issue #15 item 6): every expression is
+ * type-checked against the variables the proxy binds, refused with its path before start, and
+ * compiled once — the runtime snapshot reuses what validation compiled.
+ */
+import { Environment } from '@marcbachmann/cel-js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { checkCompilable, compileSnapshot } from '../../src/compile.js'
+import { compileCel } from '../../src/config/cel.js'
+import { parseConfig } from '../../src/config/load.js'
+import { ConfigError } from '../../src/errors.js'
+import { createLogging } from '../../src/telemetry/logging.js'
+import { TaskRegistry } from '../../src/telemetry/tasks.js'
+
+const ROUTE = `gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
+routes:
+  mcp:
+    rules:
+      - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
+        backendRefs: [ { name: b } ]
+`
+
+const config = (traffic: string) =>
+  parseConfig(
+    `${ROUTE}policies:\n  p:\n    targetRefs: [ { name: mcp } ]\n    traffic:\n${traffic}`,
+    'test.yaml',
+    {},
+  )
+
+async function issuesOf(traffic: string): Promise<Array<{ path: string; message: string }>> {
+  const err = await checkCompilable(config(traffic)).catch((e: unknown) => e)
+  if (!(err instanceof ConfigError)) throw new Error('expected a ConfigError')
+  return err.issues.map(({ path, message }) => ({ path, message }))
+}
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('CEL type checking', () => {
+  it('refuses an unknown variable, an unknown mcp field and a wrong overload, naming each path', async () => {
+    const issues = await issuesOf(`      authorization:
+        policy: { matchExpressions: [ 'jwtt.sub == "alice"' ] }
+      transformations:
+        request: { set: [ { name: X-User, value: 'jwt.sub' }, { name: X-Tool, value: 'mcp.tool.name' } ] }
+      mcpAuthorization:
+        rules:
+          - 'mcp.tol.name == "echo"'
+          - deny: 'mcp.method.startsWith(1)'
+      localRateLimit:
+        - { maxTokens: 2, fillInterval: 1s, key: 'jwtt.sub', when: 'mcp.method' }
+`)
+    const base = 'policies.p.traffic'
+    expect(issues).toEqual([
+      {
+        path: `${base}.authorization.policy.matchExpressions[0]`,
+        message: 'invalid CEL "jwtt.sub == "alice"": Unknown variable: jwtt',
+      },
+      {
+        // Header values see the claims only: `mcp` is not bound there.
+        path: `${base}.transformations.request.set[1].value`,
+        message: expect.stringContaining('Unknown variable: mcp'),
+      },
+      {
+        path: `${base}.mcpAuthorization.rules[0]`,
+        message: expect.stringContaining('No such key: tol'),
+      },
+      {
+        path: `${base}.mcpAuthorization.rules[1]`,
+        message: expect.stringContaining("found no matching overload for 'string.startsWith(int)'"),
+      },
+      {
+        path: `${base}.localRateLimit[0].key`,
+        message: expect.stringContaining('Unknown variable: jwtt'),
+      },
+      {
+        path: `${base}.localRateLimit[0].when`,
+        message: expect.stringContaining(
+          'a rule must be a boolean, and this expression is of type string',
+        ),
+      },
+    ])
+  })
+
+  it('accepts what the proxy binds: jwt claims of any type, and each field of mcp', async () => {
+    const c = config(`      authorization:
+        policy: { matchExpressions: [ '"AI-Users" in jwt.groups && jwt.tier >= 2' ] }
+      mcpAuthorization:
+        rules:
+          - 'has(mcp.tool) && mcp.tool.name == "echo" && mcp.tool.arguments.n > 1'
+          - allow: 'mcp.prompt.name.startsWith("p") || mcp.resource.uri.startsWith("file:")'
+          - require: 'mcp.method != "" && mcp.resource.name == mcp.resource.uri'
+      localRateLimit:
+        - { maxTokens: 2, fillInterval: 1s, key: 'jwt.sub + "/" + mcp.tool.name', when: 'mcp.method == "tools/call"' }
+`)
+    await expect(checkCompilable(c)).resolves.toBeUndefined()
+  })
+})
+
+describe('CEL compiled once', () => {
+  it('hands the runtime snapshot the programs validation compiled', async () => {
+    // Expressions no other test compiles: the cache is per process.
+    const expressions = [
+      'jwt.sub == "once-1"',
+      'jwt.sub + "-once-2"',
+      'mcp.tool.name == "once-3"',
+      'jwt.sub + "/once-4"',
+      'mcp.method == "once-5"',
+    ]
+    const c = config(`      authorization:
+        policy: { matchExpressions: [ '${expressions[0]}' ] }
+      transformations:
+        request: { set: [ { name: X-User, value: '${expressions[1]}' } ] }
+      mcpAuthorization:
+        rules: [ '${expressions[2]}' ]
+      localRateLimit:
+        - { maxTokens: 2, fillInterval: 1s, key: '${expressions[3]}', when: '${expressions[4]}' }
+`)
+    const parse = vi.spyOn(Environment.prototype, 'parse')
+    await checkCompilable(c)
+    const parsed = () => parse.mock.calls.map(([e]) => e).sort()
+    expect(parsed()).toEqual([...expressions].sort())
+    const snapshot = await compileSnapshot(c, {
+      logging: createLogging({ filter: 'off' }),
+      tasks: new TaskRegistry(),
+    })
+    for (const u of snapshot.upstreams.values()) u.close()
+    expect(parsed()).toEqual([...expressions].sort())
+    expect(compileCel(expressions[2] as string, 'mcp', 'bool').expression).toBe(expressions[2])
+    expect(parsed()).toHaveLength(expressions.length)
+  })
+})
