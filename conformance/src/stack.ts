@@ -86,6 +86,14 @@ export const MCP_MATCHES = [
   '/.well-known/oauth-authorization-server/mcp',
 ].map((value) => ({ path: { type: 'PathPrefix', value } }))
 
+/**
+ * The one browser origin the harness's MCP routes accept besides their own (the CORS checks'
+ * page): `mcp.originValidation.allowedOrigins`, so a foreign `Origin` gets 403 (TRN-005; MCP
+ * 2025-06-18 Transports: servers MUST validate Origin). The seed's CORS `allowOrigins: *` alone
+ * would accept any origin.
+ */
+export const APP_ORIGIN = 'http://conformance-app.example'
+
 /** The configured host of the resource: deliberately not the address clients connect to. */
 export const CONFIGURED_HOST = 'gateway.example'
 
@@ -93,6 +101,7 @@ export const CONFIGURED_HOST = 'gateway.example'
 export function gatehouseConfig(
   f: { idp: MockIdp; backend: McpBackend },
   ports: Ports,
+  extraOrigins: readonly string[] = [],
 ): Record<string, unknown> {
   const org = new URL(f.idp.orgUrl)
   const provider = (jwksPath: string) => ({
@@ -108,6 +117,7 @@ export function gatehouseConfig(
       scopesSupported: ['openid', 'profile'],
       bearerMethodsSupported: ['header'],
     },
+    originValidation: { allowedOrigins: [APP_ORIGIN, ...extraOrigins] },
   })
   const authorization = {
     action: 'Allow',
@@ -235,6 +245,8 @@ export interface RunningGateway {
 export interface GatewayOptions {
   /** The `proxy/` directory to run (`bin/gatehouse.ts` in it). Default: the repository's proxy. */
   proxyDir?: string
+  /** Browser origins the MCP routes accept besides {@link APP_ORIGIN} (a test's page). */
+  extraOrigins?: readonly string[]
 }
 
 /** A gatehouse child process started by {@link startGatehouse}. */
@@ -314,7 +326,7 @@ export async function startGateway(
     proxied: await freePort(),
     admin: await freePort(),
   }
-  const gatehouse = await startGatehouse(gatehouseConfig(f, ports), options)
+  const gatehouse = await startGatehouse(gatehouseConfig(f, ports, options.extraOrigins), options)
   const control = controlClient(f.idp.controlUrl)
   const target: Target = {
     base: `http://127.0.0.1:${ports.gateway}`,
@@ -323,7 +335,13 @@ export async function startGateway(
     proxiedConfiguredBase: `http://${CONFIGURED_HOST}:${ports.proxied}`,
     brokenPath: '/broken',
     admin: `http://127.0.0.1:${ports.admin}`,
-    idp: { issuer: f.idp.issuer, audience: f.idp.audience, orgUrl: f.idp.orgUrl, control },
+    idp: {
+      issuer: f.idp.issuer,
+      audience: f.idp.audience,
+      orgUrl: f.idp.orgUrl,
+      publicClientId: f.idp.publicClientId,
+      control,
+    },
     backendOrigin: f.backend.origin,
     secrets: [PLANTED_SECRET],
     allowShutdown: true,
@@ -402,6 +420,7 @@ export function kubernetesManifests(
                 scopesSupported: ['openid', 'profile'],
                 bearerMethodsSupported: ['header'],
               },
+              originValidation: { allowedOrigins: [APP_ORIGIN] },
             },
           },
           authorization: {

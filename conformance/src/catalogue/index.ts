@@ -4,6 +4,7 @@ import { admin } from './admin.js'
 import { bridged } from './bridged.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
+import { flow } from './flow.js'
 import { mcpPolicy } from './mcp-policy.js'
 import { transport } from './transport.js'
 
@@ -11,6 +12,7 @@ import { transport } from './transport.js'
 export const CATALOGUE: readonly Requirement[] = [
   ...core,
   ...bridged,
+  ...flow,
   ...cors,
   ...transport,
   ...mcpPolicy,
