@@ -25,6 +25,17 @@ export function isLoopbackHost(hostname: string): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
 }
 
+// The input schemas, built once: a session's server only refers to them (building them for every
+// session cost most of a session's set-up).
+const ECHO_INPUT = z.object({ text: z.string() })
+const FETCH_INPUT = z.object({ url: z.string().url() })
+const PROGRESS_INPUT = z.object({
+  steps: z.number().int().min(1).max(50),
+  delayMs: z.number().int().min(0).max(10_000).default(50),
+  holdAfterStep: z.number().int().min(1).optional(),
+})
+const NOTIFY_INPUT = z.object({ count: z.number().int().min(1).max(50) })
+
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] })
 const failure = (t: string) => ({ isError: true, ...text(t) })
 
@@ -37,7 +48,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
   )
   server.registerTool(
     'echo',
-    { description: 'Returns the text it was given.', inputSchema: { text: z.string() } },
+    { description: 'Returns the text it was given.', inputSchema: ECHO_INPUT },
     async ({ text: t }) => {
       obs.note({ event: 'tool_started', tool: 'echo' })
       obs.note({ event: 'tool_finished', tool: 'echo' })
@@ -49,7 +60,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
     {
       description:
         'Fetches a URL and returns its body as text (first 64 KiB). Loopback hosts only unless the backend was started with allowNonLoopbackFetch.',
-      inputSchema: { url: z.string().url() },
+      inputSchema: FETCH_INPUT,
     },
     async ({ url }, extra) => {
       obs.note({ event: 'tool_started', tool: 'fetch' })
@@ -78,11 +89,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
     {
       description:
         'Sends `steps` progress notifications `delayMs` apart (MCP progress utility), then returns. With `holdAfterStep`, it stops after that step until `POST /__release` (at most 30 s), which lets a test prove that events stream instead of being buffered.',
-      inputSchema: {
-        steps: z.number().int().min(1).max(50),
-        delayMs: z.number().int().min(0).max(10_000).default(50),
-        holdAfterStep: z.number().int().min(1).optional(),
-      },
+      inputSchema: PROGRESS_INPUT,
     },
     async ({ steps, delayMs, holdAfterStep }, extra) => {
       obs.note({ event: 'tool_started', tool: 'progress' })
@@ -119,7 +126,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
     {
       description:
         'Sends `count` log messages (notifications/message, data {"n": 1…count}) on the session\'s own GET stream, not tied to this call, then returns. Each gets an SSE event id, so a client that reconnects with Last-Event-ID gets the ones after it replayed (MCP 2025-11-25 Transports, Resumability and Redelivery).',
-      inputSchema: { count: z.number().int().min(1).max(50) },
+      inputSchema: NOTIFY_INPUT,
     },
     async ({ count }) => {
       obs.note({ event: 'tool_started', tool: 'notify' })
