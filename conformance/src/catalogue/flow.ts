@@ -77,16 +77,21 @@ async function discover(ctx: CheckContext) {
   return { resource, asm, scopes }
 }
 
-/** Step 4: a client id, registered (RFC 7591) or pre-registered. */
+/** The client pre-registered at the IdP, when the suite knows one. */
+function preRegistered(ctx: CheckContext, why: string): string {
+  const pre = ctx.target.idp.publicClientId
+  if (!pre) throw new CheckSkipped(`${why}, and no pre-registered client is known`)
+  return pre
+}
+
+/**
+ * Step 4: a client id, registered (RFC 7591), or the pre-registered one where the metadata names
+ * no registration endpoint or the endpoint wants credentials the suite does not have (an IdP's
+ * own, protected one: MCP 2025-11-25 lets a client use a pre-registered id instead).
+ */
 async function clientIdOf(ctx: CheckContext, asm: Record<string, unknown>): Promise<string> {
   const endpoint = str(asm.registration_endpoint)
-  if (!endpoint) {
-    const pre = ctx.target.idp.publicClientId
-    if (!pre) {
-      throw new CheckSkipped('no registration_endpoint, and no pre-registered client is known')
-    }
-    return pre
-  }
+  if (!endpoint) return preRegistered(ctx, 'no registration_endpoint')
   const res = await ctx.http(reachable(ctx, endpoint), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -98,6 +103,9 @@ async function clientIdOf(ctx: CheckContext, asm: Record<string, unknown>): Prom
       token_endpoint_auth_method: 'none',
     }),
   })
+  if (res.status === 401 || res.status === 403) {
+    return preRegistered(ctx, `the registration endpoint wants credentials (${res.status})`)
+  }
   must(res.status === 201 || res.status === 200, '201 for the registration', `${res.status}`)
   const id = str(jsonOf(res, 'the registration answer').client_id)
   must(id, 'a client_id in the registration answer', res.text.slice(0, 200))
