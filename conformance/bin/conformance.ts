@@ -188,6 +188,7 @@ try {
         issuer: fixtures.idp.issuer,
         audience: fixtures.idp.audience,
         orgUrl: fixtures.idp.orgUrl,
+        publicClientId: fixtures.idp.publicClientId,
         control: controlClient(fixtures.idp.controlUrl),
       },
       backendOrigin: fixtures.backend.origin,

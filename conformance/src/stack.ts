@@ -96,6 +96,14 @@ export const MCP_MATCHES = [
   { path: { type: 'Exact', value: '/.well-known/oauth-protected-resource' } },
 ]
 
+/**
+ * The one browser origin the harness's MCP routes accept besides their own (the CORS checks'
+ * page): `mcp.originValidation.allowedOrigins`, so a foreign `Origin` gets 403 (TRN-005; MCP
+ * 2025-06-18 Transports: servers MUST validate Origin). The seed's CORS `allowOrigins: *` alone
+ * would accept any origin.
+ */
+export const APP_ORIGIN = 'http://conformance-app.example'
+
 /** The configured host of the resource: deliberately not the address clients connect to. */
 export const CONFIGURED_HOST = 'gateway.example'
 
@@ -103,6 +111,7 @@ export const CONFIGURED_HOST = 'gateway.example'
 export function gatehouseConfig(
   f: { idp: MockIdp; backend: McpBackend },
   ports: Ports,
+  extraOrigins: readonly string[] = [],
 ): Record<string, unknown> {
   const org = new URL(f.idp.orgUrl)
   const provider = (jwksPath: string) => ({
@@ -118,6 +127,7 @@ export function gatehouseConfig(
       scopesSupported: ['openid', 'profile'],
       bearerMethodsSupported: ['header'],
     },
+    originValidation: { allowedOrigins: [APP_ORIGIN, ...extraOrigins] },
     ...extra,
   })
   const authorization = {
@@ -269,6 +279,8 @@ export interface RunningGateway {
 export interface GatewayOptions {
   /** The `proxy/` directory to run (`bin/gatehouse.ts` in it). Default: the repository's proxy. */
   proxyDir?: string
+  /** Browser origins the MCP routes accept besides {@link APP_ORIGIN} (a test's page). */
+  extraOrigins?: readonly string[]
 }
 
 /** A gatehouse child process started by {@link startGatehouse}. */
@@ -349,7 +361,7 @@ export async function startGateway(
     scoped: await freePort(),
     admin: await freePort(),
   }
-  const gatehouse = await startGatehouse(gatehouseConfig(f, ports), options)
+  const gatehouse = await startGatehouse(gatehouseConfig(f, ports, options.extraOrigins), options)
   const control = controlClient(f.idp.controlUrl)
   const target: Target = {
     base: `http://127.0.0.1:${ports.gateway}`,
@@ -359,7 +371,13 @@ export async function startGateway(
     scopedBase: `http://127.0.0.1:${ports.scoped}`,
     brokenPath: '/broken',
     admin: `http://127.0.0.1:${ports.admin}`,
-    idp: { issuer: f.idp.issuer, audience: f.idp.audience, orgUrl: f.idp.orgUrl, control },
+    idp: {
+      issuer: f.idp.issuer,
+      audience: f.idp.audience,
+      orgUrl: f.idp.orgUrl,
+      publicClientId: f.idp.publicClientId,
+      control,
+    },
     backendOrigin: f.backend.origin,
     secrets: [PLANTED_SECRET],
     allowShutdown: true,
@@ -438,6 +456,7 @@ export function kubernetesManifests(
                 scopesSupported: ['openid', 'profile'],
                 bearerMethodsSupported: ['header'],
               },
+              originValidation: { allowedOrigins: [APP_ORIGIN] },
             },
           },
           authorization: {

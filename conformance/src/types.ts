@@ -7,7 +7,15 @@
 export type Level = 'MUST' | 'SHOULD' | 'MAY'
 
 /** Groups of requirements a gateway may claim. */
-export const PROFILES = ['core', 'bridged-idp', 'cors', 'transport', 'mcp-policy', 'admin'] as const
+export const PROFILES = [
+  'core',
+  'bridged-idp',
+  'flow',
+  'cors',
+  'transport',
+  'mcp-policy',
+  'admin',
+] as const
 /** One of {@link PROFILES}. */
 export type Profile = (typeof PROFILES)[number]
 
@@ -72,7 +80,14 @@ export interface Target {
   brokenPath?: string
   /** Admin interface URL, when the admin profile is judged. */
   admin?: string
-  idp: { issuer: string; audience: string; orgUrl: string; control: IdpControl }
+  idp: {
+    issuer: string
+    audience: string
+    orgUrl: string
+    /** A client id pre-registered at the IdP, for a flow without a registration endpoint. */
+    publicClientId?: string
+    control: IdpControl
+  }
   /** The MCP backend's observation endpoints (mcp-backend), when it is ours. */
   backendOrigin?: string
   /** Secret values planted in the configuration that must never appear in `/config_dump`. */

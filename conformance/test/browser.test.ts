@@ -68,15 +68,20 @@ interface ClientPage {
 async function openClientPage(options: { mutant?: string } = {}): Promise<ClientPage> {
   const copy = options.mutant ? await prepareMutant(mutant(options.mutant)) : undefined
   const fixtures = await startFixtures()
-  const gateway = await startGateway(fixtures, copy ? { proxyDir: copy.proxyDir } : {})
   const pageServer: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' })
     res.end('<!doctype html><title>browser MCP client</title>')
   })
   await new Promise<void>((r) => pageServer.listen(0, '127.0.0.1', r))
+  const pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`
+  // The harness's routes validate Origin (TRN-005): the page's origin is one they accept.
+  const gateway = await startGateway(fixtures, {
+    ...(copy ? { proxyDir: copy.proxyDir } : {}),
+    extraOrigins: [pageOrigin],
+  })
   const browser: Browser = await launchChromium()
   const page = await browser.newPage()
-  await page.goto(`http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`)
+  await page.goto(`${pageOrigin}/`)
   return {
     fixtures,
     gateway,

@@ -40,7 +40,7 @@ describe('mcp-backend', () => {
     expect(client.getServerVersion()?.name).toBe('mcp-backend')
     expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/)
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'fetch', 'progress'])
+    expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'fetch', 'notify', 'progress'])
     await client.close()
   })
 
@@ -152,5 +152,93 @@ describe('mcp-backend', () => {
       ((await res.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name,
     ).toBe('mcp-backend')
     await json.stop()
+  })
+
+  it('replays the events after Last-Event-ID on a GET stream (resumable), and not without an event store', async () => {
+    const session = async (url: string) => {
+      const init = await fetch(url, {
+        ...initializeRequest(),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 't', version: '0' },
+          },
+        }),
+      })
+      await init.text()
+      return {
+        'mcp-session-id': String(init.headers.get('mcp-session-id')),
+        'mcp-protocol-version': '2025-11-25',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      }
+    }
+    /** Opens the GET stream, runs `during`, and returns the message events read until `count`. */
+    const listen = async (
+      url: string,
+      headers: Record<string, string>,
+      count: number,
+      during: () => Promise<void>,
+      lastEventId?: string,
+    ) => {
+      const abort = new AbortController()
+      const res = await fetch(url, {
+        headers: {
+          ...headers,
+          accept: 'text/event-stream',
+          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+        },
+        signal: abort.signal,
+      })
+      expect(res.status).toBe(200)
+      await during()
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+      let text = ''
+      const events: Array<{ id: string | undefined; n: number }> = []
+      while (events.length < count) {
+        const { value, done } = await reader.read()
+        if (done) break
+        text += new TextDecoder().decode(value)
+        const blocks = text.split('\n\n')
+        text = blocks.pop() ?? ''
+        for (const block of blocks) {
+          const data = /^data: (.*)$/m.exec(block)?.[1]
+          if (!data?.includes('notifications/message')) continue
+          const n = (JSON.parse(data) as { params: { data: { n: number } } }).params.data.n
+          events.push({ id: /^id: (.*)$/m.exec(block)?.[1], n })
+        }
+      }
+      abort.abort()
+      return events
+    }
+    const call = (url: string, headers: Record<string, string>) => async () => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'notify', arguments: { count: 3 } },
+        }),
+      })
+      expect(await res.text()).toContain('sent 3 messages')
+    }
+    const headers = await session(backend.url)
+    const first = await listen(backend.url, headers, 3, call(backend.url, headers))
+    expect(first.map((e) => e.n)).toEqual([1, 2, 3])
+    expect(first.every((e) => e.id)).toBe(true)
+    const replayed = await listen(backend.url, headers, 2, async () => {}, first[0]?.id)
+    expect(replayed).toEqual(first.slice(1))
+
+    const plain = await startMcpBackend({ resumable: false })
+    const plainHeaders = await session(plain.url)
+    const unnumbered = await listen(plain.url, plainHeaders, 3, call(plain.url, plainHeaders))
+    expect(unnumbered.map((e) => e.id)).toEqual([undefined, undefined, undefined])
+    await plain.stop()
   })
 })

@@ -5,6 +5,7 @@ import { asDiscovery } from './as-discovery.js'
 import { bridged } from './bridged.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
+import { flow } from './flow.js'
 import { mcpPolicy } from './mcp-policy.js'
 import { resourceMetadata } from './resource-metadata.js'
 import { scopes } from './scopes.js'
@@ -17,6 +18,7 @@ export const CATALOGUE: readonly Requirement[] = [
   ...resourceMetadata,
   ...bridged,
   ...asDiscovery,
+  ...flow,
   ...cors,
   ...transport,
   ...mcpPolicy,

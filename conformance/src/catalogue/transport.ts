@@ -1,10 +1,17 @@
 /**
  * Profile `transport`: MCP Streamable HTTP through the gateway with a valid token, using the
- * official MCP SDK client. Sources: seed Endpoints (POST /mcp), MCP 2025-06-18 "Transports".
+ * official MCP SDK client, and by hand where the SDK hides what is judged (Origin, event ids,
+ * many streams). Sources: seed Endpoints (POST /mcp), MCP 2025-06-18 and 2025-11-25 "Transports".
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { APP_ORIGIN } from '../stack.js'
 import { type CheckContext, CheckFailure, CheckSkipped, must, type Requirement } from '../types.js'
+import { manyStreams, resumption } from './transport-streams.js'
+import { postMcp, token } from './util.js'
+
+/** An origin no configuration accepts: a page an attacker serves (DNS rebinding). */
+const FOREIGN_ORIGIN = 'http://rebind-attacker.example'
 
 async function connect(
   ctx: CheckContext,
@@ -138,4 +145,25 @@ export const transport: Requirement[] = [
       must(res.status === 404, '404', `${res.status}`)
     },
   },
+  {
+    id: 'TRN-005',
+    level: 'MUST',
+    profile: 'transport',
+    source:
+      'MCP 2025-06-18 and 2025-11-25 Transports §Security Warning (servers MUST validate the Origin header: DNS rebinding)',
+    text: `With a valid token, POST /mcp from a foreign Origin gets 403 while an allowed Origin (${APP_ORIGIN}, the configured one) is answered 200.`,
+    async check(ctx) {
+      const bearer = await token(ctx)
+      const allowed = await postMcp(ctx, { token: bearer, headers: { origin: APP_ORIGIN } })
+      must(
+        allowed.status === 200,
+        `200 for Origin ${APP_ORIGIN} (configure it in the accepted origins)`,
+        `${allowed.status}`,
+      )
+      const foreign = await postMcp(ctx, { token: bearer, headers: { origin: FOREIGN_ORIGIN } })
+      must(foreign.status === 403, `403 for Origin ${FOREIGN_ORIGIN}`, `${foreign.status}`)
+    },
+  },
+  resumption,
+  manyStreams,
 ]

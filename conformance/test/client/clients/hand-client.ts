@@ -227,7 +227,9 @@ async function call(message: Json): Promise<Json | undefined> {
       sessionId = res.headers.get('mcp-session-id') ?? sessionId
       const text = await res.text()
       if (!text) return undefined
-      const data = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}')
+      // The first event with data: a 2025-11-25 server may open the stream with a priming
+      // event (an id, empty data) that a client skips (MCP 2025-11-25 Transports).
+      const data = text.startsWith('{') ? text : (/^data: ?(\S.*)$/m.exec(text)?.[1] ?? '{}')
       return JSON.parse(data) as Json
     }
     const params = challenge(res)
