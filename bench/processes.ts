@@ -4,21 +4,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '@gatehouse/support'
 import { stringify } from 'yaml'
 
 const children: ChildProcess[] = []
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as { port: number }).port
-  await new Promise((r) => s.close(r))
-  return port
-}
 
 /** Starts `cmd args` and resolves with the child once its stdout matched `ready` (30 s at most). */
 export function startProcess(cmd: string, args: string[], ready: RegExp): Promise<ChildProcess> {
