@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { freePort } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, ROOT } from '../../src/stack.js'
+import { ROOT } from '../../src/stack.js'
 
 const BIN = join(ROOT, 'conformance/bin/conformance.ts')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
