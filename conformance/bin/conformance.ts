@@ -8,17 +8,12 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline/promises'
 import { controlClient } from '@gatehouse/mock-idp'
+import { freePort } from '@gatehouse/support'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { stringify } from 'yaml'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
-import {
-  freePort,
-  gatehouseConfig,
-  kubernetesManifests,
-  startFixtures,
-  startGateway,
-} from '../src/stack.js'
+import { gatehouseConfig, kubernetesManifests, startFixtures, startGateway } from '../src/stack.js'
 import { PROFILES, type Profile, type Result, type Target } from '../src/types.js'
 
 const list = (v: string, prev: string[] = []) => [

@@ -7,14 +7,9 @@
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import {
-  CORS,
-  freePort,
-  type GatehouseProcess,
-  type GatewayOptions,
-  MCP_MATCHES,
-  startGatehouse,
-} from '../stack.js'
+import { freePort } from '@gatehouse/support'
+import { jwtPolicy, MCP_MATCHES, mcpRoute } from '../gateway-config.js'
+import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
 import { type Recorder, startRecorder } from './recorder.js'
 import { type ClientScenario, PRE_REGISTERED, type StackHandles } from './scenarios.js'
 import { Traffic } from './traffic.js'
@@ -77,42 +72,34 @@ function gatewayConfig(
       'mcp-backend': { static: { host: '127.0.0.1', port: ports.backend } },
       idp: { static: { host: '127.0.0.1', port: ports.idp } },
     },
-    routes: {
-      mcp: {
-        parentRefs: [{ name: 'default' }],
-        rules: [{ matches: MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
-      },
-    },
+    routes: { mcp: mcpRoute('default', MATCHES) },
     policies: {
-      'mcp-auth': {
-        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp' }],
-        traffic: {
-          jwtAuthentication: {
-            mode: 'Strict',
-            providers: [
-              {
-                issuer: idp.issuer,
-                audiences: [g.audience === 'resource' ? resource : idp.audience],
-                jwks: {
-                  remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' },
-                },
-                ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
+      'mcp-auth': jwtPolicy(
+        'mcp',
+        {
+          providers: [
+            {
+              issuer: idp.issuer,
+              audiences: [g.audience === 'resource' ? resource : idp.audience],
+              jwks: {
+                remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' },
               },
-            ],
-            mcp: {
-              ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
-              ...(g.bridged && g.clientId ? { clientId: idp.publicClientId } : {}),
-              resourceMetadata: {
-                resource,
-                scopesSupported: g.scopesSupported,
-                bearerMethodsSupported: ['header'],
-              },
-              ...(g.requiredScopes ? { requiredScopes: g.requiredScopes } : {}),
+              ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
             },
+          ],
+          mcp: {
+            ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
+            ...(g.bridged && g.clientId ? { clientId: idp.publicClientId } : {}),
+            resourceMetadata: {
+              resource,
+              scopesSupported: g.scopesSupported,
+              bearerMethodsSupported: ['header'],
+            },
+            ...(g.requiredScopes ? { requiredScopes: g.requiredScopes } : {}),
           },
-          authorization: { action: 'Allow', policy: { matchExpressions: g.rules } },
         },
-      },
+        { action: 'Allow', policy: { matchExpressions: g.rules } },
+      ),
     },
   }
 }
