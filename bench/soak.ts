@@ -1,7 +1,6 @@
-import { request } from 'node:http'
 import { connect } from 'node:net'
 import autocannon from 'autocannon'
-import { rssOf, startStreamStack, stopProcesses } from './processes.js'
+import { openEventStream, rssOf, startStreamStack, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
 
 const values = benchOptions({ duration: 60, connections: 20 })
@@ -13,24 +12,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 async function churnStreams(port: number, until: number): Promise<number> {
   let opened = 0
   const open = () =>
-    new Promise<() => void>((resolve) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/mcp',
-          agent: false,
-          headers: { accept: 'text/event-stream' },
-        },
-        (res) => {
-          res.on('error', () => {})
-          res.resume()
-          resolve(() => req.destroy())
-        },
-      )
-      req.on('error', () => resolve(() => {}))
-      req.end()
-    })
+    openEventStream(port).then(
+      ({ res, close }) => {
+        res.resume()
+        return close
+      },
+      () => () => {},
+    )
   while (Date.now() < until) {
     const closers = await Promise.all(Array.from({ length: 20 }, open))
     opened += closers.length

@@ -1,5 +1,5 @@
 import { request } from 'node:http'
-import { rssOf, startStreamStack, stopProcesses } from './processes.js'
+import { openEventStream, rssOf, startStreamStack, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
 
 const values = benchOptions({ streams: 5000, requests: 200 })
@@ -49,28 +49,17 @@ async function latencies(port: number): Promise<{ p50: number; p99: number; max:
 
 /** Opens the streams, 200 at a time; each counts the `ping` events it receives. */
 async function openStreams(port: number, pings: { count: number }): Promise<Array<() => void>> {
-  const open = () =>
-    new Promise<() => void>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/mcp',
-          agent: false,
-          headers: { accept: 'text/event-stream' },
-        },
-        (res) => {
-          if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`))
-          res.on('data', (c: Buffer) => {
-            if (c.includes('event: ping')) pings.count++
-          })
-          res.on('error', () => {})
-          resolve(() => req.destroy())
-        },
-      )
-      req.on('error', reject)
-      req.end()
+  const open = async () => {
+    const { res, close } = await openEventStream(port)
+    if (res.statusCode !== 200) {
+      close()
+      throw new Error(`stream answered ${res.statusCode}`)
+    }
+    res.on('data', (c: Buffer) => {
+      if (c.includes('event: ping')) pings.count++
     })
+    return close
+  }
   const closers: Array<() => void> = []
   for (let i = 0; i < STREAMS; i += 200) {
     closers.push(...(await Promise.all(Array.from({ length: Math.min(200, STREAMS - i) }, open))))
