@@ -15,6 +15,7 @@ import { stringify } from 'yaml'
 import { CORS, jwtPolicy, MCP_MATCHES, mcpRoute } from './gateway-config.js'
 import type { Target } from './types.js'
 
+/** Defined in gateway-config.ts; still exported here, where they were. */
 export { CORS, MCP_MATCHES }
 
 /** The repository root (where the reference proxy's entry points live). */
