@@ -11,6 +11,7 @@ FROM node:22-bookworm-slim AS manifests
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY redact/package.json redact/
+COPY support/package.json support/
 COPY proxy/package.json proxy/
 COPY mock-idp/package.json mock-idp/
 COPY mock-mcp/package.json mock-mcp/
@@ -27,6 +28,7 @@ COPY mock-idp mock-idp
 COPY mock-mcp mock-mcp
 COPY gwctl gwctl
 COPY redact redact
+COPY support support
 RUN npm run build -- proxy gwctl mock-idp mock-mcp
 
 FROM manifests AS prod-deps

@@ -1,24 +1,16 @@
 /**
  * Processes of a benchmark: servers started as children, waited for by a line they print, killed
- * when the benchmark ends; free loopback ports; a child's resident memory.
+ * when the benchmark ends; a child's resident memory; an event stream through the gateway.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { type IncomingMessage, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '@gatehouse/support'
 import { stringify } from 'yaml'
 
 const children: ChildProcess[] = []
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as { port: number }).port
-  await new Promise((r) => s.close(r))
-  return port
-}
 
 /** Starts `cmd args` and resolves with the child once its stdout matched `ready` (30 s at most). */
 export function startProcess(cmd: string, args: string[], ready: RegExp): Promise<ChildProcess> {
@@ -46,6 +38,30 @@ export function startProcess(cmd: string, args: string[], ready: RegExp): Promis
     child.once('exit', (code) =>
       reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
     )
+  })
+}
+
+/**
+ * Opens an event stream (`GET /mcp`, `Accept: text/event-stream`) through the gateway on a new
+ * connection; resolves with the response (its errors are ignored) and a function that cuts it.
+ */
+export function openEventStream(port: number): Promise<{ res: IncomingMessage; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        agent: false,
+        headers: { accept: 'text/event-stream' },
+      },
+      (res) => {
+        res.on('error', () => {})
+        resolve({ res, close: () => req.destroy() })
+      },
+    )
+    req.on('error', reject)
+    req.end()
   })
 }
 

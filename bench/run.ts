@@ -15,26 +15,18 @@
  * --rounds <n> (default 3), --write
  */
 import type { ChildProcess } from 'node:child_process'
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
+import { freePort } from '@gatehouse/support'
 import autocannon from 'autocannon'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { stringify } from 'yaml'
-import { freePort, startProcess, stopProcesses } from './processes.js'
+import { startProcess, stopProcesses } from './processes.js'
+import { benchOptions, report } from './report.js'
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '50' },
-    rounds: { type: 'string', default: '3' },
-    write: { type: 'boolean', default: false },
-  },
-})
-const duration = Number(values.duration)
-const connections = Number(values.connections)
-const rounds = Number(values.rounds)
+const values = benchOptions({ duration: 10, connections: 50, rounds: 3 })
+const { duration, connections, rounds } = values
 const here = new URL('.', import.meta.url).pathname
 const root = new URL('..', import.meta.url).pathname
 const tsx = join(root, 'node_modules/.bin/tsx')
@@ -261,12 +253,12 @@ async function main(): Promise<void> {
     `- access log on / off (no auth): ${(gh.rps / ghQuiet.rps).toFixed(2)}× req/s; CPU per request ${(gh.cpuUs / ghQuiet.cpuUs).toFixed(2)}×`,
     `- gatehouse / direct: ${(gh.rps / direct.rps).toFixed(2)}×`,
   ]
-  const report = lines.join('\n')
-  console.log(report)
-  if (values.write) {
-    const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${duration}s per target × ${rounds} interleaved rounds (medians), ${connections} connections, Node ${process.version}, ${cpus().length} cores\n\nShared 2-core machine: absolute figures move with other load; compare the ratios, which are measured in one run.\n\n`
-    appendFileSync(join(here, 'RESULTS.md'), `${header}${report}\n`)
-  }
+  report(
+    `${duration}s per target × ${rounds} interleaved rounds (medians), ${connections} connections`,
+    'Shared 2-core machine: absolute figures move with other load; compare the ratios, which are measured in one run.',
+    lines,
+    values.write,
+  )
 }
 
 try {

@@ -1,59 +1,24 @@
-/**
- * `npm run bench:soak`: does the gateway's memory stay flat under sustained mixed traffic? Two
- * runs of the same load against one gatehouse process; the second run's resident memory must be
- * within +5 % of the first's (issue #10). A script rather than a test: on a shared 2-core machine
- * a minute-long load and an RSS threshold cannot be a reliable test.
- *
- * Each run, for `--duration` seconds: autocannon POSTs initialize through the gateway while this
- * process churns event streams (opens 20, aborts them, again) and sends the hostile requests of
- * the reliability suite (dot-segment paths, refused paths, unknown routes, `Expect: 100-continue`
- * uploads). RSS is read from /proc after each run and a pause.
- *
- * Options: --duration <s> per run (default 60), --connections <n> (default 20), --write
- */
-import { appendFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { connect } from 'node:net'
-import { cpus } from 'node:os'
-import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
-import { rssOf, startStreamStack, stopProcesses } from './processes.js'
+import { openEventStream, rssOf, startStreamStack, stopProcesses } from './processes.js'
+import { benchOptions, report } from './report.js'
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '60' },
-    connections: { type: 'string', default: '20' },
-    write: { type: 'boolean', default: false },
-  },
-})
-const DURATION = Number(values.duration)
-const CONNECTIONS = Number(values.connections)
-const here = new URL('.', import.meta.url).pathname
+const values = benchOptions({ duration: 60, connections: 20 })
+const DURATION = values.duration
+const CONNECTIONS = values.connections
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Opens 20 event streams, waits a moment, cuts them; repeats until `until`. */
 async function churnStreams(port: number, until: number): Promise<number> {
   let opened = 0
   const open = () =>
-    new Promise<() => void>((resolve) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/mcp',
-          agent: false,
-          headers: { accept: 'text/event-stream' },
-        },
-        (res) => {
-          res.on('error', () => {})
-          res.resume()
-          resolve(() => req.destroy())
-        },
-      )
-      req.on('error', () => resolve(() => {}))
-      req.end()
-    })
+    openEventStream(port).then(
+      ({ res, close }) => {
+        res.resume()
+        return close
+      },
+      () => () => {},
+    )
   while (Date.now() < until) {
     const closers = await Promise.all(Array.from({ length: 20 }, open))
     opened += closers.length
@@ -146,12 +111,12 @@ async function main(): Promise<void> {
     '',
     `- second run / first run RSS: **${((ratio - 1) * 100).toFixed(1)} %** (target ≤ +5 %): ${ratio <= 1.05 ? 'flat' : 'GROWING'}`,
   ]
-  const report = lines.join('\n')
-  console.log(report)
-  if (values.write) {
-    const header = `\n## ${new Date().toISOString().slice(0, 10)} — soak: 2 × ${DURATION} s of mixed traffic (${CONNECTIONS} connections POST, stream churn, hostile requests), Node ${process.version}, ${cpus().length} cores\n\nShared 2-core machine.\n\n`
-    appendFileSync(join(here, 'RESULTS.md'), `${header}${report}\n`)
-  }
+  report(
+    `soak: 2 × ${DURATION} s of mixed traffic (${CONNECTIONS} connections POST, stream churn, hostile requests)`,
+    'Shared 2-core machine.',
+    lines,
+    values.write,
+  )
   if (ratio > 1.05 || first.errors + second.errors > 0) process.exitCode = 1
 }
 

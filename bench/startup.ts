@@ -19,10 +19,10 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { type AddressInfo, createServer } from 'node:net'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { freePort } from '@gatehouse/support'
 import { exportJWK, generateKeyPair } from 'jose'
 import { stringify } from 'yaml'
 
@@ -127,15 +127,6 @@ async function listenRun(v: Variant, file: string): Promise<{ wall: number; cpu:
       await exited
     }
   }
-}
-
-/** A free port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const { port } = s.address() as AddressInfo
-  await new Promise((r) => s.close(r))
-  return port
 }
 
 /** A configuration like the demo's, on a free port; admin off. */

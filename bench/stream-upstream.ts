@@ -5,9 +5,10 @@
  * stream and answers how many it wrote to (the benchmark checks that every stream is alive).
  */
 import { createServer, type ServerResponse } from 'node:http'
+import { onShutdownSignals, sendJson } from '@gatehouse/support'
 
 const streams = new Set<ServerResponse>()
-const RESULT = JSON.stringify({
+const RESULT = {
   jsonrpc: '2.0',
   id: 1,
   result: {
@@ -15,7 +16,7 @@ const RESULT = JSON.stringify({
     capabilities: {},
     serverInfo: { name: 'bench', version: '1' },
   },
-})
+}
 
 const server = createServer((req, res) => {
   if (req.method === 'GET' && String(req.headers.accept).includes('text/event-stream')) {
@@ -32,12 +33,7 @@ const server = createServer((req, res) => {
       res.end(String(streams.size))
       return
     }
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(RESULT),
-      'mcp-session-id': 'bench-session',
-    })
-    res.end(RESULT)
+    sendJson(res, 200, RESULT, { 'mcp-session-id': 'bench-session' })
   })
 })
 server.keepAliveTimeout = 65_000
@@ -46,7 +42,10 @@ server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
   const addr = server.address()
   process.stdout.write(`listening ${typeof addr === 'object' && addr ? addr.port : ''}\n`)
 })
-process.on('SIGTERM', () => {
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-})
+onShutdownSignals(
+  () => {
+    server.closeAllConnections()
+    return new Promise((r) => server.close(() => r()))
+  },
+  { name: 'stream-upstream', announce: false },
+)

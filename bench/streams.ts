@@ -1,34 +1,10 @@
-/**
- * `npm run bench:streams`: many concurrent MCP sessions through one gateway (issue #10 item 1).
- * Opens N event streams (`GET /mcp`, `Accept: text/event-stream`, one connection each) through
- * gatehouse to an upstream that holds them, then measures, in one run:
- * - the latency of a fresh `initialize` (a POST on a new connection) with no stream open and
- *   with N open: the streams must not starve ordinary requests;
- * - the gateway's resident memory before and with the streams (RSS per stream);
- * - that every stream is still alive (the upstream writes one event to each; all must arrive).
- * gatehouse runs from the build in its own process, as does the upstream; this process is the
- * client. Loopback only. With `--write`, appends the figures to bench/RESULTS.md.
- *
- * Options: --streams <n> (default 5000), --requests <n> initialize requests per phase (default
- * 200), --write
- */
-import { appendFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { cpus } from 'node:os'
-import { join } from 'node:path'
-import { parseArgs } from 'node:util'
-import { rssOf, startStreamStack, stopProcesses } from './processes.js'
+import { openEventStream, rssOf, startStreamStack, stopProcesses } from './processes.js'
+import { benchOptions, report } from './report.js'
 
-const { values } = parseArgs({
-  options: {
-    streams: { type: 'string', default: '5000' },
-    requests: { type: 'string', default: '200' },
-    write: { type: 'boolean', default: false },
-  },
-})
-const STREAMS = Number(values.streams)
-const REQUESTS = Number(values.requests)
-const here = new URL('.', import.meta.url).pathname
+const values = benchOptions({ streams: 5000, requests: 200 })
+const STREAMS = values.streams
+const REQUESTS = values.requests
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -73,28 +49,17 @@ async function latencies(port: number): Promise<{ p50: number; p99: number; max:
 
 /** Opens the streams, 200 at a time; each counts the `ping` events it receives. */
 async function openStreams(port: number, pings: { count: number }): Promise<Array<() => void>> {
-  const open = () =>
-    new Promise<() => void>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/mcp',
-          agent: false,
-          headers: { accept: 'text/event-stream' },
-        },
-        (res) => {
-          if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`))
-          res.on('data', (c: Buffer) => {
-            if (c.includes('event: ping')) pings.count++
-          })
-          res.on('error', () => {})
-          resolve(() => req.destroy())
-        },
-      )
-      req.on('error', reject)
-      req.end()
+  const open = async () => {
+    const { res, close } = await openEventStream(port)
+    if (res.statusCode !== 200) {
+      close()
+      throw new Error(`stream answered ${res.statusCode}`)
+    }
+    res.on('data', (c: Buffer) => {
+      if (c.includes('event: ping')) pings.count++
     })
+    return close
+  }
   const closers: Array<() => void> = []
   for (let i = 0; i < STREAMS; i += 200) {
     closers.push(...(await Promise.all(Array.from({ length: Math.min(200, STREAMS - i) }, open))))
@@ -145,12 +110,12 @@ async function main(): Promise<void> {
     `- initialize p50 with streams / after they closed: **${(busy.p50 / after.p50).toFixed(2)}×**; p50 with ${STREAMS} streams: **${busy.p50.toFixed(1)} ms**, p99 ${busy.p99.toFixed(1)} ms (target < 50 ms)`,
     `- streams alive at the end: ${pings.count}/${STREAMS} got the event the upstream wrote to its ${written} open streams`,
   ]
-  const report = lines.join('\n')
-  console.log(report)
-  if (values.write) {
-    const header = `\n## ${new Date().toISOString().slice(0, 10)} — streams: ${STREAMS} concurrent SSE sessions through one gateway, Node ${process.version}, ${cpus().length} cores\n\nShared 2-core machine (the client, gatehouse and the upstream share it): absolute figures move with other load; compare within the run.\n\n`
-    appendFileSync(join(here, 'RESULTS.md'), `${header}${report}\n`)
-  }
+  report(
+    `streams: ${STREAMS} concurrent SSE sessions through one gateway`,
+    'Shared 2-core machine (the client, gatehouse and the upstream share it): absolute figures move with other load; compare within the run.',
+    lines,
+    values.write,
+  )
   if (pings.count < STREAMS) process.exitCode = 1
 }
 

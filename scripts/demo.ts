@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { startMockIdp } from '@gatehouse/mock-idp'
 import { initializeBody, startMcpBackend } from '@gatehouse/mock-mcp'
+import { onShutdownSignals } from '@gatehouse/support'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const PORTS = { idp: 9000, backend: 8090, gateway: 3000, admin: 15000 }
@@ -42,20 +43,18 @@ async function main(): Promise<void> {
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, IDP_ISSUER: idp.issuer } },
   )
   let stopping = false
-  const stop = async (code: number) => {
-    if (stopping) return
+  const stopAll = async () => {
     stopping = true
     gatehouse.kill('SIGTERM')
     await new Promise((r) => (gatehouse.exitCode === null ? gatehouse.once('close', r) : r(null)))
     await Promise.allSettled([backend.stop(), idp.stop()])
-    process.exit(code)
   }
-  process.on('SIGINT', () => void stop(0))
-  process.on('SIGTERM', () => void stop(0))
+  // Ctrl-C stops the stack and exits 0; a second one exits at once.
+  onShutdownSignals(stopAll, { name: 'demo', announce: false })
   gatehouse.once('close', (code) => {
     if (!stopping) {
       console.error(`gatehouse exited (code ${code}); stopping the demo stack`)
-      void stop(code ?? 1)
+      void stopAll().then(() => process.exit(code ?? 1))
     }
   })
   let ready = false

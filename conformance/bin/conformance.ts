@@ -8,26 +8,15 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline/promises'
 import { controlClient } from '@gatehouse/mock-idp'
+import { freePort } from '@gatehouse/support'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { stringify } from 'yaml'
+import { commaList } from '../src/cli-options.js'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
-import {
-  freePort,
-  gatehouseConfig,
-  kubernetesManifests,
-  startFixtures,
-  startGateway,
-} from '../src/stack.js'
+import { gatehouseConfig, kubernetesManifests, startFixtures, startGateway } from '../src/stack.js'
 import { PROFILES, type Profile, type Result, type Target } from '../src/types.js'
 
-const list = (v: string, prev: string[] = []) => [
-  ...prev,
-  ...v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-]
 /** The port of a URL, the scheme's default when it names none. */
 const portOf = (u: string) => {
   const parsed = new URL(u)
@@ -88,10 +77,12 @@ const program = new Command()
   )
   .option('--no-wait', 'with --target: the same as --yes')
   .addOption(
-    new Option('--profile <names>', `profiles to run (${PROFILES.join(', ')})`).argParser(list),
+    new Option('--profile <names>', `profiles to run (${PROFILES.join(', ')})`).argParser(
+      commaList,
+    ),
   )
-  .option('--only <ids>', 'run only these requirement IDs', list)
-  .option('--skip <ids>', 'skip these requirement IDs', list)
+  .option('--only <ids>', 'run only these requirement IDs', commaList)
+  .option('--skip <ids>', 'skip these requirement IDs', commaList)
   .option('--baseline <file>', 'expected failures: one requirement ID per line')
   .option('--junit <file>', 'write a JUnit XML report')
   .option('--json <file>', 'write a JSON report')

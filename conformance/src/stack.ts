@@ -5,15 +5,19 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { freePort } from '@gatehouse/support'
 import { stringify } from 'yaml'
 import { REQUIRED_SCOPE } from './catalogue/scopes.js'
+import { CORS, jwtPolicy, MCP_MATCHES, mcpRoute } from './gateway-config.js'
 import type { Target } from './types.js'
+
+/** Defined in gateway-config.ts; still exported here, where they were. */
+export { CORS, MCP_MATCHES }
 
 /** The repository root (where the reference proxy's entry points live). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -21,15 +25,6 @@ const TSX = join(ROOT, 'node_modules/.bin/tsx')
 
 /** A planted secret: a private RSA exponent-like value inside an inline JWKS. */
 const PLANTED_SECRET = 'conformance-planted-secret-d-value-6f1c2a'
-
-/** A free port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const { port } = s.address() as { port: number }
-  await new Promise((r) => s.close(r))
-  return port
-}
 
 /** The shared parts: IdP and MCP backend. */
 export interface Fixtures {
@@ -60,41 +55,6 @@ export interface Ports {
   scoped: number
   admin: number
 }
-
-/** The seed's CORS filter, with the MCP transport headers added (CORS-006). */
-export const CORS = {
-  type: 'CORS',
-  cors: {
-    allowCredentials: true,
-    // The seed's values plus the MCP transport's headers, without which browser sessions break
-    // after initialize (CORS-006; docs/auth.md "Browser MCP clients").
-    allowHeaders: [
-      'Origin',
-      'Authorization',
-      'Content-Type',
-      'Mcp-Session-Id',
-      'MCP-Protocol-Version',
-    ],
-    allowMethods: ['*'],
-    allowOrigins: ['*'],
-    exposeHeaders: ['Origin', 'Mcp-Session-Id'],
-    maxAge: 86400,
-  },
-}
-
-/**
- * The three path prefixes an MCP route must match (seed: Endpoints), and the root form of the
- * protected-resource metadata, which MCP 2025-11-25 clients fall back to when the path form fails
- * (PRM-005).
- */
-export const MCP_MATCHES = [
-  ...[
-    '/mcp',
-    '/.well-known/oauth-protected-resource/mcp',
-    '/.well-known/oauth-authorization-server/mcp',
-  ].map((value) => ({ path: { type: 'PathPrefix', value } })),
-  { path: { type: 'Exact', value: '/.well-known/oauth-protected-resource' } },
-]
 
 /**
  * The one browser origin the harness's MCP routes accept besides their own (the CORS checks'
@@ -146,10 +106,7 @@ export function gatehouseConfig(
       idp: { static: { host: org.hostname, port: Number(org.port) } },
     },
     routes: {
-      mcp: {
-        parentRefs: [{ name: 'default' }],
-        rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
-      },
+      mcp: mcpRoute('default'),
       broken: {
         parentRefs: [{ name: 'default' }],
         rules: [
@@ -159,47 +116,32 @@ export function gatehouseConfig(
           },
         ],
       },
-      'mcp-proxied': {
-        parentRefs: [{ name: 'proxied' }],
-        rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
-      },
-      'mcp-scoped': {
-        parentRefs: [{ name: 'scoped' }],
-        rules: [{ matches: MCP_MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
-      },
+      'mcp-proxied': mcpRoute('proxied'),
+      'mcp-scoped': mcpRoute('scoped'),
     },
     policies: {
-      'mcp-auth': {
-        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp' }],
-        traffic: {
-          jwtAuthentication: {
-            mode: 'Strict',
-            providers: [
-              provider('/oauth2/default/v1/keys'),
-              // A second provider with an inline key set whose private member is a planted secret:
-              // the admin dump must never show it.
-              {
-                issuer: 'https://secrets.conformance.example/oauth2/x',
-                audiences: ['api://secrets'],
-                jwks: { inline: { keys: [{ ...SECRET_JWK, d: PLANTED_SECRET }] } },
-              },
-            ],
-            // issuerMode Gateway: the metadata's issuer is the identifier clients derived its URL
-            // from (RFC 8414 §3.3; ASM-006, ASM-007), not the seed's IdP issuer.
-            mcp: mcp(ports.gateway, f.idp.publicClientId, { issuerMode: 'Gateway' }),
-          },
-          authorization,
+      'mcp-auth': jwtPolicy(
+        'mcp',
+        {
+          providers: [
+            provider('/oauth2/default/v1/keys'),
+            // A second provider with an inline key set whose private member is a planted secret:
+            // the admin dump must never show it.
+            {
+              issuer: 'https://secrets.conformance.example/oauth2/x',
+              audiences: ['api://secrets'],
+              jwks: { inline: { keys: [{ ...SECRET_JWK, d: PLANTED_SECRET }] } },
+            },
+          ],
+          // issuerMode Gateway: the metadata's issuer is the identifier clients derived its URL
+          // from (RFC 8414 §3.3; ASM-006, ASM-007), not the seed's IdP issuer.
+          mcp: mcp(ports.gateway, f.idp.publicClientId, { issuerMode: 'Gateway' }),
         },
-      },
-      'broken-auth': {
-        targetRefs: [{ kind: 'HTTPRoute', name: 'broken' }],
-        traffic: {
-          jwtAuthentication: {
-            mode: 'Strict',
-            providers: [provider('/oauth2/default/v1/wrong-keys')],
-          },
-        },
-      },
+        authorization,
+      ),
+      'broken-auth': jwtPolicy('broken', {
+        providers: [provider('/oauth2/default/v1/wrong-keys')],
+      }),
       // MCP-aware policy (profile mcp-policy): composed with mcp-auth on the same route, whose
       // verified claims it reads.
       'mcp-tools': {
@@ -208,31 +150,19 @@ export function gatehouseConfig(
       },
       // A route that wants a scope the IdP's tokens lack by default, and names it in the 403
       // (AUTHZ-004; MCP 2025-11-25 "Scope Challenge Handling").
-      'mcp-auth-scoped': {
-        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp-scoped' }],
-        traffic: {
-          jwtAuthentication: {
-            mode: 'Strict',
-            providers: [provider('/oauth2/default/v1/keys')],
-            mcp: mcp(ports.scoped, f.idp.publicClientId, { requiredScopes: [REQUIRED_SCOPE] }),
-          },
-          authorization: {
-            action: 'Allow',
-            policy: { matchExpressions: [`"${REQUIRED_SCOPE}" in jwt.scp`] },
-          },
+      'mcp-auth-scoped': jwtPolicy(
+        'mcp-scoped',
+        {
+          providers: [provider('/oauth2/default/v1/keys')],
+          mcp: mcp(ports.scoped, f.idp.publicClientId, { requiredScopes: [REQUIRED_SCOPE] }),
         },
-      },
-      'mcp-auth-proxied': {
-        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp-proxied' }],
-        traffic: {
-          jwtAuthentication: {
-            mode: 'Strict',
-            providers: [provider('/oauth2/default/v1/keys')],
-            mcp: mcp(ports.proxied),
-          },
-          authorization,
-        },
-      },
+        { action: 'Allow', policy: { matchExpressions: [`"${REQUIRED_SCOPE}" in jwt.scp`] } },
+      ),
+      'mcp-auth-proxied': jwtPolicy(
+        'mcp-proxied',
+        { providers: [provider('/oauth2/default/v1/keys')], mcp: mcp(ports.proxied) },
+        authorization,
+      ),
     },
   }
 }

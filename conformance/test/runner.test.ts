@@ -1,6 +1,7 @@
 /** The runner and reports, on a tiny catalogue against a real local HTTP server. */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { sendJson } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
@@ -16,9 +17,11 @@ let target: Target
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url?.startsWith('/token')) {
-      res.writeHead(400, { 'content-type': 'application/json', 'x-api-key': API_KEY })
-      res.end(
-        JSON.stringify({ access_token: JWT, refresh_token: 'r-opaque-1', token_type: 'Bearer' }),
+      sendJson(
+        res,
+        400,
+        { access_token: JWT, refresh_token: 'r-opaque-1', token_type: 'Bearer' },
+        { 'x-api-key': API_KEY },
       )
       return
     }

@@ -2,16 +2,11 @@ import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
+import { freePort } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { run } from '../src/cli.js'
 import { GWCTL_ERROR_CODES } from '../src/errors.js'
-import {
-  DUMP_FIXTURE,
-  freePort,
-  type LiveGatehouse,
-  runGwctl,
-  startLiveGatehouse,
-} from './helpers.js'
+import { DUMP_FIXTURE, type LiveGatehouse, runGwctl, startLiveGatehouse } from './helpers.js'
 
 const HINT =
   'Is gatehouse running? Use -p <port> or --admin <addr> if config.adminAddr is not localhost:15000.'

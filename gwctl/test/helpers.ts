@@ -11,6 +11,7 @@ import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { type Gatehouse, parseConfig, startGatehouse } from '@gatehouse/proxy'
+import { sendJson } from '@gatehouse/support'
 import { stringify } from 'yaml'
 
 /**
@@ -110,8 +111,7 @@ export async function startBackend(): Promise<{ port: number; close(): Promise<v
   const server = createServer((req, res) => {
     req.resume()
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ ok: true, path: req.url }))
+      sendJson(res, 200, { ok: true, path: req.url })
     })
   })
   server.listen(0, '127.0.0.1')
@@ -192,16 +192,6 @@ export async function startScriptedAdmin(
     admin: `127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => closeServer(server),
   }
-}
-
-/** A port nothing listens on: bound once, then released. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  await closeServer(server)
-  return port
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -6,6 +6,7 @@
  * SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util'
+import { onShutdownSignals } from '@gatehouse/support'
 import { startMockIdp } from '../src/index.js'
 
 const USAGE = `usage: mock-idp [options]
@@ -119,15 +120,7 @@ try {
     )
   }
   process.stdout.write(`${lines.join('\n')}\n`)
-  let stopping = false
-  const stop = (signal: string): void => {
-    if (stopping) process.exit(1)
-    stopping = true
-    process.stdout.write(`mock-idp: ${signal}, stopping\n`)
-    void idp.stop().then(() => process.exit(0))
-  }
-  process.on('SIGINT', () => stop('SIGINT'))
-  process.on('SIGTERM', () => stop('SIGTERM'))
+  onShutdownSignals(() => idp.stop(), { name: 'mock-idp' })
 } catch (err) {
   const e = err as NodeJS.ErrnoException
   const hint = e.code === 'EADDRINUSE' ? ` (port ${port} is in use; pick another with --port)` : ''

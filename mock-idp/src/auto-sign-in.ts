@@ -11,6 +11,7 @@
  */
 import { request as httpRequest, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { sendJson } from '@gatehouse/support'
 
 /** Where the IdP listens and how clients see it. */
 export interface AutoSignInContext {
@@ -108,6 +109,5 @@ export async function autoSignIn(
     }
     url = new URL(`${next.pathname}${next.search}`, ctx.internalUrl)
   }
-  res.writeHead(500, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ error: 'server_error', error_description: 'sign-in looped' }))
+  sendJson(res, 500, { error: 'server_error', error_description: 'sign-in looped' })
 }

@@ -10,6 +10,7 @@ import {
   randomUUID,
 } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { sendJson } from '@gatehouse/support'
 import { type JWTPayload, SignJWT } from 'jose'
 import type { KeyRing } from './keys.js'
 import type { Store } from './store.js'
@@ -53,15 +54,6 @@ export interface TokenRequestBody {
   notBefore?: number
   alg?: 'RS256' | 'PS256' | 'ES256' | 'EdDSA'
   forge?: 'unknown-kid' | 'alg-none' | 'hs256-public-key'
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  })
-  res.end(text)
 }
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
@@ -159,20 +151,20 @@ export async function handleControl(
   }
   try {
     if (path === '/__control/token' && method === 'POST')
-      return send(res, 200, await mint(ctx, await parse<TokenRequestBody>()))
+      return sendJson(res, 200, await mint(ctx, await parse<TokenRequestBody>()))
     if (path === '/__control/keys/rotate' && method === 'POST') {
       const body = await parse<{ keepOld?: boolean; authServer?: string }>()
       const server =
         ctx.servers.get(body.authServer ?? 'default') ?? ctx.servers.values().next().value
-      if (!server) return send(res, 404, { error: 'no authorization server' })
-      return send(res, 200, { kid: await ctx.rotate(server.id, body.keepOld ?? true) })
+      if (!server) return sendJson(res, 404, { error: 'no authorization server' })
+      return sendJson(res, 200, { kid: await ctx.rotate(server.id, body.keepOld ?? true) })
     }
     if (path === '/__control/faults') {
       if (method === 'DELETE') {
         ctx.faults.clear()
         for (const r of ctx.hanging) r.destroy()
         ctx.hanging.clear()
-        return send(res, 200, { faults: [] })
+        return sendJson(res, 200, { faults: [] })
       }
       if (method === 'POST') {
         const f = await parse<{
@@ -182,25 +174,25 @@ export async function handleControl(
           delayMs?: number
         }>()
         if (!['jwks', 'discovery', 'registration'].includes(f.endpoint)) {
-          return send(res, 400, { error: 'endpoint must be jwks, discovery or registration' })
+          return sendJson(res, 400, { error: 'endpoint must be jwks, discovery or registration' })
         }
         if (f.mode === 'ok') ctx.faults.delete(f.endpoint)
         else if (['error', 'hang', 'slow'].includes(f.mode))
           ctx.faults.set(f.endpoint, { mode: f.mode, status: f.status, delayMs: f.delayMs })
-        else return send(res, 400, { error: 'mode must be error, hang, slow or ok' })
-        return send(res, 200, {
+        else return sendJson(res, 400, { error: 'mode must be error, hang, slow or ok' })
+        return sendJson(res, 200, {
           faults: [...ctx.faults].map(([endpoint, v]) => ({ endpoint, ...v })),
         })
       }
     }
     if (path === '/__control/registrations' && method === 'GET')
-      return send(res, 200, ctx.registrations)
+      return sendJson(res, 200, ctx.registrations)
     if (path === '/__control/requests') {
       if (method === 'DELETE') {
         ctx.requests.length = 0
-        return send(res, 200, [])
+        return sendJson(res, 200, [])
       }
-      return send(res, 200, ctx.requests)
+      return sendJson(res, 200, ctx.requests)
     }
     if (path === '/__control/reset' && method === 'POST') {
       ctx.faults.clear()
@@ -208,10 +200,10 @@ export async function handleControl(
       ctx.hanging.clear()
       ctx.requests.length = 0
       ctx.registrations.length = 0
-      return send(res, 200, { reset: true })
+      return sendJson(res, 200, { reset: true })
     }
-    send(res, 404, { error: `no control endpoint ${method} ${path}` })
+    sendJson(res, 404, { error: `no control endpoint ${method} ${path}` })
   } catch (err) {
-    send(res, 400, { error: (err as Error).message })
+    sendJson(res, 400, { error: (err as Error).message })
   }
 }

@@ -4,7 +4,7 @@
  * against a real provider on demand.
  */
 import type { ServerResponse } from 'node:http'
-import { json } from './http.js'
+import { sendJson } from '@gatehouse/support'
 import type { Fault, FaultEndpoint } from './options.js'
 
 /** The faults in force and the responses held open by `hang`. */
@@ -29,7 +29,7 @@ export class FaultInjector {
       await new Promise((r) => setTimeout(r, fault.delayMs ?? 2000))
       return false
     }
-    json(res, fault.status ?? 500, {
+    sendJson(res, fault.status ?? 500, {
       errorCode: 'E0000009',
       errorSummary: 'Internal Server Error (injected fault)',
     })

@@ -20,22 +20,6 @@ export function html(res: ServerResponse, status: number, body: string): void {
   res.end(body)
 }
 
-/** Sends a JSON body with its length. */
-export function json(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  })
-  res.end(text)
-}
-
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

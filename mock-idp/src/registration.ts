@@ -6,7 +6,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { json, readBody } from './http.js'
+import { sendJson } from '@gatehouse/support'
+import { readBody } from './http.js'
 import type { Store } from './store.js'
 
 /** One registration request as received (authorization redacted). */
@@ -44,7 +45,7 @@ export async function handleRegistration(
     return
   }
   if (req.method !== 'POST')
-    return json(
+    return sendJson(
       res,
       405,
       { errorCode: 'E0000022', errorSummary: 'Method not allowed' },
@@ -54,7 +55,7 @@ export async function handleRegistration(
   try {
     raw = await readBody(req)
   } catch {
-    return json(res, 413, { errorCode: 'E0000001', errorSummary: 'Request too large' })
+    return sendJson(res, 413, { errorCode: 'E0000001', errorSummary: 'Request too large' })
   }
   const headers: Record<string, string> = {}
   for (const [k, v] of Object.entries(req.headers)) {
@@ -69,7 +70,7 @@ export async function handleRegistration(
     ctx.registrations.push({ at: new Date().toISOString(), headers, body, status })
   if (!ctx.open && req.headers.authorization !== `SSWS ${ctx.apiToken}`) {
     record(401)
-    return json(res, 401, {
+    return sendJson(res, 401, {
       errorCode: 'E0000011',
       errorSummary: 'Invalid token provided',
       errorLink: 'E0000011',
@@ -79,7 +80,7 @@ export async function handleRegistration(
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     record(400)
-    return json(res, 400, {
+    return sendJson(res, 400, {
       error: 'invalid_client_metadata',
       error_description: 'the body must be a JSON object',
     })
@@ -103,7 +104,7 @@ export async function handleRegistration(
     await ctx.validate(metadata)
   } catch (err) {
     record(400)
-    return json(res, 400, {
+    return sendJson(res, 400, {
       error: 'invalid_client_metadata',
       error_description: (err as Error).message,
     })
@@ -111,5 +112,5 @@ export async function handleRegistration(
   await new (ctx.store.adapterClass())('Client').upsert(String(metadata.client_id), metadata)
   ctx.loopbackClients.add(String(metadata.client_id))
   record(201)
-  json(res, 201, metadata)
+  sendJson(res, 201, metadata)
 }

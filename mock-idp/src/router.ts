@@ -5,11 +5,12 @@
  * everything else handed to that server's oidc-provider.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { sendJson } from '@gatehouse/support'
 import type Provider from 'oidc-provider'
 import { AUTO_SIGN_IN_HEADER, autoSignIn } from './auto-sign-in.js'
 import { type ControlContext, handleControl } from './control.js'
 import type { FaultInjector } from './faults.js'
-import { json, readBody } from './http.js'
+import { readBody } from './http.js'
 import { handleInteraction, type InteractionContext } from './interaction.js'
 import type { MockUser } from './options.js'
 import type { ProvidedServer } from './provider.js'
@@ -66,7 +67,8 @@ export function createRouter(ctx: RouterContext): Handler {
     if (ctx.requests.length > REQUESTS_KEPT) ctx.requests.shift()
 
     if (path.startsWith('/__control')) {
-      if (!ctx.testMode) return json(res, 404, { errorCode: 'E0000022', errorSummary: 'Not found' })
+      if (!ctx.testMode)
+        return sendJson(res, 404, { errorCode: 'E0000022', errorSummary: 'Not found' })
       return handleControl(ctx.control, req, res, path, readBody)
     }
     if (path === '/oauth2/v1/clients') {
@@ -89,7 +91,7 @@ export function createRouter(ctx: RouterContext): Handler {
     }
     const m = /^\/oauth2\/([^/]+)(\/.*)?$/.exec(path)
     const s = m?.[1] ? ctx.servers.get(m[1]) : undefined
-    if (!s) return json(res, 404, { ...NOT_FOUND, errorLink: 'E0000022' })
+    if (!s) return sendJson(res, 404, { ...NOT_FOUND, errorLink: 'E0000022' })
     return serveAuthServer(ctx, s, m?.[2] ?? '/', url, req, res)
   }
 }
@@ -104,10 +106,10 @@ async function serveAuthServer(
   res: ServerResponse,
 ): Promise<void> {
   // The seed: keys only at /oauth2/<id>/v1/keys, never at the well-known JWKS path.
-  if (rest === '/.well-known/jwks.json') return json(res, 404, NOT_FOUND)
+  if (rest === '/.well-known/jwks.json') return sendJson(res, 404, NOT_FOUND)
   if (rest === '/v1/keys') {
     if (await ctx.faults.apply('jwks', res)) return
-    return json(res, 200, s.keys.publicJwks(), { 'cache-control': 'max-age=300' })
+    return sendJson(res, 200, s.keys.publicJwks(), { 'cache-control': 'max-age=300' })
   }
   if (
     rest === '/.well-known/openid-configuration' ||
@@ -180,7 +182,7 @@ async function refuseAuthorization(
   const redirectUri = url.searchParams.get('redirect_uri')
   const client = clientId ? await s.provider.Client.find(clientId) : undefined
   if (!client || !redirectUri || !client.redirectUriAllowed(redirectUri)) {
-    return json(res, 400, error)
+    return sendJson(res, 400, error)
   }
   const target = new URL(redirectUri)
   target.searchParams.set('error', error.error)

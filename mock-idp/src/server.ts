@@ -11,7 +11,7 @@ import {
 } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { json } from './http.js'
+import { sendJson } from '@gatehouse/support'
 
 /** A request handler of the mock-idp. */
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
@@ -38,7 +38,7 @@ export async function listenDeferred(
     void handler.then((h) =>
       h(req, res).catch((err: unknown) => {
         if (!res.headersSent)
-          json(res, 500, { error: 'server_error', error_description: (err as Error).message })
+          sendJson(res, 500, { error: 'server_error', error_description: (err as Error).message })
         else res.destroy()
       }),
     )

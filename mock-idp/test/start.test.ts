@@ -1,6 +1,6 @@
 /** startMockIdp: when it answers, and which URLs it publishes whatever address a client used. */
 import { request } from 'node:http'
-import { createServer } from 'node:net'
+import { freePort } from '@gatehouse/support'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type MockIdp, startMockIdp } from '../src/index.js'
 
@@ -8,14 +8,6 @@ const started: MockIdp[] = []
 afterEach(async () => {
   await Promise.all(started.splice(0).map((idp) => idp.stop()))
 })
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const { port } = s.address() as { port: number }
-  await new Promise((r) => s.close(r))
-  return port
-}
 
 interface Answer {
   status: number

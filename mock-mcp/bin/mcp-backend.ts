@@ -4,6 +4,7 @@
  * runs the demo MCP backend until SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util'
+import { onShutdownSignals } from '@gatehouse/support'
 import { startMcpBackend } from '../src/index.js'
 
 const USAGE = `usage: mcp-backend [--port <port>] [--host <address>] [--json] [--allow-non-loopback-fetch]
@@ -50,15 +51,7 @@ try {
     allowNonLoopbackFetch: values['allow-non-loopback-fetch'],
   })
   process.stdout.write(`mcp-backend listening: ${backend.url}\n`)
-  let stopping = false
-  const stop = (signal: string): void => {
-    if (stopping) process.exit(1)
-    stopping = true
-    process.stdout.write(`mcp-backend: ${signal}, stopping\n`)
-    void backend.stop().then(() => process.exit(0))
-  }
-  process.on('SIGINT', () => stop('SIGINT'))
-  process.on('SIGTERM', () => stop('SIGTERM'))
+  onShutdownSignals(() => backend.stop(), { name: 'mcp-backend' })
 } catch (err) {
   const e = err as NodeJS.ErrnoException
   const hint = e.code === 'EADDRINUSE' ? ` (port ${port} is in use; pick another with --port)` : ''

@@ -3,6 +3,7 @@
  * file and exits. Exit codes: 0 ok, 1 invalid configuration or start-up failure, 2 bad usage.
  */
 import { parseArgs } from 'node:util'
+import { onShutdownSignals } from '@gatehouse/support'
 import { GatehouseError } from './errors.js'
 import type { Gatehouse } from './index.js'
 import { VERSION } from './version.js'
@@ -73,20 +74,17 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     // Handlers first: a signal that arrives while starting (or just after the "listening" line)
     // must still stop gracefully, not kill the process with the default action.
+    // The first signal drains (the proxy logs its own stop, and this function returns once
+    // stopped); a second one exits at once, without draining.
     let gatehouse: Gatehouse | undefined
     let early: NodeJS.Signals | undefined
-    let signals = 0
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals++
-      if (signals > 1) {
-        process.stderr.write(`gatehouse: ${signal} again, exiting without draining\n`)
-        process.exit(1)
-      }
-      if (gatehouse) void gatehouse.stop(signal)
-      else early = signal
-    }
-    process.on('SIGTERM', onSignal)
-    process.on('SIGINT', onSignal)
+    onShutdownSignals(
+      async (signal) => {
+        if (gatehouse) await gatehouse.stop(signal)
+        else early = signal
+      },
+      { name: 'gatehouse', announce: false, exit: false },
+    )
     const { startGatehouse } = await import('./index.js')
     gatehouse = await startGatehouse({ config, configFile: values.file })
     if (early) void gatehouse.stop(early)

@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '@gatehouse/support'
 import { describe, expect, it } from 'vitest'
 
 /** The command from source, through tsx (the bin runs the build; scripts/test checks that). */
@@ -132,11 +136,7 @@ describe('gatehouse CLI', () => {
   })
 
   it('starts, logs every listening address, and exits 0 on SIGTERM', async () => {
-    const { createServer } = await import('node:net')
-    const probe = createServer()
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
-    const port = (probe.address() as { port: number }).port
-    await new Promise((r) => probe.close(r))
+    const port = await freePort()
     const path = file(
       `config: { adminAddr: "off" }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
     )
@@ -152,5 +152,59 @@ describe('gatehouse CLI', () => {
     child.kill('SIGTERM')
     const code = await new Promise((r) => child.on('close', r))
     expect(code).toBe(0)
+  })
+
+  it('exits 1 at once on a second signal while it drains an open stream', async () => {
+    // A backend that holds every event stream open, so the first SIGTERM drains (drainTimeout 1h).
+    const backend = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(': open\n\n')
+    })
+    backend.listen(0, '127.0.0.1')
+    await once(backend, 'listening')
+    const port = await freePort()
+    const path = file(
+      [
+        'config: { adminAddr: "off", drainTimeout: "1h" }',
+        `gateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
+        `backends: { b: { static: { host: 127.0.0.1, port: ${(backend.address() as AddressInfo).port} } } }`,
+        'routes: { r: { rules: [{ matches: [{ path: { value: /mcp } }], backendRefs: [{ name: b }] }] } }',
+      ].join('\n'),
+    )
+    const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
+    let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (c) => {
+      stderr += c
+    })
+    const printed = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (stdout.includes(text)) resolve()
+        }
+        child.stdout.on('data', check)
+        check()
+      })
+    child.stdout.on('data', (c) => {
+      stdout += c
+    })
+    const closed = new Promise((r) => child.on('close', r))
+    try {
+      await printed('gatehouse listening')
+      const stream = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        headers: { accept: 'text/event-stream' },
+      })
+      expect(stream.status).toBe(200)
+      child.kill('SIGTERM')
+      await printed('shutting down')
+      child.kill('SIGTERM')
+      expect(await closed).toBe(1)
+      expect(stderr).toContain('gatehouse: SIGTERM again, exiting now')
+      await stream.body?.cancel().catch(() => {})
+    } finally {
+      child.kill('SIGKILL')
+      backend.closeAllConnections()
+      backend.close()
+    }
   })
 })

@@ -37,16 +37,6 @@ export async function startTestGatehouse(
   return Object.assign(gh, { url: gh.gateways[0]?.url ?? '', logs })
 }
 
-/** A free TCP port on 127.0.0.1 (for configs whose URLs must name the real port). */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net')
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const { port } = s.address() as { port: number }
-  await new Promise((r) => s.close(r))
-  return port
-}
-
 /** A minimal config: one gateway, one route to `backend` at host:port. */
 export function simpleConfig(
   backendPort: number,

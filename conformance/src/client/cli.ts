@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
+import { commaList } from '../cli-options.js'
 import { consoleReport, jsonReport, junitReport } from '../report.js'
 import { parseBaseline, summarize } from '../runner.js'
 import { ROOT } from '../stack.js'
@@ -15,13 +16,6 @@ import { CLIENT_CATALOGUE } from './checks/index.js'
 import { type ClientResult, runClient, type ScenarioReport } from './run.js'
 import { SCENARIOS, scenarioNamed } from './scenarios.js'
 
-const list = (v: string, prev: string[] = []) => [
-  ...prev,
-  ...v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean),
-]
 const positive = (name: string) => (v: string) => {
   const n = Number(v)
   if (!Number.isInteger(n) || n < 1)
@@ -77,12 +71,12 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     .option(
       '--scenario <names>',
       `scenarios to run (default all: ${SCENARIOS.map((s) => s.name).join(', ')})`,
-      list,
+      commaList,
     )
     .option('--timeout <ms>', 'time limit of one client run', positive('--timeout'), 30_000)
     .option('--parallel <n>', 'scenarios run at once', positive('--parallel'), 2)
-    .option('--only <ids>', 'judge only these requirement IDs', list)
-    .option('--skip <ids>', 'do not judge these requirement IDs', list)
+    .option('--only <ids>', 'judge only these requirement IDs', commaList)
+    .option('--skip <ids>', 'do not judge these requirement IDs', commaList)
     .option('--baseline <file>', 'expected failures: CLI-… or <scenario>/CLI-… per line')
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--json <file>', 'write a JSON report')

@@ -16,6 +16,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { sendJson } from '@gatehouse/support'
 import { BODY_LIMIT, type Recorded, type Side, type Traffic } from './traffic.js'
 
 /** An answer the recorder gives itself. */
@@ -83,8 +84,7 @@ export async function startRecorder(side: Side, traffic: Traffic): Promise<Recor
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ error: 'recorder', error_description: (err as Error).message }))
+        sendJson(res, 502, { error: 'recorder', error_description: (err as Error).message })
       } else res.destroy()
     })
   })

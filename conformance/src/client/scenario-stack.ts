@@ -7,14 +7,9 @@
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import {
-  CORS,
-  freePort,
-  type GatehouseProcess,
-  type GatewayOptions,
-  MCP_MATCHES,
-  startGatehouse,
-} from '../stack.js'
+import { freePort } from '@gatehouse/support'
+import { jwtPolicy, mcpRoute } from '../gateway-config.js'
+import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
 import { type Recorder, startRecorder } from './recorder.js'
 import { type ClientScenario, PRE_REGISTERED, type StackHandles } from './scenarios.js'
 import { Traffic } from './traffic.js'
@@ -56,12 +51,6 @@ export interface ScenarioStack {
   stop(): Promise<void>
 }
 
-/** The seed's three prefixes, and the root form of the PRM URL (RFC 9728 §3.1), which gatehouse serves too. */
-const MATCHES = [
-  ...MCP_MATCHES,
-  { path: { type: 'Exact', value: '/.well-known/oauth-protected-resource' } },
-]
-
 /** The gatehouse configuration of a scenario. */
 function gatewayConfig(
   s: ClientScenario,
@@ -77,42 +66,34 @@ function gatewayConfig(
       'mcp-backend': { static: { host: '127.0.0.1', port: ports.backend } },
       idp: { static: { host: '127.0.0.1', port: ports.idp } },
     },
-    routes: {
-      mcp: {
-        parentRefs: [{ name: 'default' }],
-        rules: [{ matches: MATCHES, filters: [CORS], backendRefs: [{ name: 'mcp-backend' }] }],
-      },
-    },
+    routes: { mcp: mcpRoute('default') },
     policies: {
-      'mcp-auth': {
-        targetRefs: [{ kind: 'HTTPRoute', name: 'mcp' }],
-        traffic: {
-          jwtAuthentication: {
-            mode: 'Strict',
-            providers: [
-              {
-                issuer: idp.issuer,
-                audiences: [g.audience === 'resource' ? resource : idp.audience],
-                jwks: {
-                  remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' },
-                },
-                ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
+      'mcp-auth': jwtPolicy(
+        'mcp',
+        {
+          providers: [
+            {
+              issuer: idp.issuer,
+              audiences: [g.audience === 'resource' ? resource : idp.audience],
+              jwks: {
+                remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' },
               },
-            ],
-            mcp: {
-              ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
-              ...(g.bridged && g.clientId ? { clientId: idp.publicClientId } : {}),
-              resourceMetadata: {
-                resource,
-                scopesSupported: g.scopesSupported,
-                bearerMethodsSupported: ['header'],
-              },
-              ...(g.requiredScopes ? { requiredScopes: g.requiredScopes } : {}),
+              ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
             },
+          ],
+          mcp: {
+            ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
+            ...(g.bridged && g.clientId ? { clientId: idp.publicClientId } : {}),
+            resourceMetadata: {
+              resource,
+              scopesSupported: g.scopesSupported,
+              bearerMethodsSupported: ['header'],
+            },
+            ...(g.requiredScopes ? { requiredScopes: g.requiredScopes } : {}),
           },
-          authorization: { action: 'Allow', policy: { matchExpressions: g.rules } },
         },
-      },
+        { action: 'Allow', policy: { matchExpressions: g.rules } },
+      ),
     },
   }
 }

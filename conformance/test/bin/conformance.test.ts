@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { freePort, sendJson } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, ROOT } from '../../src/stack.js'
+import { ROOT } from '../../src/stack.js'
 
 const BIN = join(ROOT, 'conformance/bin/conformance.ts')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
@@ -39,8 +40,7 @@ let closedTarget: string
 
 beforeAll(async () => {
   admin = createServer((req, res) => {
-    res.writeHead(req.url === '/memory' ? 200 : 404, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ rss: 1, heapUsed: 1 }))
+    sendJson(res, req.url === '/memory' ? 200 : 404, { rss: 1, heapUsed: 1 })
   })
   await new Promise<void>((r) => admin.listen(0, '127.0.0.1', r))
   adminUrl = `http://127.0.0.1:${(admin.address() as AddressInfo).port}`

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { sendJson } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import {
@@ -127,8 +128,7 @@ describe('gwctl proxy config all errors', () => {
   it('says a live answer that is not a dump is not a config dump', async () => {
     const admin = await startScriptedAdmin({
       '/config_dump': (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end('{"hello":"world"}')
+        sendJson(res, 200, { hello: 'world' })
       },
     })
     try {

@@ -4,29 +4,24 @@
  * response started → 502 `upstream_error`, no free slot → 503 `upstream_busy` (docs/errors.md).
  */
 import { RequestError } from '../errors.js'
+import { describeUpstreamError } from '../http/upstream-error.js'
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT'])
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-])
-
-/** Maps an upstream failure to the gateway's answer: unreachable → 502, timeout → 504. */
+/**
+ * Maps an upstream failure (read by {@link describeUpstreamError}, as the auth layer reads its
+ * fetches) to the gateway's answer: unreachable → 502, timeout → 504.
+ */
 export function mapUpstreamError(err: unknown, backend: string): RequestError {
-  const code = (err as { code?: string }).code ?? ''
-  if (TIMEOUT_CODES.has(code)) {
+  const { kind, code, text } = describeUpstreamError(err)
+  if (kind === 'timeout') {
     return new RequestError(
       'GW_ERR_UPSTREAM_TIMEOUT',
       504,
       'upstream_timeout',
-      `backend "${backend}" did not answer in time (${code})`,
+      `backend "${backend}" did not answer in time (${code || text})`,
       { cause: err },
     )
   }
-  if (UNREACHABLE_CODES.has(code)) {
+  if (kind === 'unreachable') {
     return new RequestError(
       'GW_ERR_UPSTREAM_CONNECT',
       502,
@@ -35,7 +30,7 @@ export function mapUpstreamError(err: unknown, backend: string): RequestError {
       { cause: err },
     )
   }
-  const why = code || (err as Error).message || 'unknown error'
+  const why = code || text
   return new RequestError(
     'GW_ERR_UPSTREAM',
     502,

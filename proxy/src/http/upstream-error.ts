@@ -5,8 +5,8 @@
  * its own code or as an aborted signal.
  */
 
-/** What kind of failure it was, for status mapping. */
-export type UpstreamFailureKind = 'timeout' | 'refused' | 'other'
+/** What kind of failure it was, for status mapping (504, 502 `upstream_unavailable`, 502). */
+export type UpstreamFailureKind = 'timeout' | 'unreachable' | 'other'
 
 /** A failed upstream request, read once. */
 export interface UpstreamFailure {
@@ -24,6 +24,15 @@ const TIMEOUT_CODES = new Set([
   'ETIMEDOUT',
 ])
 
+/** Nothing answered at that address: refused, no route, no such name (yet). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+
 /** Reads an error thrown by undici (or by `fetch`, or an abort signal). */
 export function describeUpstreamError(err: unknown): UpstreamFailure {
   const e = (err ?? {}) as Error & { code?: string; cause?: Error & { code?: string } }
@@ -36,8 +45,8 @@ export function describeUpstreamError(err: unknown): UpstreamFailure {
   const text = code ? `${code}${message ? ` (${message})` : ''}` : message || 'unknown error'
   const kind: UpstreamFailureKind = TIMEOUT_CODES.has(code)
     ? 'timeout'
-    : code === 'ECONNREFUSED'
-      ? 'refused'
+    : UNREACHABLE_CODES.has(code)
+      ? 'unreachable'
       : 'other'
   return { kind, code, text }
 }

@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { sendJson } from '@gatehouse/support'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 
@@ -33,8 +34,7 @@ export async function startBackend(): Promise<TestBackend> {
       })
       return
     }
-    res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ path: req.url }))
+    sendJson(res, 200, { path: req.url })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   return {

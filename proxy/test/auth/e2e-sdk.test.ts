@@ -3,8 +3,10 @@
  * provider, given only the gateway URL, against gatehouse protecting the real MCP backend with
  * the real OpenID provider (mock-idp on oidc-provider). Seed: "Authentication" 4.
  */
+
 import { authorizeHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { freePort } from '@gatehouse/support'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -15,7 +17,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
 import { authConfig } from './config.js'
 
 let idp: MockIdp

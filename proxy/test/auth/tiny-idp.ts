@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { sendJson } from '@gatehouse/support'
 import {
   type CryptoKey,
   exportJWK,
@@ -72,10 +73,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
         authorization: req.headers.authorization,
         body,
       })
-      const json = (status: number, value: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(value))
-      }
+      const json = (status: number, value: unknown) => sendJson(res, status, value)
       const issuer = `${orgUrl}/oauth2/default`
       if (path === '/oauth2/default/v1/keys') {
         if (keysDown) return json(500, { error: 'down' })

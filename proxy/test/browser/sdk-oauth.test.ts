@@ -9,14 +9,16 @@
  *
  * Needs Chromium (`npm run setup:test-tools` installs Debian's where it can).
  */
+
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { freePort } from '@gatehouse/support'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../../ci/chromium.js'
 import { MCP_TRANSPORT_REQUEST_HEADERS } from '../../src/config/warnings.js'
 import { authConfig } from '../auth/config.js'
-import { freePort, startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
 import { type FinishResult, startWebApp, type WebApp, signIn as webSignIn } from './web-app.js'
 
 /** The scope of the first authorization request (what a step-up without `scope` asks again). */

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { sendJson } from '@gatehouse/support'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -76,8 +77,7 @@ beforeAll(async () => {
   })
   rawBackend = createServer(async (req, res) => {
     rawBodies.push(await readAll(req))
-    res.writeHead(200, { 'content-type': 'application/json' })
-    res.end('{"jsonrpc":"2.0","id":1,"result":{}}')
+    sendJson(res, 200, { jsonrpc: '2.0', id: 1, result: {} })
   })
   gh = await startTestGatehouse(
     withPolicy(await listen(sdkBackend), [

@@ -10,9 +10,10 @@ import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '@gatehouse/support'
 import { afterEach, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
-import { freePort } from '../helpers.js'
+
 import { openStreams, rawRequest } from './helpers.js'
 
 const GATEHOUSE = [

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { connect, type Socket } from 'node:net'
+import { sendJson } from '@gatehouse/support'
 
 /** A response read off a raw socket. */
 export interface RawResponse {
@@ -132,9 +133,17 @@ export async function startStreamBackend(
     let body = ''
     req.on('data', (c) => (body += c))
     req.on('end', () => {
-      const id = /"id"\s*:\s*(\d+)/.exec(body)?.[1] ?? 'null'
-      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'session-1' })
-      res.end(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-06-18"}}`)
+      const id = /"id"\s*:\s*(\d+)/.exec(body)?.[1]
+      sendJson(
+        res,
+        200,
+        {
+          jsonrpc: '2.0',
+          id: id === undefined ? null : Number(id),
+          result: { protocolVersion: '2025-06-18' },
+        },
+        { 'mcp-session-id': 'session-1' },
+      )
     })
   })
   server.keepAliveTimeout = 65_000

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { sendJson } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tracingRequested } from '../../src/telemetry/otel.js'
 import { simpleConfig, startTestGatehouse } from '../helpers.js'
@@ -40,14 +41,12 @@ beforeAll(async () => {
       resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>
     }
     for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans)
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    sendJson(res, 200, {})
   })
   backend = createServer(async (req, res) => {
     traceparents.push(String(req.headers.traceparent ?? ''))
     await readAll(req)
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end('{"jsonrpc":"2.0","id":1,"result":{}}')
+    sendJson(res, 200, { jsonrpc: '2.0', id: 1, result: {} })
   })
   const collectorPort = await listen(collector)
   Object.assign(process.env, {

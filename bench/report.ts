@@ -1,0 +1,54 @@
+/**
+ * What every benchmark script shares: its numeric options plus `--write`, and its report, printed
+ * and, with `--write`, appended to bench/RESULTS.md under a dated heading that names the Node
+ * version and the number of cores.
+ */
+import { appendFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+
+/**
+ * Parses `--<name> <number>` for each of `defaults` (their default values) and `--write`.
+ * A value that is not a number ends the process with exit code 2.
+ */
+export function benchOptions<K extends string>(
+  defaults: Record<K, number>,
+): Record<K, number> & { write: boolean } {
+  const names = Object.keys(defaults) as K[]
+  const { values } = parseArgs({
+    options: {
+      ...Object.fromEntries(
+        names.map((k) => [k, { type: 'string' as const, default: String(defaults[k]) }]),
+      ),
+      write: { type: 'boolean', default: false },
+    },
+  }) as { values: Record<string, string | boolean | undefined> }
+  const parsed = { write: values.write === true } as Record<K, number> & { write: boolean }
+  for (const k of names) {
+    const n = Number(values[k])
+    if (!Number.isFinite(n)) {
+      process.stderr.write(`--${k}: expected a number, got "${String(values[k])}"\n`)
+      process.exit(2)
+    }
+    parsed[k] = n as (Record<K, number> & { write: boolean })[K]
+  }
+  return parsed
+}
+
+/**
+ * Prints a benchmark's report; with `write`, appends it to bench/RESULTS.md as
+ * `## <date> — <title>, Node <version>, <n> cores`, then `note`, then the report.
+ */
+export function report(
+  title: string,
+  note: string,
+  lines: readonly string[],
+  write: boolean,
+): void {
+  const text = lines.join('\n')
+  console.log(text)
+  if (!write) return
+  const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${title}, Node ${process.version}, ${cpus().length} cores\n\n${note}\n\n`
+  appendFileSync(join(new URL('.', import.meta.url).pathname, 'RESULTS.md'), `${header}${text}\n`)
+}
