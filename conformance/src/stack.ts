@@ -235,6 +235,11 @@ export interface RunningGateway {
 export interface GatewayOptions {
   /** The `proxy/` directory to run (`bin/gatehouse.ts` in it). Default: the repository's proxy. */
   proxyDir?: string
+  /** The command line before `-f <config>`, instead of tsx and `bin/gatehouse.ts` (e.g. `node` and
+   * a bundle built from mutated sources: `npm run conformance:stryker`). */
+  command?: readonly string[]
+  /** The process's environment. Default: this process's. */
+  env?: NodeJS.ProcessEnv
 }
 
 /** A gatehouse child process started by {@link startGatehouse}. */
@@ -255,7 +260,7 @@ export async function startGatehouse(
   options: GatewayOptions = {},
 ): Promise<GatehouseProcess> {
   const entry = join(options.proxyDir ?? join(ROOT, 'proxy'), 'bin/gatehouse.ts')
-  if (!existsSync(entry) || !existsSync(TSX)) {
+  if (!options.command && (!existsSync(entry) || !existsSync(TSX))) {
     // The installed tool (`gatehouse-conformance`) carries the suite, not the reference proxy.
     throw new Error(
       'the embedded reference proxy runs only in a checkout of the Gatehouse repository; pass --target <base_url> to judge a running gateway',
@@ -264,8 +269,12 @@ export async function startGatehouse(
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))
   const file = join(dir, 'gatehouse.yaml')
   writeFileSync(file, stringify(config))
-  const args = [entry, '-f', file]
-  const child = spawn(TSX, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT })
+  const [command, ...prefix] = options.command ?? [TSX, entry]
+  const child = spawn(command as string, [...prefix, '-f', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: options.env ?? process.env,
+  })
   let out = ''
   child.stdout?.on('data', (c: Buffer) => {
     out += c.toString()
