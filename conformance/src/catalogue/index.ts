@@ -5,6 +5,7 @@ import { bridged } from './bridged.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
 import { mcpPolicy } from './mcp-policy.js'
+import { strykerSurvivors } from './stryker-survivors.js'
 import { transport } from './transport.js'
 
 /** Every requirement, in report order (admin last: its shutdown check ends a run). */
@@ -14,5 +15,6 @@ export const CATALOGUE: readonly Requirement[] = [
   ...cors,
   ...transport,
   ...mcpPolicy,
+  ...strykerSurvivors,
   ...admin,
 ]

@@ -131,7 +131,8 @@ export function mutatePatterns(sample: Sample): string[] {
   )
 }
 
-function parseKey(key: string): Location {
+/** A {@link locationKey} back as a location. */
+export function parseKey(key: string): Location {
   const [start, end] = key.split('-') as [string, string]
   const pos = (p: string): Position => {
     const [line, column] = p.split(':').map(Number) as [number, number]
