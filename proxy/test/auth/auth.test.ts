@@ -387,8 +387,20 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
       body,
     })
     expect(ok.status).toBe(201)
+    // The IdP's answer, as it is (not turned into an explanation).
+    expect(((await ok.json()) as { client_id: string }).client_id).toBe('registered-by-idp')
     const hit = idp.hits.filter((h) => h.path === '/oauth2/v1/clients').at(-1)
     expect(hit?.authorization).toBe('SSWS test-api-token')
+    // A 403 (a token without the right to register) is explained like a 401.
+    const forbidden = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'SSWS read-only-token' },
+      body,
+    })
+    expect(forbidden.status).toBe(403)
+    const explained = (await forbidden.json()) as { error: string; error_description: string }
+    expect(explained.error).toBe('invalid_client_metadata')
+    expect(explained.error_description).toContain('mcp.clientId')
     await g.stop('done')
   })
 
