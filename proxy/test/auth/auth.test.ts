@@ -404,6 +404,18 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
     await g.stop('done')
   })
 
+  it('serves no OAuth documents for a policy without mcp: its well-known paths need a token', async () => {
+    const g = await start({ noMcp: true })
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server/mcp',
+    ]) {
+      const res = await fetch(`${g.url}${path}`)
+      expect(res.status, path).toBe(401)
+    }
+    await g.stop('done')
+  })
+
   it('refuses non-JSON and non-POST registration requests', async () => {
     const url = `${gh.url}/.well-known/oauth-authorization-server/mcp/client-registration`
     expect(
