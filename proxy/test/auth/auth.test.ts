@@ -279,6 +279,19 @@ describe('authorization (seed: Authentication 3)', () => {
     },
   )
 
+  it('reads the bearer credential as RFC 6750 §2.1 writes it, and nothing else', async () => {
+    const token = await idp.sign()
+    const status = async (authorization: string) =>
+      (await post(gh.url, undefined, { authorization })).status
+    // 1*SP between the scheme and the token, any case of the scheme (HTTP trims the value).
+    expect(await status(`Bearer  ${token}`)).toBe(200)
+    expect(await status(`bearer ${token} `)).toBe(200)
+    // Anything around it makes it a malformed credential: 401.
+    expect(await status(`XBearer ${token}`)).toBe(401)
+    expect(await status(`Bearer ${token} trailing`)).toBe(401)
+    expect(await status(`Bearer ${token}!`)).toBe(401)
+  })
+
   it('lets a request without a token through in Optional mode when there are no rules', async () => {
     const g = await start({ mode: 'Optional', rules: null })
     expect((await post(g.url)).status).toBe(200)
