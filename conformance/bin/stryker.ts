@@ -77,7 +77,7 @@ if (sampleSize !== undefined) {
   writeFileSync(sampleFile, JSON.stringify(sample, null, 2))
   process.env[SAMPLE_ENV] = sampleFile
   mutate = mutatePatterns(sample)
-  sampleNote = ` (sample: ${sample.mutants} of ${sample.total} mutants)`
+  sampleNote = ` (sample: the locations of ${sample.mutants} of ${sample.total} mutants)`
 }
 
 const here = (path: string) => join(ROOT, 'conformance/src/stryker', path)
@@ -93,6 +93,8 @@ const options: PartialStrykerOptions = {
   testRunner: runner === 'unit' ? 'vitest' : 'gatehouse-conformance',
   // Stryker's test runner processes load the TypeScript plugin (and vitest) through tsx.
   testRunnerNodeArgs: ['--import', tsx],
+  // Stryker's checker process loads every plugin module too (no checker is configured).
+  checkerNodeArgs: ['--import', tsx],
   coverageAnalysis: runner === 'unit' ? 'perTest' : 'all',
   vitest: { configFile: 'conformance/src/stryker/vitest.config.ts', related: false },
   concurrency,
@@ -149,14 +151,16 @@ const survivors = results
   .filter((r) => r.status === 'Survived' || r.status === 'NoCoverage')
   .sort((a, b) => rel(a).localeCompare(rel(b)) || a.location.start.line - b.location.start.line)
 const source = new Map<string, string[]>()
+/** The mutated code itself (from its location: 1-based lines, 0-based columns). */
 const original = (r: (typeof results)[number]) => {
-  const lines =
-    source.get(r.fileName) ??
-    readFileSync(r.fileName, 'utf8')
-      .split('\n')
-      .map((l) => l.trim())
+  const lines = source.get(r.fileName) ?? readFileSync(r.fileName, 'utf8').split('\n')
   source.set(r.fileName, lines)
-  return lines[r.location.start.line - 1] ?? ''
+  const { start, end } = r.location
+  const text =
+    start.line === end.line
+      ? (lines[start.line - 1] ?? '').slice(start.column, end.column)
+      : `${(lines[start.line - 1] ?? '').slice(start.column)} …`
+  return text.trim()
 }
 const survivorsFile = join(outDir, `${runner}-survivors.txt`)
 writeFileSync(
