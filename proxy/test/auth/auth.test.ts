@@ -377,6 +377,9 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
       redirect_uris: ['http://127.0.0.1:5555/cb'],
       token_endpoint_auth_method: 'none',
       client_name: 'Inspector',
+      // RFC 7591 §2: the defaults when the client names none.
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
     })
     expect(body.client_secret).toBeUndefined()
   })
@@ -435,15 +438,14 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
       (await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))
         .status,
     ).toBe(415)
-    expect(
-      (
-        await fetch(url, {
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          body: '{}',
-        })
-      ).status,
-    ).toBe(405)
+    const put = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(put.status).toBe(405)
+    // RFC 9110 §15.5.6: a 405 names the methods the resource takes.
+    expect(put.headers.get('allow')).toBe('POST, OPTIONS')
     expect(
       (
         await fetch(url, {
