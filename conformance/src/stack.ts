@@ -211,6 +211,11 @@ export interface GatewayOptions {
   proxyDir?: string
   /** Browser origins the MCP routes accept besides {@link APP_ORIGIN} (a test's page). */
   extraOrigins?: readonly string[]
+  /** The command line before `-f <config>`, instead of tsx and `bin/gatehouse.ts` (e.g. `node` and
+   * a bundle built from mutated sources: `npm run conformance:stryker`). */
+  command?: readonly string[]
+  /** The process's environment. Default: this process's. */
+  env?: NodeJS.ProcessEnv
 }
 
 /** A gatehouse child process started by {@link startGatehouse}. */
@@ -231,7 +236,7 @@ export async function startGatehouse(
   options: GatewayOptions = {},
 ): Promise<GatehouseProcess> {
   const entry = join(options.proxyDir ?? join(ROOT, 'proxy'), 'bin/gatehouse.ts')
-  if (!existsSync(entry) || !existsSync(TSX)) {
+  if (!options.command && (!existsSync(entry) || !existsSync(TSX))) {
     // The installed tool (`gatehouse-conformance`) carries the suite, not the reference proxy.
     throw new Error(
       'the embedded reference proxy runs only in a checkout of the Gatehouse repository; pass --target <base_url> to judge a running gateway',
@@ -240,8 +245,12 @@ export async function startGatehouse(
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))
   const file = join(dir, 'gatehouse.yaml')
   writeFileSync(file, stringify(config))
-  const args = [entry, '-f', file]
-  const child = spawn(TSX, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT })
+  const [command, ...prefix] = options.command ?? [TSX, entry]
+  const child = spawn(command as string, [...prefix, '-f', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: options.env ?? process.env,
+  })
   let out = ''
   child.stdout?.on('data', (c: Buffer) => {
     out += c.toString()

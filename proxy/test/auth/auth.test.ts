@@ -281,6 +281,19 @@ describe('authorization (seed: Authentication 3)', () => {
     },
   )
 
+  it('reads the bearer credential as RFC 6750 §2.1 writes it, and nothing else', async () => {
+    const token = await idp.sign()
+    const status = async (authorization: string) =>
+      (await post(gh.url, undefined, { authorization })).status
+    // 1*SP between the scheme and the token, any case of the scheme (HTTP trims the value).
+    expect(await status(`Bearer  ${token}`)).toBe(200)
+    expect(await status(`bearer ${token} `)).toBe(200)
+    // Anything around it makes it a malformed credential: 401.
+    expect(await status(`XBearer ${token}`)).toBe(401)
+    expect(await status(`Bearer ${token} trailing`)).toBe(401)
+    expect(await status(`Bearer ${token}!`)).toBe(401)
+  })
+
   it('lets a request without a token through in Optional mode when there are no rules', async () => {
     const g = await start({ mode: 'Optional', rules: null })
     expect((await post(g.url)).status).toBe(200)
@@ -373,6 +386,9 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
       redirect_uris: ['http://127.0.0.1:5555/cb'],
       token_endpoint_auth_method: 'none',
       client_name: 'Inspector',
+      // RFC 7591 §2: the defaults when the client names none.
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
     })
     expect(body.client_secret).toBeUndefined()
   })
@@ -396,8 +412,32 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
       body,
     })
     expect(ok.status).toBe(201)
+    // The IdP's answer, as it is (not turned into an explanation).
+    expect(((await ok.json()) as { client_id: string }).client_id).toBe('registered-by-idp')
     const hit = idp.hits.filter((h) => h.path === '/oauth2/v1/clients').at(-1)
     expect(hit?.authorization).toBe('SSWS test-api-token')
+    // A 403 (a token without the right to register) is explained like a 401.
+    const forbidden = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'SSWS read-only-token' },
+      body,
+    })
+    expect(forbidden.status).toBe(403)
+    const explained = (await forbidden.json()) as { error: string; error_description: string }
+    expect(explained.error).toBe('invalid_client_metadata')
+    expect(explained.error_description).toContain('mcp.clientId')
+    await g.stop('done')
+  })
+
+  it('serves no OAuth documents for a policy without mcp: its well-known paths need a token', async () => {
+    const g = await start({ noMcp: true })
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server/mcp',
+    ]) {
+      const res = await fetch(`${g.url}${path}`)
+      expect(res.status, path).toBe(401)
+    }
     await g.stop('done')
   })
 
@@ -407,15 +447,14 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
       (await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }))
         .status,
     ).toBe(415)
-    expect(
-      (
-        await fetch(url, {
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          body: '{}',
-        })
-      ).status,
-    ).toBe(405)
+    const put = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(put.status).toBe(405)
+    // RFC 9110 §15.5.6: a 405 names the methods the resource takes.
+    expect(put.headers.get('allow')).toBe('POST, OPTIONS')
     expect(
       (
         await fetch(url, {

@@ -7,6 +7,8 @@ export interface AuthConfigOptions {
   issuer: string
   jwksPath?: string
   clientId?: string | null
+  /** No `mcp` block: a plain JWT policy, which serves no OAuth documents. */
+  noMcp?: boolean
   rules?: string[] | null
   mode?: 'Strict' | 'Optional'
   issuerMode?: 'Provider' | 'Gateway'
@@ -81,17 +83,7 @@ export function authConfig(o: AuthConfigOptions): GatehouseConfigInput {
                 },
               },
             ],
-            mcp: {
-              provider: 'BridgedIdp',
-              ...(o.clientId === null ? {} : { clientId: o.clientId ?? 'gatehouse-demo-client' }),
-              resourceMetadata: {
-                resource: o.resource ?? 'http://gateway.example:3000/mcp',
-                scopesSupported: ['openid', 'profile'],
-                bearerMethodsSupported: ['header'],
-              },
-              ...(o.issuerMode ? { issuerMode: o.issuerMode } : {}),
-              ...(o.requiredScopes ? { requiredScopes: o.requiredScopes } : {}),
-            },
+            ...(o.noMcp ? {} : { mcp: mcpBlock(o) }),
           },
           ...(o.rules === null
             ? {}
@@ -104,5 +96,20 @@ export function authConfig(o: AuthConfigOptions): GatehouseConfigInput {
         },
       },
     },
+  }
+}
+
+/** The policy's `mcp` block (seed: BridgedIdp). */
+function mcpBlock(o: AuthConfigOptions) {
+  return {
+    provider: 'BridgedIdp' as const,
+    ...(o.clientId === null ? {} : { clientId: o.clientId ?? 'gatehouse-demo-client' }),
+    resourceMetadata: {
+      resource: o.resource ?? 'http://gateway.example:3000/mcp',
+      scopesSupported: ['openid', 'profile'],
+      bearerMethodsSupported: ['header' as const],
+    },
+    ...(o.issuerMode ? { issuerMode: o.issuerMode } : {}),
+    ...(o.requiredScopes ? { requiredScopes: o.requiredScopes } : {}),
   }
 }

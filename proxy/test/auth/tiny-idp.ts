@@ -93,6 +93,10 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
         })
       }
       if (path === '/oauth2/v1/clients' && req.method === 'POST') {
+        // A token without the right to create clients is refused with 403.
+        if (req.headers.authorization === 'SSWS read-only-token') {
+          return json(403, { errorCode: 'E0000006', errorSummary: 'You do not have permission' })
+        }
         if (req.headers.authorization !== 'SSWS test-api-token') {
           return json(401, { errorCode: 'E0000011', errorSummary: 'Invalid token provided' })
         }

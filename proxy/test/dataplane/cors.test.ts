@@ -62,6 +62,16 @@ describe('CORS filter on a route', () => {
     expect(res.headers.get('vary')).toBe('Origin')
   })
 
+  it('takes only an OPTIONS with Origin and Access-Control-Request-Method for a preflight (Fetch standard §3.2.2)', async () => {
+    const before = backendHits
+    const res = await fetch(`${gh.url}/mcp`, {
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    })
+    // A GET carrying the header is an actual request: forwarded, answered by the backend.
+    expect(res.status).toBe(200)
+    expect(backendHits).toBe(before + 1)
+  })
+
   it('adds nothing when the request has no Origin', async () => {
     const res = await fetch(`${gh.url}/mcp`)
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
