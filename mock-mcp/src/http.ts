@@ -1,5 +1,6 @@
 /** Small HTTP helpers of the backend: JSON bodies in and out, JSON-RPC error answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { sendJson } from '@gatehouse/support'
 
 const MAX_BODY_BYTES = 1024 * 1024
 
@@ -18,16 +19,6 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   if (size === 0) return undefined
   return JSON.parse(Buffer.concat(chunks).toString('utf8'))
-}
-
-/** Answers with a JSON body and its length. */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  })
-  res.end(text)
 }
 
 /** Answers with a JSON-RPC error object (JSON-RPC 2.0 §5.1) without an id. */

@@ -17,7 +17,8 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { rpcError, sendJson } from './http.js'
+import { sendJson } from '@gatehouse/support'
+import { rpcError } from './http.js'
 import { Observations } from './observe.js'
 import { createSessions } from './sessions.js'
 import { createMcpServer } from './tools.js'
