@@ -2,7 +2,8 @@
 /**
  * `npm run conformance:mutants`: proves the suite can fail. Runs the whole catalogue against the
  * reference proxy (must pass) and then against each mutant — a temporary copy of `proxy/` with one
- * patch of `conformance/mutants/` applied. A mutant counts as caught only when at least one of the
+ * patch of `conformance/mutants/` applied: the requirements the patch names first, the rest of the
+ * catalogue only when none of them failed. A mutant counts as caught only when at least one of the
  * requirements its patch names failed; failing only other checks is a miss (the suite caught it by
  * accident). Two workers, each with its own mock-idp and mcp-backend, so that checks observing the
  * IdP or the backend never see another run's traffic.
@@ -12,6 +13,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { listMutants, MUTANT_WORK_DIR, type Mutant, prepareMutant } from '../src/mutants.js'
 import { runChecks } from '../src/runner.js'
+import type { Result } from '../src/types.js'
 import { type Fixtures, startFixtures, startGateway } from '../src/stack.js'
 
 const WORKERS = 2
@@ -58,8 +60,18 @@ async function judge(fixtures: Fixtures, worker: number, mutant?: Mutant): Promi
     // One more try when the process does not come up: on a loaded machine another process can
     // take the free port between its discovery and the gateway's bind.
     gateway = await startGateway(fixtures, options).catch(() => startGateway(fixtures, options))
-    const results = await runChecks(gateway.target)
-    return { name, failed: results.filter((r) => r.status === 'failed').map((r) => r.id) }
+    const failedIn = (results: Result[]) =>
+      results.filter((r) => r.status === 'failed').map((r) => r.id)
+    if (!mutant) return { name, failed: failedIn(await runChecks(gateway.target)) }
+    // The requirements the patch names first: when one fails, the mutant is caught and the rest
+    // of the catalogue would not change the verdict. Only otherwise does the rest run, to tell a
+    // fault noticed by accident (UNRELATED) from one nothing noticed (MISSED).
+    const named = failedIn(await runChecks(gateway.target, { only: mutant.caughtBy }))
+    if (named.length > 0) return { name, failed: named }
+    return {
+      name,
+      failed: failedIn(await runChecks(gateway.target, { skip: mutant.caughtBy })),
+    }
   } catch (err) {
     // The first line in the table; the whole message (the gateway's last output) below it.
     return { name, failed: [], error: (err as Error).message }

@@ -126,7 +126,8 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(seen.blocked).toBeUndefined()
     expect(seen.status).toBe(401)
     expect(seen.headers?.['www-authenticate']).toBe(
-      `Bearer resource_metadata="${gateway.target.configuredBase}/.well-known/oauth-protected-resource/mcp"`,
+      // The harness's metadata lists scopes_supported, which the challenge names (AUTH-023).
+      `Bearer resource_metadata="${gateway.target.configuredBase}/.well-known/oauth-protected-resource/mcp", scope="openid profile"`,
     )
   })
 
