@@ -4,7 +4,8 @@
  * its `issuer` with the identifier it derived the URL from (RFC 8414 §3.3), refuses to go on
  * without S256 PKCE, and sends its RFC 8707 `resource` on the authorization request.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { asMetadataCandidates, s256 } from '../client/flow.js'
 import { type CheckContext, CheckSkipped, must, type Requirement } from '../types.js'
 import { metadata } from './bridged.js'
 import { canonicalJson, prmDocument, reachable } from './util.js'
@@ -21,26 +22,6 @@ async function namedAuthorizationServer(ctx: CheckContext): Promise<string> {
     JSON.stringify(servers),
   )
   return first
-}
-
-/**
- * The metadata URLs a 2025-11-25 client tries for an issuer, in its order ("Authorization Server
- * Metadata Discovery"; RFC 8414 §3.1 and §5).
- */
-export function discoveryUrls(issuer: string): string[] {
-  const u = new URL(issuer)
-  const path = u.pathname.replace(/\/$/, '')
-  if (!path) {
-    return [
-      `${u.origin}/.well-known/oauth-authorization-server`,
-      `${u.origin}/.well-known/openid-configuration`,
-    ]
-  }
-  return [
-    `${u.origin}/.well-known/oauth-authorization-server${path}`,
-    `${u.origin}/.well-known/openid-configuration${path}`,
-    `${u.origin}${path}/.well-known/openid-configuration`,
-  ]
 }
 
 /** The members a client acts on, to compare documents served at several URLs. */
@@ -119,7 +100,7 @@ export const asDiscovery: Requirement[] = [
         response_type: 'code',
         client_id: 'gatehouse-demo-client',
         redirect_uri: 'http://127.0.0.1:33418/callback',
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge: s256(verifier),
         code_challenge_method: 'S256',
         state: randomBytes(16).toString('base64url'),
         scope: 'openid profile',
@@ -161,7 +142,7 @@ export const asDiscovery: Requirement[] = [
       if (!named.startsWith(ctx.target.configuredBase))
         throw new CheckSkipped(`the authorization server ${named} is not at the gateway`)
       const answers: Array<{ url: string; status: number; doc?: Record<string, unknown> }> = []
-      for (const url of discoveryUrls(named)) {
+      for (const url of asMetadataCandidates(named)) {
         const res = await ctx.http(reachable(ctx, url))
         let doc: Record<string, unknown> | undefined
         try {
