@@ -13,8 +13,8 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { listMutants, MUTANT_WORK_DIR, type Mutant, prepareMutant } from '../src/mutants.js'
 import { runChecks } from '../src/runner.js'
-import type { Result } from '../src/types.js'
 import { type Fixtures, startFixtures, startGateway } from '../src/stack.js'
+import type { Result } from '../src/types.js'
 
 const WORKERS = 2
 const started = performance.now()
