@@ -5,6 +5,7 @@
  * transformation (`./transformation.ts`, request headers from the claims). The refusals are built
  * in `./challenge.ts`. This module composes them and reports the policy's status.
  */
+import { compileCel } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
 import { JwtAuthentication } from './authentication.js'
@@ -13,7 +14,6 @@ import { Challenge } from './challenge.js'
 import { DiscoveryCache } from './discovery.js'
 import { loadStaticJwks } from './jwks.js'
 import { OAuthEndpoints } from './oauth.js'
-import { compileHeaders, compileRules } from './rules.js'
 import { HeaderTransformation } from './transformation.js'
 import type {
   AuthContext,
@@ -32,26 +32,20 @@ import type {
 export function checkAuthPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = []
   const base = `policies.${name}.traffic`
-  const expressions = policy.traffic.authorization?.policy.matchExpressions ?? []
-  expressions.forEach((expression, i) => {
+  // Each expression checked as compileRules and compileHeaders compile it, so the issue names its
+  // own path and compiling the policy afterwards finds it in the cache.
+  const check = (expression: string, result: 'bool' | 'any', path: string) => {
     try {
-      compileRules([expression])
+      compileCel(expression, 'claims', result)
     } catch (err) {
-      issues.push({
-        path: `${base}.authorization.policy.matchExpressions[${i}]`,
-        message: (err as Error).message.replace(/^matchExpressions\[0\]: /, ''),
-      })
+      issues.push({ path, message: (err as Error).message })
     }
+  }
+  policy.traffic.authorization?.policy.matchExpressions.forEach((expression, i) => {
+    check(expression, 'bool', `${base}.authorization.policy.matchExpressions[${i}]`)
   })
   policy.traffic.transformations?.request.set.forEach((entry, i) => {
-    try {
-      compileHeaders([entry])
-    } catch (err) {
-      issues.push({
-        path: `${base}.transformations.request.set[${i}].value`,
-        message: (err as Error).message.replace(/^set\[0\]: /, ''),
-      })
-    }
+    check(entry.value, 'any', `${base}.transformations.request.set[${i}].value`)
   })
   policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
     if (p.jwks.remote) return
