@@ -11,22 +11,9 @@ import { parseConfig } from '../../src/config/load.js'
 import { ConfigError } from '../../src/errors.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { policyYaml } from './policy-yaml.js'
 
-const ROUTE = `gateways: { default: { port: 3000 } }
-backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
-routes:
-  mcp:
-    rules:
-      - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
-        backendRefs: [ { name: b } ]
-`
-
-const config = (traffic: string) =>
-  parseConfig(
-    `${ROUTE}policies:\n  p:\n    targetRefs: [ { name: mcp } ]\n    traffic:\n${traffic}`,
-    'test.yaml',
-    {},
-  )
+const config = (traffic: string) => parseConfig(policyYaml(traffic), 'test.yaml', {})
 
 async function issuesOf(traffic: string): Promise<Array<{ path: string; message: string }>> {
   const err = await checkCompilable(config(traffic)).catch((e: unknown) => e)

@@ -6,23 +6,9 @@ import { checkCompilable } from '../../src/compile.js'
 import { parseConfig } from '../../src/config/load.js'
 import { PolicyConfig } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/errors.js'
+import { policyYaml, ROUTE } from './policy-yaml.js'
 
-const ROUTE = `gateways: { default: { port: 3000 } }
-backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
-routes:
-  mcp:
-    rules:
-      - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
-        backendRefs: [ { name: b } ]
-`
-
-function config(traffic: string): string {
-  return `${ROUTE}policies:
-  p:
-    targetRefs: [ { name: mcp } ]
-    traffic:
-${traffic}`
-}
+const config = policyYaml
 
 function errorOf(traffic: string): ConfigError {
   try {
