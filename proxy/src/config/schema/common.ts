@@ -54,11 +54,7 @@ export function duration(min: string, max: string) {
 }
 
 /** A TCP port, 1-65535. */
-export const port = z
-  .number({ error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
-  .int({ error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
-  .min(1, { error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
-  .max(65535, { error: (iss) => `expected integer 1-65535, got ${JSON.stringify(iss.input)}` })
+export const port = boundedInteger(1, 65535, (input) => `expected integer 1-65535, got ${input}`)
 
 /** A DNS name or an IP address. */
 export const hostname = z
@@ -68,11 +64,15 @@ export const hostname = z
 
 /** An integer from `min` to `max`, with an error that says so. */
 export function count(min: number, max: number) {
-  const message = (input: unknown) =>
-    `expected an integer from ${min} to ${max}, got ${JSON.stringify(input)}`
-  return z
-    .number({ error: (iss) => message(iss.input) })
-    .int({ error: (iss) => message(iss.input) })
-    .min(min, { error: (iss) => message(iss.input) })
-    .max(max, { error: (iss) => message(iss.input) })
+  return boundedInteger(
+    min,
+    max,
+    (input) => `expected an integer from ${min} to ${max}, got ${input}`,
+  )
+}
+
+/** An integer from `min` to `max`; every failure answered with `message(<the input as JSON>)`. */
+function boundedInteger(min: number, max: number, message: (input: string) => string) {
+  const error = (iss: { input?: unknown }) => message(JSON.stringify(iss.input))
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error })
 }
