@@ -10,7 +10,10 @@
  * - `--runner unit`: the proxy's unit tests (Stryker's vitest runner, src/stryker/vitest.config.ts).
  *
  * Options: `--sample N` judges a deterministic sample of about N mutants (src/stryker/sample.ts),
- * `--break P` exits 1 when the score is below P percent, `--concurrency N` (2).
+ * `--break P` exits 1 when the score is below P percent, `--concurrency N` (2), `--scope auth` or
+ * `--scope dataplane` mutates only those files (default: both), `--only TEXT` only the files whose
+ * path contains TEXT, and `--tests GLOB` (unit runner) judges with only the test files GLOB matches
+ * (a lower bound of the whole unit suite's score, and much faster: see src/stryker/vitest.config.ts).
  * Prints the score overall and by directory, and writes the survivors (no coverage included) to
  * `.tmp/stryker/<runner>-survivors.txt` and Stryker's JSON report beside it.
  */
@@ -21,17 +24,21 @@ import type { PartialStrykerOptions } from '@stryker-mutator/api/core'
 import { Stryker } from '@stryker-mutator/core'
 import { ROOT } from '../src/stack.js'
 import { chooseSample, listMutants, mutatePatterns, SAMPLE_ENV } from '../src/stryker/sample.js'
+import { TESTS_ENV } from '../src/stryker/vitest.config.js'
 
-/** What Stryker mutates. */
-const MUTATE = ['proxy/src/auth/**/*.ts', 'proxy/src/dataplane/{cors,router,forward}.ts']
+/** What Stryker mutates, by `--scope`. */
+const SCOPES = {
+  auth: 'proxy/src/auth/**/*.ts',
+  dataplane: 'proxy/src/dataplane/{cors,router,forward}.ts',
+} as const
 /** The same files, listed (for the sample). */
-const MUTATED_FILES = [
-  ...readdirSync(join(ROOT, 'proxy/src/auth'), { recursive: true })
+const SCOPE_FILES: Record<keyof typeof SCOPES, string[]> = {
+  auth: readdirSync(join(ROOT, 'proxy/src/auth'), { recursive: true })
     .map(String)
     .filter((f) => f.endsWith('.ts'))
     .map((f) => join(ROOT, 'proxy/src/auth', f)),
-  ...['cors', 'router', 'forward'].map((f) => join(ROOT, `proxy/src/dataplane/${f}.ts`)),
-].sort()
+  dataplane: ['cors', 'router', 'forward'].map((f) => join(ROOT, `proxy/src/dataplane/${f}.ts`)),
+}
 
 const { values } = parseArgs({
   options: {
@@ -39,6 +46,9 @@ const { values } = parseArgs({
     sample: { type: 'string' },
     break: { type: 'string' },
     concurrency: { type: 'string', default: '2' },
+    scope: { type: 'string', default: 'all' },
+    only: { type: 'string' },
+    tests: { type: 'string' },
   },
 })
 function fail(message: string): never {
@@ -54,6 +64,24 @@ if (sampleSize !== undefined && !(Number.isInteger(sampleSize) && sampleSize > 0
 const threshold = values.break === undefined ? undefined : Number(values.break)
 if (threshold !== undefined && !(threshold >= 0 && threshold <= 100)) {
   fail('--break takes a percentage (0-100)')
+}
+const scopes =
+  values.scope === 'all'
+    ? (['auth', 'dataplane'] as const)
+    : values.scope === 'auth' || values.scope === 'dataplane'
+      ? ([values.scope] as const)
+      : fail('--scope is auth, dataplane or all')
+let MUTATE: string[] = scopes.map((s) => SCOPES[s])
+let MUTATED_FILES = scopes.flatMap((s) => SCOPE_FILES[s]).sort()
+if (values.only !== undefined) {
+  const only = values.only
+  MUTATED_FILES = MUTATED_FILES.filter((f) => f.includes(only))
+  if (MUTATED_FILES.length === 0) fail(`--only ${only} matches no file to mutate`)
+  MUTATE = MUTATED_FILES.map((f) => relative(ROOT, f))
+}
+if (values.tests !== undefined) {
+  if (runner !== 'unit') fail('--tests goes with --runner unit')
+  process.env[TESTS_ENV] = values.tests
 }
 const concurrency = Number(values.concurrency)
 if (!(Number.isInteger(concurrency) && concurrency > 0)) fail('--concurrency takes a whole number')
