@@ -179,15 +179,15 @@ const survivors = results
   .filter((r) => r.status === 'Survived' || r.status === 'NoCoverage')
   .sort((a, b) => rel(a).localeCompare(rel(b)) || a.location.start.line - b.location.start.line)
 const source = new Map<string, string[]>()
-/** The mutated code itself (from its location: 1-based lines, 0-based columns). */
+/** The mutated code itself (from its location: the report's lines and columns are both 1-based). */
 const original = (r: (typeof results)[number]) => {
   const lines = source.get(r.fileName) ?? readFileSync(r.fileName, 'utf8').split('\n')
   source.set(r.fileName, lines)
   const { start, end } = r.location
   const text =
     start.line === end.line
-      ? (lines[start.line - 1] ?? '').slice(start.column, end.column)
-      : `${(lines[start.line - 1] ?? '').slice(start.column)} …`
+      ? (lines[start.line - 1] ?? '').slice(start.column - 1, end.column - 1)
+      : `${(lines[start.line - 1] ?? '').slice(start.column - 1)} …`
   return text.trim()
 }
 const survivorsFile = join(outDir, `${runner}-survivors.txt`)
@@ -196,7 +196,7 @@ writeFileSync(
   survivors
     .map(
       (r) =>
-        `${rel(r)}:${r.location.start.line}:${r.location.start.column + 1} ${r.status} ${r.mutatorName}\n` +
+        `${rel(r)}:${r.location.start.line}:${r.location.start.column} ${r.status} ${r.mutatorName}\n` +
         `  ${original(r)}\n  -> ${r.replacement.replace(/\s+/g, ' ').slice(0, 160)}\n`,
     )
     .join(''),
