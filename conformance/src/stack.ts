@@ -98,9 +98,9 @@ export function gatehouseConfig(
     config: {
       adminAddr: `127.0.0.1:${ports.admin}`,
       logLevel: 'info',
-      // What is still open at stop (after the transport checks a connection stays until the
-      // deadline) is cut after 1 s instead of the default 10 s, so a stop never reaches the 5 s
-      // SIGKILL and the process exits normally (the Stryker runner's coverage is written on exit).
+      // What is still open at stop is cut after 1 s instead of the default 10 s, so a stop never
+      // reaches the 5 s SIGKILL and the process exits normally (the Stryker runner's coverage is
+      // written on exit), even for a mutant that breaks the drain.
       drainTimeout: '1s',
     },
     gateways: {

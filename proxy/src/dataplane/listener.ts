@@ -109,9 +109,15 @@ function dropLogger(name: string, maxConnections: number, log: Logger): () => vo
  * Stops accepting and waits for the connections to end: answers still to come say
  * `Connection: close`, connections are closed as soon as they are idle, and after `drainMs`
  * whatever is left (SSE streams) is cut.
+ *
+ * A connection that has not sent a byte (a browser's preconnect, a client that aborted before
+ * writing its request) is not idle to Node (it waits for headers), so it would hold the drain
+ * until the deadline: it is closed too. One that has sent part of a request is left to finish it
+ * and be answered 503.
  */
 async function drain(
   server: Server,
+  sockets: ReadonlySet<Socket>,
   inFlight: ReadonlySet<ServerResponse>,
   drainMs: number,
 ): Promise<void> {
@@ -119,8 +125,12 @@ async function drain(
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   // A connection becomes idle when its last answer is sent (or an upload the answer did not
   // wait for ends): close each as soon as it is.
-  server.closeIdleConnections()
-  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS)
+  const closeUnused = () => {
+    server.closeIdleConnections()
+    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy()
+  }
+  closeUnused()
+  const sweep = setInterval(closeUnused, IDLE_SWEEP_MS)
   const deadline = setTimeout(() => server.closeAllConnections(), drainMs)
   deadline.unref()
   try {
@@ -139,6 +149,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const { name, address, limits, tasks, log } = options
   const server = createLimitedServer(limits)
   const connections = new WeakMap<Socket, number>()
+  const sockets = new Set<Socket>()
   const inFlight = new Set<ServerResponse>()
   let closing = false
 
@@ -164,7 +175,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   server.on('connection', (socket: Socket) => {
     const conn = tasks.openConnection(name, `${socket.remoteAddress}:${socket.remotePort}`)
     connections.set(socket, conn.id)
-    socket.once('close', conn.close)
+    sockets.add(socket)
+    socket.once('close', () => {
+      sockets.delete(socket)
+      conn.close()
+    })
   })
   server.on('drop', dropLogger(name, limits.maxConnections, log))
 
@@ -194,7 +209,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     async close(drainMs) {
       closing = true
       removeListener()
-      await drain(server, inFlight, drainMs)
+      await drain(server, sockets, inFlight, drainMs)
     },
   }
 }

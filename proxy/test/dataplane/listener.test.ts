@@ -182,6 +182,26 @@ describe('answers the listener gives itself', () => {
     expect(closedAt - started).toBeLessThan(5000)
   })
 
+  it('closes a connection that never sent a byte at once instead of holding the drain', async () => {
+    const backend = createServer((_req, res) => res.end('ok'))
+    await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r))
+    cleanups.push(() => new Promise((r) => backend.close(r)))
+    const config = simpleConfig((backend.address() as AddressInfo).port)
+    // Were the connection held, the stop would last an hour and the test time out.
+    config.config = { drainTimeout: '1h' }
+    const gh = await startTestGatehouse(config)
+    // A preconnected socket (a browser's, or one whose client aborted before writing).
+    const socket = connect(Number(new URL(gh.url).port), '127.0.0.1')
+    await new Promise<void>((r) => socket.once('connect', () => r()))
+    const closedByGateway = new Promise<void>((r) => socket.once('close', () => r()))
+    socket.on('error', () => {})
+    // Connections are accepted in order: once a later one is answered, this one was taken.
+    expect(await (await fetch(`${gh.url}/mcp`)).text()).toBe('ok')
+    await gh.stop('test')
+    await closedByGateway
+    expect(socket.bytesWritten).toBe(0)
+  })
+
   it('finishes in-flight requests while draining and answers 503 shutting_down to a request completed after', async () => {
     let release!: () => void
     let arrived!: () => void
