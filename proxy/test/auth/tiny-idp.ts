@@ -36,6 +36,8 @@ export interface TinyIdp {
   rotate(dropOld?: boolean): Promise<string>
   /** Makes the key endpoint answer 500 (true) or normally (false). */
   keysDown(down: boolean): void
+  /** Replaces the key endpoint's answer (undefined: the normal one). */
+  keysAnswer(answer: RawAnswer | undefined): void
   /** Makes discovery answer 500 (true) or normally (false). */
   discoveryDown(down: boolean): void
   /** Replaces the discovery document (undefined: the normal one). */
@@ -45,6 +47,13 @@ export interface TinyIdp {
   publicJwks(): { keys: JWK[] }
   currentKey(): Key
   stop(): Promise<void>
+}
+
+/** An answer given as it is: status (200), headers and body text. */
+export interface RawAnswer {
+  status?: number
+  headers?: Record<string, string>
+  body: string
 }
 
 async function newKey(n: number): Promise<Key> {
@@ -58,6 +67,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
   let keysDown = opts.keysInitiallyDown ?? false
   let discoveryDown = false
   let discoveryDoc: unknown
+  let keysAnswer: RawAnswer | undefined
   const hits: TinyIdp['hits'] = []
   let orgUrl = ''
   const server: Server = createServer((req, res) => {
@@ -77,6 +87,10 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
       const issuer = `${orgUrl}/oauth2/default`
       if (path === '/oauth2/default/v1/keys') {
         if (keysDown) return json(500, { error: 'down' })
+        if (keysAnswer) {
+          res.writeHead(keysAnswer.status ?? 200, keysAnswer.headers ?? {})
+          return res.end(keysAnswer.body)
+        }
         return json(200, { keys: keys.map((k) => k.jwk) })
       }
       if (path === '/oauth2/default/.well-known/openid-configuration') {
@@ -142,6 +156,9 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
     },
     keysDown(down) {
       keysDown = down
+    },
+    keysAnswer(answer) {
+      keysAnswer = answer
     },
     discoveryDocument(doc) {
       discoveryDoc = doc
