@@ -11,8 +11,8 @@
  *
  * Options: `--sample N` judges a deterministic sample of about N mutants (src/stryker/sample.ts),
  * `--break P` exits 1 when the score is below P percent, `--concurrency N` (2), `--scope auth` or
- * `--scope dataplane` mutates only those files (default: both), `--only TEXT` only the files whose
- * path contains TEXT, and `--tests GLOB` (unit runner) judges with only the test files GLOB matches
+ * `--scope dataplane` mutates only those files (default: both), `--only TEXT[,TEXT]` only the files
+ * whose path contains one of them, and `--tests GLOB` (unit runner) judges with only the test files GLOB matches
  * (a lower bound of the whole unit suite's score, and much faster: see src/stryker/vitest.config.ts).
  * Prints the score overall and by directory, and writes the survivors (no coverage included) to
  * `.tmp/stryker/<runner>-survivors.txt` and Stryker's JSON report beside it.
@@ -74,8 +74,8 @@ const scopes =
 let MUTATE: string[] = scopes.map((s) => SCOPES[s])
 let MUTATED_FILES = scopes.flatMap((s) => SCOPE_FILES[s]).sort()
 if (values.only !== undefined) {
-  const only = values.only
-  MUTATED_FILES = MUTATED_FILES.filter((f) => f.includes(only))
+  const only = values.only.split(',')
+  MUTATED_FILES = MUTATED_FILES.filter((f) => only.some((o) => f.includes(o)))
   if (MUTATED_FILES.length === 0) fail(`--only ${only} matches no file to mutate`)
   MUTATE = MUTATED_FILES.map((f) => relative(ROOT, f))
 }
