@@ -223,6 +223,15 @@ describe('authorization-server metadata (RFC 8414), bridged', () => {
     })
   })
 
+  it('says which member makes a discovery document not one', async () => {
+    idp.discoveryDocument({ authorization_endpoint: 'https://idp.example/authorize' })
+    const res = await serve(endpoints(), request('GET', AS))
+    expect(res.status).toBe(503)
+    expect(String(body(res).error_description)).toContain(
+      '(not an OpenID Connect discovery document (issuer: ',
+    )
+  })
+
   it('refuses a discovery document of another issuer (OpenID Connect Discovery §4.3)', async () => {
     idp.discoveryDocument({
       issuer: 'https://evil.example',
@@ -356,6 +365,16 @@ describe('client registration (RFC 7591), pre-registered client', () => {
       request('POST', REGISTER, `{"client_name":"${filler}"}`),
     )
     expect(res.status).toBe(201)
+  })
+
+  it('names a nested member by its path, and the document itself when it is not an object', async () => {
+    const e = endpoints({ clientId: 'demo-client' })
+    const nested = await serve(e, request('POST', REGISTER, '{"redirect_uris":["ok",7]}'))
+    expect(body(nested).error).toBe('invalid_redirect_uri')
+    expect(String(body(nested).error_description)).toMatch(/^redirect_uris\.1: /)
+    const whole = await serve(e, request('POST', REGISTER, '"just a string"'))
+    expect(body(whole).error).toBe('invalid_client_metadata')
+    expect(String(body(whole).error_description)).toMatch(/^\(document\): .* \(RFC 7591 §2\)$/)
   })
 
   it('names the bad member, with invalid_redirect_uri for redirect URIs (RFC 7591 §3.2.2)', async () => {

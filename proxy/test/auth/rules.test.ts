@@ -92,4 +92,26 @@ describe('compileHeaders', () => {
   it('names the entry of a value that does not compile', () => {
     expect(() => compileHeaders([{ name: 'X', value: 'jwt.(' }])).toThrow(/^set\[0\]: invalid CEL/)
   })
+
+  const values: Array<[string, string, Record<string, unknown>, string | undefined]> = [
+    ['a boolean', 'jwt.admin', { admin: true }, 'true'],
+    ['an integer (CEL int, a bigint)', 'size(jwt.groups) + 1', { groups: ['a', 'b'] }, '3'],
+    ['a double', 'jwt.score', { score: 1.5 }, '1.5'],
+    ['an empty list', 'jwt.groups', { groups: [] }, ''],
+    ['a list that is not all strings', 'jwt.groups', { groups: ['a', 1] }, undefined],
+    ['a map', 'jwt.address', { address: { city: 'x' } }, undefined],
+    ['null', 'jwt.sub', { sub: null }, undefined],
+    ['a tab (allowed in a field value)', 'jwt.sub', { sub: 'a\tb' }, 'a\tb'],
+    ['a space and a tilde', 'jwt.sub', { sub: ' ~' }, ' ~'],
+    ['a unit separator (0x1f)', 'jwt.sub', { sub: 'a\u001fb' }, undefined],
+    ['a NUL', 'jwt.sub', { sub: '\u0000' }, undefined],
+    ['a DEL (0x7f)', 'jwt.sub', { sub: 'a\u007f' }, undefined],
+    ['a control character in a list entry', 'jwt.groups', { groups: ['a', 'b\nc'] }, undefined],
+  ]
+  for (const [what, expression, claims, expected] of values) {
+    it(`renders ${what} as ${JSON.stringify(expected)} (RFC 9110 §5.5)`, () => {
+      const [h] = compileHeaders([{ name: 'X-Value', value: expression }])
+      expect(h?.evaluate(claims)).toBe(expected)
+    })
+  }
 })
