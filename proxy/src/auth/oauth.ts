@@ -156,12 +156,17 @@ export class OAuthEndpoints {
     let raw: Buffer
     try {
       raw = await req.body(REGISTRATION_BODY_LIMIT)
-    } catch {
-      return errorResponse(
-        413,
-        'invalid_client_metadata',
-        `the registration request is larger than ${REGISTRATION_BODY_LIMIT} bytes`,
-      )
+    } catch (err) {
+      if (err instanceof RequestError && err.status === 413) {
+        return errorResponse(
+          413,
+          'invalid_client_metadata',
+          `the registration request is larger than ${REGISTRATION_BODY_LIMIT} bytes`,
+        )
+      }
+      // The client went away or sent the body too slowly: the listener has already answered
+      // 408 to a body past requestTimeout, so this answer reaches no one; it says what happened.
+      return errorResponse(400, 'invalid_request', 'the registration request body was not received')
     }
     const type = String(req.headers['content-type'] ?? '')
     if (!/^application\/json\b/i.test(type)) {

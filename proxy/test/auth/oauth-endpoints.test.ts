@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DiscoveryCache } from '../../src/auth/discovery.js'
 import { OAuthEndpoints } from '../../src/auth/oauth.js'
 import { BackendConfig, McpAuth } from '../../src/config/schema.js'
+import { RequestError } from '../../src/errors.js'
 import type { LocalRequest, LocalResponse } from '../../src/http/local-response.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
@@ -69,8 +70,11 @@ function request(
     path,
     headers,
     headersDistinct: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    // As the pipeline's reader does (dataplane/request-body.ts): a RequestError 413 past the limit.
     body: async (limit = 64 * 1024) => {
-      if (raw.length > limit) throw new Error('too large')
+      if (raw.length > limit) {
+        throw new RequestError('GW_ERR_BODY_TOO_LARGE', 413, 'payload_too_large', 'too large')
+      }
       return raw
     },
   }
@@ -357,6 +361,19 @@ describe('client registration (RFC 7591), pre-registered client', () => {
       if (status === 405) expect(res.headers).toMatchObject({ allow: 'POST, OPTIONS' })
     })
   }
+
+  it('answers 400 when the body could not be read (the client went away)', async () => {
+    const gone: LocalRequest = {
+      ...request('POST', REGISTER, '{}'),
+      body: () => Promise.reject(new Error('aborted')),
+    }
+    const res = await serve(endpoints({ clientId: 'demo-client' }), gone)
+    expect(res.status).toBe(400)
+    expect(body(res)).toEqual({
+      error: 'invalid_request',
+      error_description: 'the registration request body was not received',
+    })
+  })
 
   it('takes a body of exactly 16 KiB', async () => {
     const filler = 'x'.repeat(16 * 1024 - '{"client_name":""}'.length)
