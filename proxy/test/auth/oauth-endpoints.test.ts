@@ -227,6 +227,20 @@ describe('authorization-server metadata (RFC 8414), bridged', () => {
     })
   })
 
+  it('fetches discovery from the issuer URL itself when the provider has no JWKS backend', async () => {
+    const res = await serve(endpoints({}, { org: false }), request('GET', AS))
+    expect(res.status).toBe(200)
+    expect(body(res).token_endpoint).toBe(`${idp.issuer}/v1/token`)
+    expect(idp.hits.map((h) => h.path)).toEqual([
+      '/oauth2/default/.well-known/openid-configuration',
+    ])
+    idp.discoveryDown(true)
+    const down = await serve(endpoints({}, { org: false }), request('GET', AS))
+    expect(body(down).error_description).toBe(
+      `the identity provider's discovery document at ${idp.issuer}/.well-known/openid-configuration is not available (HTTP 500); try again later`,
+    )
+  })
+
   it('says which member makes a discovery document not one', async () => {
     idp.discoveryDocument({ authorization_endpoint: 'https://idp.example/authorize' })
     const res = await serve(endpoints(), request('GET', AS))
