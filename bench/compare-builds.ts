@@ -1,0 +1,162 @@
+/**
+ * `npm run bench:compare -- --baseline <dir>`: gatehouse's CPU time per request, this checkout's
+ * build against the build of another checkout (`<dir>`, e.g. a worktree of an older commit with
+ * its own `npm ci && npm run build`), in one run. Both serve the same configuration in front of
+ * one upstream: `/mcp` without auth, `/auth` with RS256 JWT validation and one CEL rule. Each
+ * round measures every (route, build) pair in turn (interleaved), after a 2 s warm-up, for a fixed
+ * number of requests; the figure is the median over rounds, and the ratio this / baseline is
+ * what to read (absolute CPU times move with the machine). Loopback only; every process stopped.
+ *
+ * Options: --baseline <dir> (required), --rounds <n> (default 4), --requests <n> per measurement
+ * (default 20000), --connections <n> (default 20).
+ */
+import type { ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { freePort } from '@gatehouse/support'
+import autocannon from 'autocannon'
+import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { stringify } from 'yaml'
+import { startProcess, stopProcesses } from './processes.js'
+
+const { values } = parseArgs({
+  options: {
+    baseline: { type: 'string' },
+    rounds: { type: 'string', default: '4' },
+    requests: { type: 'string', default: '20000' },
+    connections: { type: 'string', default: '20' },
+  },
+})
+const root = new URL('..', import.meta.url).pathname
+const here = new URL('.', import.meta.url).pathname
+const baseline = values.baseline ? resolve(values.baseline) : undefined
+if (!baseline || !existsSync(join(baseline, 'proxy/bin/gatehouse.js'))) {
+  process.stderr.write(
+    'bench:compare: --baseline <dir> must name a checkout with a build (proxy/bin/gatehouse.js)\n',
+  )
+  process.exit(2)
+}
+const rounds = Number(values.rounds)
+const requests = Number(values.requests)
+const connections = Number(values.connections)
+
+/** CPU time (user + system) of a process so far, in µs (Linux `/proc/<pid>/stat`). */
+function cpuTimeUs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+async function main(baselineDir: string): Promise<void> {
+  const upstreamPort = await freePort()
+  await startProcess(
+    join(root, 'node_modules/.bin/tsx'),
+    [join(here, 'upstream.ts'), String(upstreamPort)],
+    /listening/,
+  )
+  const { publicKey, privateKey } = await generateKeyPair('RS256')
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' }
+  const issuer = 'https://idp.bench.example/oauth2/default'
+  const token = await new SignJWT({ groups: ['AI-Users'] })
+    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+    .setIssuer(issuer)
+    .setAudience('api://default')
+    .setSubject('alice')
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .sign(privateKey)
+
+  const builds: Array<{ name: string; dir: string; port: number; process?: ChildProcess }> = [
+    { name: 'this checkout', dir: root, port: await freePort() },
+    { name: 'baseline', dir: baselineDir, port: await freePort() },
+  ]
+  const route = (path: string) => ({
+    rules: [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: path } }],
+        backendRefs: [{ name: 'upstream' }],
+      },
+    ],
+  })
+  for (const build of builds) {
+    const config = {
+      config: { adminAddr: 'off', logLevel: 'info' },
+      gateways: { default: { port: build.port, address: '127.0.0.1' } },
+      backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
+      routes: { open: route('/mcp'), authed: route('/auth') },
+      policies: {
+        jwt: {
+          targetRefs: [{ name: 'authed' }],
+          traffic: {
+            jwtAuthentication: {
+              mode: 'Strict',
+              providers: [
+                { issuer, audiences: ['api://default'], jwks: { inline: { keys: [jwk] } } },
+              ],
+            },
+            authorization: {
+              action: 'Allow',
+              policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
+            },
+          },
+        },
+      },
+    }
+    const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-compare-')), 'gatehouse.yaml')
+    writeFileSync(file, stringify(config))
+    build.process = await startProcess(
+      process.execPath,
+      [join(build.dir, 'proxy/bin/gatehouse.js'), '-f', file],
+      /gatehouse listening/,
+    )
+  }
+
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hi' } },
+  })
+  const paths = ['/mcp', '/auth']
+  const figures = new Map<string, number[]>()
+  for (let round = 0; round < rounds; round++) {
+    for (const path of paths) {
+      for (const build of builds) {
+        const opts = {
+          url: `http://127.0.0.1:${build.port}${path}`,
+          method: 'POST' as const,
+          body,
+          connections,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        }
+        await autocannon({ ...opts, duration: 2 })
+        const before = cpuTimeUs(build.process?.pid)
+        const r = await autocannon({ ...opts, amount: requests })
+        if (r.non2xx + r.errors > 0) throw new Error(`${build.name} ${path}: failed requests`)
+        const us = (cpuTimeUs(build.process?.pid) - before) / r.requests.total
+        const key = `${path} ${build.name}`
+        figures.set(key, [...(figures.get(key) ?? []), us])
+        process.stdout.write(`round ${round + 1} ${key}: ${us.toFixed(0)} µs/request\n`)
+      }
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+  process.stdout.write(
+    `\n| route | this checkout µs/request | baseline µs/request | this / baseline | per round |\n|---|---:|---:|---:|---|\n`,
+  )
+  for (const path of paths) {
+    const mine = figures.get(`${path} this checkout`) ?? []
+    const base = figures.get(`${path} baseline`) ?? []
+    const perRound = mine.map((m, i) => (m / (base[i] ?? Number.NaN)).toFixed(2)).join(', ')
+    process.stdout.write(
+      `| ${path} | ${median(mine).toFixed(0)} | ${median(base).toFixed(0)} | ${(median(mine) / median(base)).toFixed(2)}× | ${perRound} |\n`,
+    )
+  }
+}
+
+try {
+  await main(baseline)
+} finally {
+  stopProcesses()
+}
