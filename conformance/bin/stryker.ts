@@ -11,9 +11,10 @@
  *
  * Options: `--sample N` judges a deterministic sample of about N mutants (src/stryker/sample.ts),
  * `--break P` exits 1 when the score is below P percent, `--concurrency N` (2), `--scope auth` or
- * `--scope dataplane` mutates only those files (default: both), `--only TEXT[,TEXT]` only the files
- * whose path contains one of them, and `--tests GLOB` (unit runner) judges with only the test files GLOB matches
- * (a lower bound of the whole unit suite's score, and much faster: see src/stryker/vitest.config.ts).
+ * `--scope dataplane` mutates only those files (default: both), `--only TEXT[,TEXT]` only the
+ * files whose path contains one of them, and `--tests GLOB` (unit runner) judges with only the
+ * test files GLOB matches (a lower bound of the whole unit suite's score, and much faster: see
+ * src/stryker/vitest.config.ts).
  * Prints the score overall and by directory, and writes the survivors (no coverage included) to
  * `.tmp/stryker/<runner>-survivors.txt` and Stryker's JSON report beside it.
  */
