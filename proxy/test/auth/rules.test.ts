@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { compileHeaders, compileRules } from '../../src/auth/rules.js'
+import { HeaderTransformation } from '../../src/auth/transformation.js'
 import { CelCompileError, compileCel } from '../../src/config/cel.js'
 
 const alice = { sub: 'alice@example.com', groups: ['AI-Users', 'Staff'], tier: 3 }
@@ -114,4 +115,20 @@ describe('compileHeaders', () => {
       expect(h?.evaluate(claims)).toBe(expected)
     })
   }
+})
+
+describe('HeaderTransformation (unit)', () => {
+  it('sets only the headers whose value could be computed, and names removed headers in lower case', () => {
+    const t = new HeaderTransformation({
+      set: [
+        { name: 'X-User', value: 'jwt.sub' },
+        { name: 'X-Email', value: 'jwt.email' },
+      ],
+      remove: ['X-Remove-Me', 'cookie'],
+    })
+    const changes = t.apply({ sub: 'alice' })
+    // No key at all for the failed expression: not even one holding undefined.
+    expect(Object.keys(changes.set)).toEqual(['x-user'])
+    expect(changes).toStrictEqual({ set: { 'x-user': 'alice' }, remove: ['x-remove-me', 'cookie'] })
+  })
 })

@@ -1,7 +1,6 @@
 /** Claims feed route-level request transformations (seed: "available to … transformations"). */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HeaderTransformation } from '../../src/auth/transformation.js'
 import { checkCompilable } from '../../src/compile.js'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { parseConfig } from '../../src/index.js'
@@ -78,21 +77,5 @@ describe('request transformations from claims', () => {
         't.yaml',
       ),
     ).toThrow(/managed by the proxy/)
-  })
-})
-
-describe('HeaderTransformation (unit)', () => {
-  it('sets only the headers whose value could be computed, and names removed headers in lower case', () => {
-    const t = new HeaderTransformation({
-      set: [
-        { name: 'X-User', value: 'jwt.sub' },
-        { name: 'X-Email', value: 'jwt.email' },
-      ],
-      remove: ['X-Remove-Me', 'cookie'],
-    })
-    const changes = t.apply({ sub: 'alice' })
-    // No key at all for the failed expression: not even one holding undefined.
-    expect(Object.keys(changes.set)).toEqual(['x-user'])
-    expect(changes).toStrictEqual({ set: { 'x-user': 'alice' }, remove: ['x-remove-me', 'cookie'] })
   })
 })

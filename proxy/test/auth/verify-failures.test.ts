@@ -13,7 +13,7 @@ import {
   type JWTPayload,
   SignJWT,
 } from 'jose'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
 import { ACCEPTED_ALGORITHMS, TokenVerifier } from '../../src/auth/verify.js'
 import { BackendConfig } from '../../src/config/schema.js'
@@ -68,8 +68,10 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
 
 let rs: Signer
 let verifier: TokenVerifier
-beforeEach(async () => {
+beforeAll(async () => {
   rs = await signer('RS256', 'rs')
+})
+beforeEach(() => {
   verifier = staticVerifier([rs.jwk])
 })
 
