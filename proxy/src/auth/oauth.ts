@@ -57,7 +57,8 @@ export class OAuthEndpoints {
     this.#o = options
     const resource = new URL(options.mcp.resourceMetadata.resource)
     this.base = resource.origin
-    this.resourcePath = resource.pathname === '/' ? '' : resource.pathname.replace(/\/$/, '')
+    // Without its trailing slash: `/mcp/` is `/mcp`, and the root `/` no path at all.
+    this.resourcePath = resource.pathname.replace(/\/$/, '')
   }
 
   get #bridged(): boolean {

@@ -16,6 +16,7 @@ import {
   decodeProtectedHeader,
   errors,
   type JWTPayload,
+  type JWTVerifyGetKey,
   jwtVerify,
   type ProtectedHeaderParameters,
 } from 'jose'
@@ -130,7 +131,8 @@ export class TokenVerifier {
   }
 
   async #verifyWith(provider: Verifier, token: string): Promise<VerifySuccess | VerifyFailure> {
-    if (!provider.keys.available) {
+    const getKey = provider.keys.getKey
+    if (!getKey) {
       return {
         ok: false,
         check: 'no_keys',
@@ -139,6 +141,7 @@ export class TokenVerifier {
           'the signing keys of the issuer are not available; the token cannot be verified',
       }
     }
+    // The provider was chosen by the token's iss, so jose's issuer check holds: a second guard.
     const options = {
       algorithms: ACCEPTED_ALGORITHMS,
       // RFC 9068 §2.2: exp is REQUIRED; a token without it would be valid forever.
@@ -147,21 +150,22 @@ export class TokenVerifier {
       issuer: provider.issuer,
       audience: provider.audiences,
     }
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const getKey = provider.keys.getKey
-      if (!getKey) break
-      try {
-        const { payload } = await jwtVerify(token, getKey, options)
-        return { ok: true, claims: payload, issuer: provider.issuer }
-      } catch (err) {
-        if (err instanceof errors.JWKSNoMatchingKey && attempt === 0) {
-          // A rotation at the IdP: fetch the key set again (rate-limited) and retry once.
-          if (await provider.keys.refetchForUnknownKid()) continue
-        }
-        return describeFailure(err)
-      }
+    const verifyWith = async (key: JWTVerifyGetKey): Promise<VerifySuccess> => {
+      const { payload } = await jwtVerify(token, key, options)
+      return { ok: true, claims: payload, issuer: provider.issuer }
     }
-    return { ok: false, check: 'signature', description: 'no key of the issuer matches the token' }
+    try {
+      return await verifyWith(getKey)
+    } catch (err) {
+      // A rotation at the IdP: fetch the key set again (rate-limited) and retry once.
+      if (!(err instanceof errors.JWKSNoMatchingKey)) return describeFailure(err)
+      if (!(await provider.keys.refetchForUnknownKid())) return describeFailure(err)
+    }
+    try {
+      return await verifyWith(provider.keys.getKey ?? getKey)
+    } catch (err) {
+      return describeFailure(err)
+    }
   }
 }
 
@@ -171,7 +175,6 @@ function describeFailure(err: unknown): VerifyFailure {
   if (err instanceof errors.JWTClaimValidationFailed) {
     if (err.claim === 'nbf')
       return { ok: false, check: 'not_yet_valid', description: 'the token is not yet valid' }
-    if (err.claim === 'iss') return { ok: false, check: 'issuer', description: 'unexpected issuer' }
     if (err.claim === 'aud') {
       return { ok: false, check: 'audience', description: 'the token is not for this audience' }
     }
@@ -206,7 +209,8 @@ function describeFailure(err: unknown): VerifyFailure {
 /** RFC 7515 §4.1.11: an extension the recipient does not understand makes the JWS invalid. */
 function criticalExtension(crit: unknown): VerifyFailure {
   const names =
-    Array.isArray(crit) && crit.length > 0 && crit.every((c) => typeof c === 'string')
+    // An empty list joins to '', which is refused as malformed too.
+    Array.isArray(crit) && crit.every((c) => typeof c === 'string')
       ? crit.map((c) => JSON.stringify(c)).join(', ')
       : undefined
   return {

@@ -452,6 +452,57 @@ describe('client registration (RFC 7591), proxied to the IdP', () => {
     expect(idp.hits.find((h) => h.path === '/oauth2/v1/clients')?.authorization).toBeUndefined()
   })
 
+  it('explains a 403 of the IdP (a token without the right to create clients) the same way', async () => {
+    const res = await serve(
+      endpoints(),
+      request('POST', REGISTER, '{}', {
+        'content-type': 'application/json',
+        authorization: 'SSWS read-only-token',
+      }),
+    )
+    expect(res.status).toBe(403)
+    expect(res.headers).toEqual({ 'cache-control': 'no-store' })
+    expect(String(body(res).error_description)).toMatch(
+      /^the identity provider refused the registration \(HTTP 403\)/,
+    )
+  })
+
+  it('passes on an answer of the IdP that is not JSON as a server_error with its first 500 characters', async () => {
+    const { createServer } = await import('node:http')
+    const page = `<html>${'x'.repeat(600)}</html>`
+    const server = createServer((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' })
+      res.end(page)
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as { port: number }).port
+    const html = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port } }))
+    try {
+      const e = new OAuthEndpoints({
+        mcp: McpAuth.parse({
+          provider: 'BridgedIdp',
+          resourceMetadata: { resource: 'https://gw.example/mcp' },
+        }),
+        issuer: idp.issuer,
+        audience: undefined,
+        discovery: new DiscoveryCache(
+          idp.issuer,
+          upstream,
+          createLogging({}).logger('proxy::auth::mcp'),
+          new TaskRegistry(),
+        ),
+        orgUpstream: html,
+      })
+      const res = await serve(e, request('POST', REGISTER, '{}'))
+      expect(res.status).toBe(502)
+      expect(body(res)).toEqual({ error: 'server_error', error_description: page.slice(0, 500) })
+    } finally {
+      await html.close()
+      server.closeAllConnections()
+      await new Promise((r) => server.close(r))
+    }
+  })
+
   it('answers 502 naming the cause when the IdP cannot be reached', async () => {
     const e = endpoints()
     await idp.stop()

@@ -160,6 +160,18 @@ describe('checkAuthPolicy', () => {
     expect(issues[0]?.message).not.toBe('')
   })
 
+  it('passes a policy of rules only, and refuses a rule that is not boolean', () => {
+    const policy = (expressions: string[]) => ({
+      targetRefs: [{ name: 'mcp' }],
+      traffic: { authorization: { policy: { matchExpressions: expressions } } },
+    })
+    expect(checkAuthPolicy('p', policy(['true']) as never)).toEqual([])
+    const issues = checkAuthPolicy('p', policy(['1 + 1']) as never)
+    expect(issues.map((i) => i.path)).toEqual([
+      'policies.p.traffic.authorization.policy.matchExpressions[0]',
+    ])
+  })
+
   it('names an unreadable JWKS file', () => {
     const policy = {
       targetRefs: [{ name: 'mcp' }],
@@ -182,8 +194,9 @@ describe('checkAuthPolicy', () => {
 
 describe('compiled policy', () => {
   it('is programmed and attached with static keys', async () => {
-    const { policy } = compile(config(inlineJwt()))
+    const { policy, logs } = compile(config(inlineJwt()))
     await policy.start()
+    expect(logs.filter((l) => l.level === 'error' || l.msg === 'policy programmed')).toEqual([])
     expect(policy.status()).toEqual({
       accepted: true,
       attached: true,
@@ -215,6 +228,8 @@ describe('compiled policy', () => {
     const { policy, logs } = compile(cfg)
     const url = `http://127.0.0.1:${idp.port}/oauth2/default/v1/keys`
     expect(policy.status()).toMatchObject({
+      accepted: true,
+      attached: true,
       programmed: false,
       reason: 'JwksUnavailable',
       message: `JWKS keyset is not available at ${url}: not fetched yet`,
@@ -275,7 +290,9 @@ describe('compiled policy', () => {
     const rulesOnly = compile(
       config({ authorization: { action: 'Allow', policy: { matchExpressions: ['true'] } } }),
     ).policy
-    expect(await rulesOnly.authenticate(request())).toEqual({ ok: true })
+    // Nothing but ok: no claims member at all, not one holding undefined.
+    expect(await rulesOnly.authenticate(request())).toStrictEqual({ ok: true })
+    expect(plain.dump().rules).toEqual([])
     expect(rulesOnly.dump()).toMatchObject({
       mode: null,
       providers: [],
@@ -285,6 +302,50 @@ describe('compiled policy', () => {
     expect(await rulesOnly.serveOAuth({ ...request(), body: async () => Buffer.alloc(0) })).toBe(
       undefined,
     )
+  })
+
+  it('serves its OAuth documents when it has an mcp block', async () => {
+    const { policy } = compile(
+      config(
+        inlineJwt({
+          mcp: { provider: 'BridgedIdp', resourceMetadata: { resource: 'https://gw.example/mcp' } },
+        }),
+      ),
+    )
+    const res = await policy.serveOAuth({
+      ...request(),
+      method: 'GET',
+      path: '/.well-known/oauth-protected-resource/mcp',
+      body: async () => Buffer.alloc(0),
+    })
+    expect(res?.status).toBe(200)
+    expect(res?.body).toMatchObject({ resource: 'https://gw.example/mcp' })
+  })
+
+  it('logs nothing about being programmed when its remote keys arrive during start', async () => {
+    const idp: TinyIdp = await startTinyIdp()
+    cleanups.push(() => idp.stop())
+    const { policy, logs } = compile(
+      config(
+        {
+          jwtAuthentication: {
+            providers: [
+              {
+                issuer: idp.issuer,
+                audiences: ['api://default'],
+                jwks: {
+                  remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' },
+                },
+              },
+            ],
+          },
+        },
+        { idpPort: idp.port },
+      ),
+    )
+    await policy.start()
+    expect(policy.status().programmed).toBe(true)
+    expect(logs.filter((l) => l.module === 'proxy::auth::jwt')).toEqual([])
   })
 
   it('dumps mode, providers with their keys, the mcp block and the rules, and no key material', async () => {

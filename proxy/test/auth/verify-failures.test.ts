@@ -227,6 +227,22 @@ describe('TokenVerifier: several providers', () => {
       { issuer: 'https://other.example', audiences: ['api://b'], clockSkewSec: 60, keys: keysB },
     ])
     expect(v.programmed).toBe(true)
+    // One provider without keys is enough not to be programmed.
+    // Never started: its keys were never fetched.
+    const nowhere = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: 9 } }))
+    const down = new KeySet(
+      'https://down.example',
+      { kind: 'remote', upstream: nowhere, path: '/keys', refreshMs: 300_000 },
+      quiet(),
+      new TaskRegistry(),
+    )
+    await nowhere.close()
+    expect(
+      new TokenVerifier([
+        { issuer: ISSUER, audiences: [AUDIENCE], clockSkewSec: 60, keys: keysA },
+        { issuer: 'https://down.example', audiences: ['a'], clockSkewSec: 60, keys: down },
+      ]).programmed,
+    ).toBe(false)
     const b = await v.verify(await sign(other, { iss: 'https://other.example', aud: 'api://b' }))
     expect(b).toMatchObject({ ok: true, issuer: 'https://other.example' })
     // B's audience is not A's: a token of A's issuer for B's audience is refused.
