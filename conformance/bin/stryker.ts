@@ -207,7 +207,10 @@ const seconds = ((performance.now() - started) / 1000).toFixed(0)
 process.stdout.write(
   `\nStryker mutation score, runner ${runner}${sampleNote}, in ${seconds} s\n` +
     `${line('all', total)}\n` +
-    byDir.map(([dir, s]) => `${line(dir, s)}\n`).join('') +
+    byDir
+      .filter(([, s]) => s.valid + s.errors + s.ignored > 0)
+      .map(([dir, s]) => `${line(dir, s)}\n`)
+      .join('') +
     `survivors: ${relative(ROOT, survivorsFile)}\n`,
 )
 const ok = threshold === undefined || total.percent >= threshold
