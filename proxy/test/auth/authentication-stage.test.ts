@@ -207,6 +207,23 @@ describe('JwtAuthentication', () => {
     }
   })
 
+  it('reads the bearer credential as RFC 6750 §2.1 writes it: 1*SP, the b64token, optional trailing space', async () => {
+    const { authn } = setup()
+    const token = await sign()
+    for (const header of [`Bearer ${token}`, `Bearer   ${token}`, `bearer ${token}  `]) {
+      expect({ header, ok: (await authn.authenticate(request([header]))).ok }).toEqual({
+        header,
+        ok: true,
+      })
+    }
+    for (const header of [`xBearer ${token}`, `Bearer ${token} junk`, `Bearer${token}`]) {
+      expect({ header, ok: (await authn.authenticate(request([header]))).ok }).toEqual({
+        header,
+        ok: false,
+      })
+    }
+  })
+
   it('reads the keys from a JWKS file', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-authn-')), 'jwks.json')
     writeFileSync(file, JSON.stringify({ keys: [jwk] }))
@@ -277,6 +294,21 @@ describe('RuleAuthorization', () => {
       policy: 'mcp-auth',
       rules: [{ expression: '"AI-Users" in jwt.groups', matched: false }],
     })
+  })
+
+  it('denies when any one of several rules fails', () => {
+    const logging = createLogging({
+      filter: 'error',
+      destination: new Writable({ write: (_c, _e, cb) => cb() }),
+    })
+    const two = new RuleAuthorization(
+      'mcp-auth',
+      ['"AI-Users" in jwt.groups', 'jwt.sub == "alice"'],
+      logging,
+      new Challenge(PRM),
+    )
+    expect(two.authorize({ groups: ['AI-Users'], sub: 'alice' }, request())).toBeUndefined()
+    expect(two.authorize({ groups: ['AI-Users'], sub: 'bob' }, request())?.status).toBe(403)
   })
 
   it('judges the empty claim set of a request without a token (Optional mode)', () => {
