@@ -1,0 +1,95 @@
+/**
+ * KeySet (proxy/src/auth/jwks.ts): when a fetched key set counts as changed. A refetch that
+ * brings the same key ids logs nothing and keeps the verifier's cached verdicts; one that adds
+ * or withdraws a key logs "JWKS keyset changed" with the new ids and tells the listeners.
+ */
+import { Writable } from 'node:stream'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { KeySet } from '../../src/auth/jwks.js'
+import { BackendConfig } from '../../src/config/schema.js'
+import { createUpstream, type Upstream } from '../../src/http/upstream.js'
+import { createLogging } from '../../src/telemetry/logging.js'
+import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
+
+let idp: TinyIdp
+let upstream: Upstream
+let keys: KeySet
+let logs: Array<Record<string, unknown>>
+
+beforeEach(async () => {
+  idp = await startTinyIdp()
+  upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }))
+  logs = []
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
+      cb()
+    },
+  })
+  keys = new KeySet(
+    idp.issuer,
+    { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs: 300_000 },
+    createLogging({ filter: 'info', destination }).logger('proxy::auth::jwks'),
+    new TaskRegistry(),
+  )
+})
+afterEach(async () => {
+  keys.stop()
+  await upstream.close()
+  await idp.stop()
+})
+
+const infos = () =>
+  logs.filter((l) => l.level === 'info').map((l) => ({ msg: l.msg, kids: l.kids }))
+
+describe('KeySet: what counts as a change', () => {
+  it('two keys fetched again unchanged: no log line, no listener call', async () => {
+    await idp.rotate()
+    let changes = 0
+    keys.onChange(() => changes++)
+    await keys.start()
+    expect(changes).toBe(1)
+    expect(await keys.refresh('interval')).toBe(true)
+    expect(await keys.refresh('interval')).toBe(true)
+    expect(infos()).toEqual([{ msg: 'JWKS keyset is available', kids: ['key-1', 'key-2'] }])
+    expect(changes).toBe(1)
+  })
+
+  it('a key withdrawn and another added (same count): changed, with the new ids', async () => {
+    let changes = 0
+    keys.onChange(() => changes++)
+    await keys.start()
+    await idp.rotate(true)
+    expect(await keys.refresh('interval')).toBe(true)
+    expect(infos()).toEqual([
+      { msg: 'JWKS keyset is available', kids: ['key-1'] },
+      { msg: 'JWKS keyset changed', kids: ['key-2'] },
+    ])
+    expect(changes).toBe(2)
+    expect(keys.kids).toEqual(['key-2'])
+  })
+
+  it('a key added to two: changed; the same three again: nothing more', async () => {
+    await idp.rotate()
+    let changes = 0
+    keys.onChange(() => changes++)
+    await keys.start()
+    await idp.rotate()
+    await keys.refresh('unknown kid')
+    await keys.refresh('interval')
+    expect(infos()).toEqual([
+      { msg: 'JWKS keyset is available', kids: ['key-1', 'key-2'] },
+      { msg: 'JWKS keyset changed', kids: ['key-1', 'key-2', 'key-3'] },
+    ])
+    expect(changes).toBe(2)
+  })
+
+  it('every listener hears a change', async () => {
+    const heard: string[] = []
+    keys.onChange(() => heard.push('a'))
+    keys.onChange(() => heard.push('b'))
+    await keys.start()
+    expect(heard).toEqual(['a', 'b'])
+  })
+})
