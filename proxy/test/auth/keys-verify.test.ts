@@ -7,11 +7,14 @@
  */
 import { Writable } from 'node:stream'
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
 import { TokenVerifier } from '../../src/auth/verify.js'
+import { BackendConfig } from '../../src/config/schema.js'
+import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 const ISSUER = 'https://idp.example/oauth2/default'
 const AUDIENCE = 'api://default'
@@ -96,5 +99,68 @@ describe('TokenVerifier: the verdict cache', () => {
       check: 'expired',
       description: 'the token has expired',
     })
+  })
+})
+
+describe('TokenVerifier: providers whose keys are fetched', () => {
+  let idp: TinyIdp | undefined
+  let upstream: Upstream | undefined
+  const keySets: KeySet[] = []
+  afterEach(async () => {
+    for (const k of keySets.splice(0)) k.stop()
+    await upstream?.close()
+    await idp?.stop()
+    idp = undefined
+    upstream = undefined
+  })
+  async function remoteKeys(): Promise<{ idp: TinyIdp; keys: KeySet }> {
+    idp = await startTinyIdp()
+    upstream = createUpstream(
+      BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }),
+    )
+    const keys = new KeySet(
+      idp.issuer,
+      { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs: 300_000 },
+      quiet(),
+      new TaskRegistry(),
+    )
+    keySets.push(keys)
+    return { idp, keys }
+  }
+
+  it('is not programmed while one of two providers has no keys, and is once it has', async () => {
+    const k = await es256()
+    const staticKeys = new KeySet(
+      ISSUER,
+      { kind: 'static', jwks: { keys: [k.jwk] } as never, origin: 'inline' },
+      quiet(),
+      new TaskRegistry(),
+    )
+    const remote = await remoteKeys()
+    const v = new TokenVerifier([
+      { issuer: ISSUER, audiences: [AUDIENCE], clockSkewSec: 60, keys: staticKeys },
+      { issuer: remote.idp.issuer, audiences: [AUDIENCE], clockSkewSec: 60, keys: remote.keys },
+    ])
+    expect(v.programmed).toBe(false)
+    // The provider with keys verifies its tokens meanwhile.
+    expect(await v.verify(await k.sign())).toMatchObject({ ok: true, issuer: ISSUER })
+    await remote.keys.start()
+    expect(v.programmed).toBe(true)
+  })
+
+  it('asks the IdP once per token for a kid it does not have, not again on the retry', async () => {
+    const { idp, keys } = await remoteKeys()
+    await keys.start()
+    const v = new TokenVerifier([
+      { issuer: idp.issuer, audiences: [idp.audience], clockSkewSec: 60, keys },
+    ])
+    const fetches = () => idp.hits.filter((h) => h.path.endsWith('/v1/keys')).length
+    const before = fetches()
+    expect(await v.verify(await idp.sign({}, { kid: 'unknown' }))).toEqual({
+      ok: false,
+      check: 'signature',
+      description: 'no key of the issuer matches the token',
+    })
+    expect(fetches()).toBe(before + 1)
   })
 })
