@@ -32,12 +32,14 @@ function logger() {
 }
 
 /** A cache of the tiny IdP's discovery document, through the backend unless `direct`. */
-function cache(options: { direct?: boolean; issuer?: string } = {}): DiscoveryCache {
+function cache(
+  options: { direct?: boolean; issuer?: string; tasks?: TaskRegistry } = {},
+): DiscoveryCache {
   return new DiscoveryCache(
     options.issuer ?? idp.issuer,
     options.direct ? undefined : upstream,
     logger(),
-    new TaskRegistry(),
+    options.tasks ?? new TaskRegistry(),
   )
 }
 
@@ -75,6 +77,23 @@ describe('DiscoveryCache: where it asks and what it returns', () => {
       document: { issuer: idp.issuer, jwks_uri: `${idp.issuer}/v1/keys` },
     })
     expect(idp.hits.map((h) => h.path)).toEqual([DISCOVERY_PATH])
+    // Through the backend's pool (requestUpstream), which asks for JSON.
+    expect(idp.hits[0]?.accept).toBe('application/json')
+  })
+
+  it('shows the fetch in flight as a discovery_fetch task with the issuer and URL', async () => {
+    const tasks = new TaskRegistry()
+    const d = cache({ tasks })
+    const pending = d.get()
+    expect(tasks.tree()).toEqual([
+      expect.objectContaining({
+        kind: 'background',
+        name: 'discovery_fetch',
+        detail: { issuer: idp.issuer, url: d.url, reason: 'on demand' },
+      }),
+    ])
+    await pending
+    expect(tasks.tree()).toEqual([])
   })
 
   it('drops a trailing slash of the issuer path before appending the well-known suffix', async () => {

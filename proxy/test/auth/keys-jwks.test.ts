@@ -93,3 +93,55 @@ describe('KeySet: what counts as a change', () => {
     expect(heard).toEqual(['a', 'b'])
   })
 })
+
+describe('KeySet: what else it tells', () => {
+  it('says a refetch for an unknown kid was the reason of the change', async () => {
+    await keys.start()
+    await idp.rotate()
+    expect(await keys.refetchForUnknownKid()).toBe(true)
+    expect(logs.at(-1)).toMatchObject({ msg: 'JWKS keyset changed', reason: 'unknown kid' })
+  })
+
+  it('shows a fetch in flight as a jwks_fetch task with the issuer, URL and reason', async () => {
+    const tasks = new TaskRegistry()
+    const ks = new KeySet(
+      idp.issuer,
+      { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs: 300_000 },
+      createLogging({ filter: 'error' }).logger('proxy::auth::jwks'),
+      tasks,
+    )
+    const pending = ks.refresh('interval')
+    expect(tasks.tree()).toEqual([
+      expect.objectContaining({
+        kind: 'background',
+        name: 'jwks_fetch',
+        detail: { issuer: idp.issuer, url: ks.url, reason: 'interval' },
+      }),
+    ])
+    expect(await pending).toBe(true)
+    expect(tasks.tree()).toEqual([])
+    ks.stop()
+  })
+
+  it('a static key set asked to refresh does nothing: no fetch, no log line, no error', async () => {
+    const ks = new KeySet(
+      idp.issuer,
+      { kind: 'static', jwks: idp.publicJwks() as never, origin: 'inline' },
+      createLogging({
+        filter: 'info',
+        destination: new Writable({
+          write(chunk, _enc, cb) {
+            logs.push(JSON.parse(String(chunk)))
+            cb()
+          },
+        }),
+      }).logger('proxy::auth::jwks'),
+      new TaskRegistry(),
+    )
+    expect(await ks.refresh('test')).toBe(false)
+    expect(await ks.refetchForUnknownKid()).toBe(false)
+    expect(logs).toEqual([])
+    expect(ks.lastError).toBeUndefined()
+    expect(idp.hits).toEqual([])
+  })
+})

@@ -45,7 +45,14 @@ export interface TinyIdp {
   /** Replaces discovery's whole answer, headers included (undefined: the normal one). */
   discoveryAnswer(answer: RawAnswer | undefined): void
   /** Requests received, by path. */
-  hits: Array<{ method: string; path: string; authorization?: string; body?: string }>
+  hits: Array<{
+    method: string
+    path: string
+    authorization?: string
+    body?: string
+    /** The request's Accept header. */
+    accept?: string
+  }>
   publicJwks(): { keys: JWK[] }
   currentKey(): Key
   stop(): Promise<void>
@@ -85,6 +92,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
         path,
         authorization: req.headers.authorization,
         body,
+        accept: req.headers.accept,
       })
       const json = (status: number, value: unknown) => sendJson(res, status, value)
       const issuer = `${orgUrl}/oauth2/default`
