@@ -4,7 +4,7 @@
  * or withdraws a key logs "JWKS keyset changed" with the new ids and tells the listeners.
  */
 import { Writable } from 'node:stream'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
 import { BackendConfig } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
@@ -35,10 +35,15 @@ beforeEach(async () => {
   )
 })
 afterEach(async () => {
+  vi.useRealTimers()
   keys.stop()
   await upstream.close()
   await idp.stop()
 })
+
+/** Real time, also while the test fakes setTimeout. */
+const realSetTimeout = globalThis.setTimeout
+const sleep = (ms: number) => new Promise((r) => realSetTimeout(r, ms))
 
 const infos = () =>
   logs.filter((l) => l.level === 'info').map((l) => ({ msg: l.msg, kids: l.kids }))
@@ -143,5 +148,55 @@ describe('KeySet: what else it tells', () => {
     expect(logs).toEqual([])
     expect(ks.lastError).toBeUndefined()
     expect(idp.hits).toEqual([])
+  })
+})
+
+describe('KeySet: the refresh loop', () => {
+  const HOUR = 3_600_000
+  const fetches = () => idp.hits.filter((h) => h.path === '/oauth2/default/v1/keys').length
+  /**
+   * Moves the (fake) timers on by `ms`, then waits (in real time) until the IdP has seen
+   * `expected` key fetches; when that is the count it already had, waits 200 ms more so that a
+   * refresh the timers started would have reached the IdP.
+   */
+  async function after(ms: number, expected: number): Promise<void> {
+    const before = fetches()
+    await vi.advanceTimersByTimeAsync(ms)
+    if (expected === before) await sleep(200)
+    for (let i = 0; i < 100 && fetches() < expected; i++) await sleep(50)
+    expect(fetches()).toBe(expected)
+  }
+  function remote(refreshMs: number): KeySet {
+    return new KeySet(
+      idp.issuer,
+      { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs },
+      createLogging({ filter: 'error' }).logger('proxy::auth::jwks'),
+      new TaskRegistry(),
+    )
+  }
+
+  it('fetches again after refreshMs, and never after stop', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const ks = remote(120_000)
+    await ks.start()
+    expect(fetches()).toBe(1)
+    await after(119_999, 1)
+    await after(1, 2)
+    await after(120_000, 3)
+    ks.stop()
+    await after(24 * HOUR, 3)
+  })
+
+  it("keeps keys at most 24 hours, whatever the IdP's max-age says", async () => {
+    idp.keysAnswer({
+      headers: { 'cache-control': 'max-age=31536000', 'content-type': 'application/json' },
+      body: JSON.stringify(idp.publicJwks()),
+    })
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const ks = remote(120_000)
+    await ks.start()
+    await after(24 * HOUR - 1, 1)
+    await after(1, 2)
+    ks.stop()
   })
 })
