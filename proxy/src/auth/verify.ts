@@ -205,8 +205,9 @@ function describeFailure(err: unknown): VerifyFailure {
 
 /** RFC 7515 §4.1.11: an extension the recipient does not understand makes the JWS invalid. */
 function criticalExtension(crit: unknown): VerifyFailure {
+  // An empty list joins to '', which reads as malformed like any other bad value.
   const names =
-    Array.isArray(crit) && crit.length > 0 && crit.every((c) => typeof c === 'string')
+    Array.isArray(crit) && crit.every((c) => typeof c === 'string')
       ? crit.map((c) => JSON.stringify(c)).join(', ')
       : undefined
   return {
