@@ -292,3 +292,26 @@ describe('RefreshingDocument: the refresh loop', () => {
     expect(calls()).toBe(1)
   })
 })
+
+describe('RefreshingDocument: reasons and optional callbacks', () => {
+  it("names its own fetches: 'on demand' from current(), 'interval' from the loop", async () => {
+    const reasons: string[] = []
+    const { d } = doc(
+      [
+        { value: 'v1', maxAgeMs: 60_000 },
+        { value: 'v2', maxAgeMs: 60_000 },
+      ],
+      { refreshLoop: true, onUpdate: (_v, _p, reason) => reasons.push(reason) },
+    )
+    await d.current()
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(reasons).toEqual(['on demand', 'interval'])
+    d.stop()
+  })
+
+  it('fails quietly without an onFailure callback: refresh resolves false, the error is kept', async () => {
+    const { d } = doc([new Error('HTTP 503')], { onFailure: undefined })
+    expect(await d.refresh('x')).toBe(false)
+    expect(d.lastError).toBe('HTTP 503')
+  })
+})
