@@ -16,6 +16,7 @@ import {
   decodeProtectedHeader,
   errors,
   type JWTPayload,
+  type JWTVerifyGetKey,
   jwtVerify,
   type ProtectedHeaderParameters,
 } from 'jose'
@@ -130,7 +131,8 @@ export class TokenVerifier {
   }
 
   async #verifyWith(provider: Verifier, token: string): Promise<VerifySuccess | VerifyFailure> {
-    if (!provider.keys.available) {
+    const first = provider.keys.getKey
+    if (!first) {
       return {
         ok: false,
         check: 'no_keys',
@@ -147,21 +149,24 @@ export class TokenVerifier {
       issuer: provider.issuer,
       audience: provider.audiences,
     }
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const getKey = provider.keys.getKey
-      if (!getKey) break
-      try {
-        const { payload } = await jwtVerify(token, getKey, options)
-        return { ok: true, claims: payload, issuer: provider.issuer }
-      } catch (err) {
-        if (err instanceof errors.JWKSNoMatchingKey && attempt === 0) {
-          // A rotation at the IdP: fetch the key set again (rate-limited) and retry once.
-          if (await provider.keys.refetchForUnknownKid()) continue
-        }
-        return describeFailure(err)
-      }
+    const verifyWith = async (getKey: JWTVerifyGetKey): Promise<VerifySuccess> => {
+      const { payload } = await jwtVerify(token, getKey, options)
+      return { ok: true, claims: payload, issuer: provider.issuer }
     }
-    return { ok: false, check: 'signature', description: 'no key of the issuer matches the token' }
+    try {
+      return await verifyWith(first)
+    } catch (err) {
+      // A rotation at the IdP: fetch the key set again (rate-limited) and retry once.
+      const refetched =
+        err instanceof errors.JWKSNoMatchingKey && (await provider.keys.refetchForUnknownKid())
+      if (!refetched) return describeFailure(err)
+    }
+    try {
+      // The refetch installed a new key set, and with it a new resolver.
+      return await verifyWith(provider.keys.getKey ?? first)
+    } catch (err) {
+      return describeFailure(err)
+    }
   }
 }
 
