@@ -163,4 +163,21 @@ describe('TokenVerifier: providers whose keys are fetched', () => {
     })
     expect(fetches()).toBe(before + 1)
   })
+
+  it('does not ask the IdP for a token refused for anything but an unknown kid', async () => {
+    const { idp, keys } = await remoteKeys()
+    await keys.start()
+    const v = new TokenVerifier([
+      { issuer: idp.issuer, audiences: [idp.audience], clockSkewSec: 60, keys },
+    ])
+    const fetches = () => idp.hits.filter((h) => h.path.endsWith('/v1/keys')).length
+    const before = fetches()
+    expect(await v.verify(await idp.sign({ exp: now() - 600 }))).toMatchObject({
+      check: 'expired',
+    })
+    expect(await v.verify(await idp.sign({ aud: 'api://other' }))).toMatchObject({
+      check: 'audience',
+    })
+    expect(fetches()).toBe(before)
+  })
 })
