@@ -46,7 +46,8 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
 /** Parses and checks a JWKS document. @throws Error saying what is wrong. */
 export function parseJwks(value: unknown): JSONWebKeySet {
   const doc = typeof value === 'string' ? (JSON.parse(value) as unknown) : value
-  if (!doc || typeof doc !== 'object' || !Array.isArray((doc as { keys?: unknown }).keys)) {
+  // A primitive has no "keys" array either, so only null and undefined need their own check.
+  if (!doc || !Array.isArray((doc as { keys?: unknown }).keys)) {
     throw new Error('expected a JWKS document: an object with a "keys" array')
   }
   const keys = (doc as { keys: Array<Record<string, unknown>> }).keys.filter((k) => {

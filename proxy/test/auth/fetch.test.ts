@@ -25,6 +25,7 @@ interface Seen {
 /** A server answering with `handler`, and an upstream (the backend pool) in front of it. */
 async function serve(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
+  timeouts?: Record<string, string>,
 ): Promise<{ upstream: Upstream; seen: Seen[] }> {
   const seen: Seen[] = []
   const server: Server = createServer((req, res) => {
@@ -41,7 +42,9 @@ async function serve(
   cleanups.push(() => new Promise((r) => server.close(r)))
   cleanups.push(() => server.closeAllConnections())
   const { port } = server.address() as AddressInfo
-  const upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port } }))
+  const upstream = createUpstream(
+    BackendConfig.parse({ static: { host: '127.0.0.1', port }, ...(timeouts ? { timeouts } : {}) }),
+  )
   cleanups.push(() => upstream.close())
   return { upstream, seen }
 }
@@ -94,6 +97,22 @@ describe('requestUpstream', () => {
       // Never answers.
     })
     const err = await requestUpstream(upstream, '/slow', { timeoutMs: 200 }).catch((e) => e)
+    expect(err).toBeInstanceOf(Error)
+    expect(describeError(err)).toMatch(/time/i)
+  })
+})
+
+describe('requestUpstream: its deadline without one of its own', () => {
+  it("is the backend's response timeout when that is under 10 s, also for a body that stalls", async () => {
+    // The headers come at once, the body never ends: only the request's own deadline stops it.
+    const { upstream } = await serve(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.write('{"keys":')
+      },
+      { response: '300ms' },
+    )
+    const err = await requestUpstream(upstream, '/stalls').catch((e: unknown) => e)
     expect(err).toBeInstanceOf(Error)
     expect(describeError(err)).toMatch(/time/i)
   })

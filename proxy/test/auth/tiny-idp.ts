@@ -42,8 +42,17 @@ export interface TinyIdp {
   discoveryDown(down: boolean): void
   /** Replaces the discovery document (undefined: the normal one). */
   discoveryDocument(doc: unknown): void
+  /** Replaces discovery's whole answer, headers included (undefined: the normal one). */
+  discoveryAnswer(answer: RawAnswer | undefined): void
   /** Requests received, by path. */
-  hits: Array<{ method: string; path: string; authorization?: string; body?: string }>
+  hits: Array<{
+    method: string
+    path: string
+    authorization?: string
+    body?: string
+    /** The request's Accept header. */
+    accept?: string
+  }>
   publicJwks(): { keys: JWK[] }
   currentKey(): Key
   stop(): Promise<void>
@@ -68,6 +77,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
   let discoveryDown = false
   let discoveryDoc: unknown
   let keysAnswer: RawAnswer | undefined
+  let discoveryAnswer: RawAnswer | undefined
   const hits: TinyIdp['hits'] = []
   let orgUrl = ''
   const server: Server = createServer((req, res) => {
@@ -82,6 +92,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
         path,
         authorization: req.headers.authorization,
         body,
+        accept: req.headers.accept,
       })
       const json = (status: number, value: unknown) => sendJson(res, status, value)
       const issuer = `${orgUrl}/oauth2/default`
@@ -95,6 +106,10 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
       }
       if (path === '/oauth2/default/.well-known/openid-configuration') {
         if (discoveryDown) return json(500, { error: 'down' })
+        if (discoveryAnswer) {
+          res.writeHead(discoveryAnswer.status ?? 200, discoveryAnswer.headers ?? {})
+          return res.end(discoveryAnswer.body)
+        }
         if (discoveryDoc !== undefined) return json(200, discoveryDoc)
         return json(200, {
           issuer,
@@ -165,6 +180,9 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
     },
     discoveryDown(down) {
       discoveryDown = down
+    },
+    discoveryAnswer(answer) {
+      discoveryAnswer = answer
     },
     publicJwks: () => ({ keys: keys.map((k) => k.jwk) }),
     currentKey: current,

@@ -5,7 +5,7 @@
  */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { SignJWT } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
 import { TokenVerifier } from '../../src/auth/verify.js'
 import { createLogging } from '../../src/telemetry/logging.js'
@@ -16,22 +16,29 @@ import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 let idp: TinyIdp
 let backend: McpBackend
-let gh: TestGatehouse
+let gh: TestGatehouse | undefined
 
 beforeAll(async () => {
   idp = await startTinyIdp()
   backend = await startMcpBackend()
-  gh = await startTestGatehouse(
-    authConfig({ idpPort: idp.port, backendPort: backend.port, issuer: idp.issuer }),
-  )
+})
+afterEach(async () => {
+  await gh?.stop('done')
+  gh = undefined
 })
 afterAll(async () => {
-  await gh.stop('done')
   await backend.stop()
   await idp.stop()
 })
 
+/**
+ * Sends an MCP initialize with the token through a gatehouse started for the test (not in a
+ * beforeAll hook: the key set it builds would make every mutant of the auth code "static").
+ */
 async function send(token: string): Promise<{ status: number; body: Record<string, string> }> {
+  gh ??= await startTestGatehouse(
+    authConfig({ idpPort: idp.port, backendPort: backend.port, issuer: idp.issuer }),
+  )
   const res = await fetch(`${gh.url}/mcp`, initializeRequest({ bearer: token }))
   const text = await res.text()
   // A 200 is the MCP answer (possibly an event stream); a refusal is the JSON error body.

@@ -1,0 +1,202 @@
+/**
+ * KeySet (proxy/src/auth/jwks.ts): when a fetched key set counts as changed. A refetch that
+ * brings the same key ids logs nothing and keeps the verifier's cached verdicts; one that adds
+ * or withdraws a key logs "JWKS keyset changed" with the new ids and tells the listeners.
+ */
+import { Writable } from 'node:stream'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { KeySet } from '../../src/auth/jwks.js'
+import { BackendConfig } from '../../src/config/schema.js'
+import { createUpstream, type Upstream } from '../../src/http/upstream.js'
+import { createLogging } from '../../src/telemetry/logging.js'
+import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
+
+let idp: TinyIdp
+let upstream: Upstream
+let keys: KeySet
+let logs: Array<Record<string, unknown>>
+
+beforeEach(async () => {
+  idp = await startTinyIdp()
+  upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }))
+  logs = []
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
+      cb()
+    },
+  })
+  keys = new KeySet(
+    idp.issuer,
+    { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs: 300_000 },
+    createLogging({ filter: 'info', destination }).logger('proxy::auth::jwks'),
+    new TaskRegistry(),
+  )
+})
+afterEach(async () => {
+  vi.useRealTimers()
+  keys.stop()
+  await upstream.close()
+  await idp.stop()
+})
+
+/** Real time, also while the test fakes setTimeout. */
+const realSetTimeout = globalThis.setTimeout
+const sleep = (ms: number) => new Promise((r) => realSetTimeout(r, ms))
+
+const infos = () =>
+  logs.filter((l) => l.level === 'info').map((l) => ({ msg: l.msg, kids: l.kids }))
+
+describe('KeySet: what counts as a change', () => {
+  it('two keys fetched again unchanged: no log line, no listener call', async () => {
+    await idp.rotate()
+    let changes = 0
+    keys.onChange(() => changes++)
+    await keys.start()
+    expect(changes).toBe(1)
+    expect(await keys.refresh('interval')).toBe(true)
+    expect(await keys.refresh('interval')).toBe(true)
+    expect(infos()).toEqual([{ msg: 'JWKS keyset is available', kids: ['key-1', 'key-2'] }])
+    expect(changes).toBe(1)
+  })
+
+  it('a key withdrawn and another added (same count): changed, with the new ids', async () => {
+    let changes = 0
+    keys.onChange(() => changes++)
+    await keys.start()
+    await idp.rotate(true)
+    expect(await keys.refresh('interval')).toBe(true)
+    expect(infos()).toEqual([
+      { msg: 'JWKS keyset is available', kids: ['key-1'] },
+      { msg: 'JWKS keyset changed', kids: ['key-2'] },
+    ])
+    expect(changes).toBe(2)
+    expect(keys.kids).toEqual(['key-2'])
+  })
+
+  it('a key added to two: changed; the same three again: nothing more', async () => {
+    await idp.rotate()
+    let changes = 0
+    keys.onChange(() => changes++)
+    await keys.start()
+    await idp.rotate()
+    await keys.refresh('unknown kid')
+    await keys.refresh('interval')
+    expect(infos()).toEqual([
+      { msg: 'JWKS keyset is available', kids: ['key-1', 'key-2'] },
+      { msg: 'JWKS keyset changed', kids: ['key-1', 'key-2', 'key-3'] },
+    ])
+    expect(changes).toBe(2)
+  })
+
+  it('every listener hears a change', async () => {
+    const heard: string[] = []
+    keys.onChange(() => heard.push('a'))
+    keys.onChange(() => heard.push('b'))
+    await keys.start()
+    expect(heard).toEqual(['a', 'b'])
+  })
+})
+
+describe('KeySet: what else it tells', () => {
+  it('says a refetch for an unknown kid was the reason of the change', async () => {
+    await keys.start()
+    await idp.rotate()
+    expect(await keys.refetchForUnknownKid()).toBe(true)
+    expect(logs.at(-1)).toMatchObject({ msg: 'JWKS keyset changed', reason: 'unknown kid' })
+  })
+
+  it('shows a fetch in flight as a jwks_fetch task with the issuer, URL and reason', async () => {
+    const tasks = new TaskRegistry()
+    const ks = new KeySet(
+      idp.issuer,
+      { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs: 300_000 },
+      createLogging({ filter: 'error' }).logger('proxy::auth::jwks'),
+      tasks,
+    )
+    const pending = ks.refresh('interval')
+    expect(tasks.tree()).toEqual([
+      expect.objectContaining({
+        kind: 'background',
+        name: 'jwks_fetch',
+        detail: { issuer: idp.issuer, url: ks.url, reason: 'interval' },
+      }),
+    ])
+    expect(await pending).toBe(true)
+    expect(tasks.tree()).toEqual([])
+    ks.stop()
+  })
+
+  it('a static key set asked to refresh does nothing: no fetch, no log line, no error', async () => {
+    const ks = new KeySet(
+      idp.issuer,
+      { kind: 'static', jwks: idp.publicJwks() as never, origin: 'inline' },
+      createLogging({
+        filter: 'info',
+        destination: new Writable({
+          write(chunk, _enc, cb) {
+            logs.push(JSON.parse(String(chunk)))
+            cb()
+          },
+        }),
+      }).logger('proxy::auth::jwks'),
+      new TaskRegistry(),
+    )
+    expect(await ks.refresh('test')).toBe(false)
+    expect(await ks.refetchForUnknownKid()).toBe(false)
+    expect(logs).toEqual([])
+    expect(ks.lastError).toBeUndefined()
+    expect(idp.hits).toEqual([])
+  })
+})
+
+describe('KeySet: the refresh loop', () => {
+  const HOUR = 3_600_000
+  const fetches = () => idp.hits.filter((h) => h.path === '/oauth2/default/v1/keys').length
+  /**
+   * Moves the (fake) timers on by `ms`, then waits (in real time) until the IdP has seen
+   * `expected` key fetches; when that is the count it already had, waits 200 ms more so that a
+   * refresh the timers started would have reached the IdP.
+   */
+  async function after(ms: number, expected: number): Promise<void> {
+    const before = fetches()
+    await vi.advanceTimersByTimeAsync(ms)
+    if (expected === before) await sleep(200)
+    for (let i = 0; i < 100 && fetches() < expected; i++) await sleep(50)
+    expect(fetches()).toBe(expected)
+  }
+  function remote(refreshMs: number): KeySet {
+    return new KeySet(
+      idp.issuer,
+      { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs },
+      createLogging({ filter: 'error' }).logger('proxy::auth::jwks'),
+      new TaskRegistry(),
+    )
+  }
+
+  it('fetches again after refreshMs, and never after stop', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const ks = remote(120_000)
+    await ks.start()
+    expect(fetches()).toBe(1)
+    await after(119_999, 1)
+    await after(1, 2)
+    await after(120_000, 3)
+    ks.stop()
+    await after(24 * HOUR, 3)
+  })
+
+  it("keeps keys at most 24 hours, whatever the IdP's max-age says", async () => {
+    idp.keysAnswer({
+      headers: { 'cache-control': 'max-age=31536000', 'content-type': 'application/json' },
+      body: JSON.stringify(idp.publicJwks()),
+    })
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const ks = remote(120_000)
+    await ks.start()
+    await after(24 * HOUR - 1, 1)
+    await after(1, 2)
+    ks.stop()
+  })
+})
