@@ -5,7 +5,7 @@ import { Writable } from 'node:stream'
 import { stringify } from 'yaml'
 import type { GatehouseConfigInput } from '../src/config/schema.js'
 import { type Gatehouse, parseConfig, startGatehouse } from '../src/index.js'
-import { createLogging } from '../src/telemetry/logging.js'
+import { createLogging, type Logging } from '../src/telemetry/logging.js'
 
 /** A running gatehouse plus what it logged. */
 export interface TestGatehouse extends Gatehouse {
@@ -15,24 +15,29 @@ export interface TestGatehouse extends Gatehouse {
   logs: Array<Record<string, unknown>>
 }
 
+/** Logging whose JSON lines, parsed, are pushed onto `into` (nothing is printed). */
+export function capturedLogging(into: Array<Record<string, unknown>>, filter = 'info'): Logging {
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) if (line) into.push(JSON.parse(line))
+      cb()
+    },
+  })
+  return createLogging({ filter, destination })
+}
+
 /** Starts a gatehouse on ephemeral ports with admin off unless the config says otherwise. */
 export async function startTestGatehouse(
   config: GatehouseConfigInput,
   options: { logFilter?: string; ephemeralPorts?: boolean } = {},
 ): Promise<TestGatehouse> {
   const logs: Array<Record<string, unknown>> = []
-  const destination = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
-      cb()
-    },
-  })
   const withDefaults = { ...config, config: { adminAddr: 'off', ...config.config } }
   const parsed = parseConfig(stringify(withDefaults), 'test.yaml')
   const gh = await startGatehouse({
     config: parsed,
     ephemeralPorts: options.ephemeralPorts ?? true,
-    logging: createLogging({ filter: options.logFilter ?? 'info', destination }),
+    logging: capturedLogging(logs, options.logFilter ?? 'info'),
   })
   return Object.assign(gh, { url: gh.gateways[0]?.url ?? '', logs })
 }

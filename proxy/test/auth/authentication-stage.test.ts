@@ -18,6 +18,7 @@ import type { GatehouseConfig } from '../../src/config/schema.js'
 import { JwtProvider } from '../../src/config/schema.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { capturedLogging } from '../helpers.js'
 
 const ISSUER = 'https://idp.example/oauth2/default'
 const PRM = 'https://gw.example/.well-known/oauth-protected-resource/mcp'
@@ -49,13 +50,7 @@ function setup(
   o: { mode?: 'Strict' | 'Optional'; jwks?: Record<string, unknown>; clockSkew?: string } = {},
 ) {
   const logs: Array<Record<string, unknown>> = []
-  const destination = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
-      cb()
-    },
-  })
-  const logging = createLogging({ filter: 'debug', destination })
+  const logging = capturedLogging(logs, 'debug')
   const ctx: AuthContext = {
     config: {} as GatehouseConfig,
     upstreams: new Map(),

@@ -1,17 +1,9 @@
-/**
- * DiscoveryCache (proxy/src/auth/discovery.ts) against a real discovery endpoint, through the JWKS
- * backend and straight from the issuer URL: where it asks, what it refuses (OpenID Connect
- * Discovery 1.0 §4.3: the document must name the issuer asked for), how long a document is kept
- * (5 minutes, or the IdP's `Cache-Control: max-age` (RFC 9111 §5.2.2.1) within 1 minute to 24
- * hours), the 2 s wait after a failure, last-known-good, and what it logs and dumps.
- */
-import { Writable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DiscoveryCache } from '../../src/auth/discovery.js'
 import { BackendConfig } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
-import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { capturedLogging } from '../helpers.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 const DISCOVERY_PATH = '/oauth2/default/.well-known/openid-configuration'
@@ -22,13 +14,7 @@ let logs: Array<Record<string, unknown>>
 
 function logger() {
   logs = []
-  const destination = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
-      cb()
-    },
-  })
-  return createLogging({ filter: 'info', destination }).logger('proxy::auth::mcp')
+  return capturedLogging(logs, 'info').logger('proxy::auth::mcp')
 }
 
 /** A cache of the tiny IdP's discovery document, through the backend unless `direct`. */

@@ -6,7 +6,6 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { exportJWK, generateKeyPair, jwtVerify } from 'jose'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
@@ -18,8 +17,8 @@ import {
 } from '../../src/auth/jwks.js'
 import { BackendConfig } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
-import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { capturedLogging } from '../helpers.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 const KEYS_PATH = '/oauth2/default/v1/keys'
@@ -31,13 +30,7 @@ let keys: KeySet
 
 function logger() {
   logs = []
-  const destination = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
-      cb()
-    },
-  })
-  return createLogging({ filter: 'info', destination }).logger('proxy::auth::jwks')
+  return capturedLogging(logs, 'info').logger('proxy::auth::jwks')
 }
 
 function keySet(path = KEYS_PATH): KeySet {

@@ -10,6 +10,7 @@ import { BackendConfig } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { capturedLogging } from '../helpers.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 let idp: TinyIdp
@@ -21,16 +22,10 @@ beforeEach(async () => {
   idp = await startTinyIdp()
   upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }))
   logs = []
-  const destination = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
-      cb()
-    },
-  })
   keys = new KeySet(
     idp.issuer,
     { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs: 300_000 },
-    createLogging({ filter: 'info', destination }).logger('proxy::auth::jwks'),
+    capturedLogging(logs, 'info').logger('proxy::auth::jwks'),
     new TaskRegistry(),
   )
 })

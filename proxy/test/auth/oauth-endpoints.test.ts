@@ -1,10 +1,3 @@
-/**
- * The MCP OAuth endpoints (proxy/src/auth/oauth.ts) as a unit: requests handed to
- * {@link OAuthEndpoints.serve} directly, the discovery document and proxied registrations from a
- * real tiny IdP. What each document holds (RFC 9728 §2, RFC 8414 §2), which methods each path
- * takes, and every answer of client registration (RFC 7591 §3).
- */
-import { Writable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DiscoveryCache } from '../../src/auth/discovery.js'
 import { OAuthEndpoints } from '../../src/auth/oauth.js'
@@ -14,6 +7,7 @@ import type { LocalRequest, LocalResponse } from '../../src/http/local-response.
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { capturedLogging } from '../helpers.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 const AS = '/.well-known/oauth-authorization-server/mcp'
@@ -37,13 +31,7 @@ function endpoints(
   mcp: Record<string, unknown> = {},
   o: { audience?: string | undefined; org?: boolean } = {},
 ): OAuthEndpoints {
-  const destination = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
-      cb()
-    },
-  })
-  const log = createLogging({ filter: 'info', destination }).logger('proxy::auth::mcp')
+  const log = capturedLogging(logs, 'info').logger('proxy::auth::mcp')
   const orgUpstream = o.org === false ? undefined : upstream
   return new OAuthEndpoints({
     mcp: McpAuth.parse({

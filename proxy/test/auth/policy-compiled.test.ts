@@ -1,9 +1,3 @@
-/**
- * A compiled policy as a unit (proxy/src/auth/policy.ts): the static checks `--validate` reports
- * with their paths, the status `/config_dump` shows (seed: conditions Accepted, Attached,
- * Programmed) and the log lines when it changes, the three stages composed, and the dump.
- */
-import { Writable } from 'node:stream'
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
@@ -11,8 +5,8 @@ import { checkAuthPolicy, compileAuthPolicy } from '../../src/auth/policy.js'
 import type { AuthRequest } from '../../src/auth/types.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { parseConfig } from '../../src/index.js'
-import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { capturedLogging } from '../helpers.js'
 import { eventually } from '../reliability/helpers.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
@@ -89,12 +83,6 @@ const inlineJwt = (extra: Record<string, unknown> = {}) => ({
 
 function compile(cfg: ReturnType<typeof config>) {
   const logs: Array<Record<string, unknown>> = []
-  const destination = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line))
-      cb()
-    },
-  })
   const upstreams = new Map<string, Upstream>()
   for (const [name, backend] of Object.entries(cfg.backends)) {
     const u = createUpstream(backend)
@@ -104,7 +92,7 @@ function compile(cfg: ReturnType<typeof config>) {
   const policy = compileAuthPolicy('p', cfg.policies.p as never, {
     config: cfg,
     upstreams,
-    logging: createLogging({ filter: 'info', destination }),
+    logging: capturedLogging(logs, 'info'),
     tasks: new TaskRegistry(),
   })
   cleanups.push(() => policy.stop())
