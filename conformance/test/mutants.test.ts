@@ -3,7 +3,15 @@
  * and still applies to the current proxy/, so a proxy change that breaks one fails here, naming
  * the patch, instead of as a mutant error in `npm run conformance:mutants`.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CATALOGUE } from '../src/catalogue/index.js'
@@ -39,6 +47,24 @@ describe('conformance/mutants', () => {
       expect(m.breaks.length, m.name).toBeGreaterThan(20)
       for (const id of m.caughtBy) expect(ids.has(id), `${m.name}: ${id}`).toBe(true)
     }
+  })
+
+  it('live outside production code: no source file of proxy/src names a fault', () => {
+    // Issue #11: the faults are the suite's patches, never branches in the proxy. As a whole
+    // word, so that `default` and zod's `prefault` do not count.
+    const src = join(ROOT, 'proxy/src')
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.ts'),
+    )
+    expect(files.length).toBeGreaterThan(50)
+    const hits = files.flatMap((f) =>
+      readFileSync(join(src, f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          /\bfaults?\b/i.test(line) ? [`proxy/src/${f}:${i + 1}: ${line}`] : [],
+        ),
+    )
+    expect(hits).toEqual([])
   })
 
   it.each(mutants.map((m) => [m.name, m.file]))(
