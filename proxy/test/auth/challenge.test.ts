@@ -49,6 +49,18 @@ describe('Challenge', () => {
     expect(scoped.headers?.['www-authenticate']).toContain('scope="mcp:tools openid"')
   })
 
+  it('answers a malformed request 400 invalid_request in the header and the body (RFC 6750 §3.1)', () => {
+    const r = new Challenge(PRM).badRequest('send one Authorization header')
+    expect(r.status).toBe(400)
+    expect(r.headers?.['www-authenticate']).toBe(
+      `Bearer resource_metadata="${PRM}", error="invalid_request", error_description="send one Authorization header"`,
+    )
+    expect(r.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'send one Authorization header',
+    })
+  })
+
   it('drops quotes and backslashes from auth-param values (RFC 9110 §11.2)', () => {
     const r = new Challenge(PRM).badRequest('say "hi" \\ bye')
     expect(r.status).toBe(400)

@@ -364,10 +364,16 @@ describe('client registration (RFC 7591), pre-registered client', () => {
     })
   }
 
-  it('answers 400 when the body could not be read (the client went away)', async () => {
+  it.each([
+    ['the client went away', new Error('aborted')],
+    [
+      'it came too slowly (the listener answers that 408 itself)',
+      new RequestError('GW_ERR_REQUEST_TIMEOUT', 408, 'request_timeout', 'too slow'),
+    ],
+  ])('answers 400, not 413, when the body could not be read: %s', async (_case, failure) => {
     const gone: LocalRequest = {
       ...request('POST', REGISTER, '{}'),
-      body: () => Promise.reject(new Error('aborted')),
+      body: () => Promise.reject(failure),
     }
     const res = await serve(endpoints({ clientId: 'demo-client' }), gone)
     expect(res.status).toBe(400)
@@ -424,6 +430,7 @@ describe('client registration (RFC 7591), proxied to the IdP', () => {
     expect(hit).toMatchObject({
       method: 'POST',
       authorization: 'SSWS test-api-token',
+      contentType: 'application/json',
       body: '{"client_name":"x"}',
     })
   })

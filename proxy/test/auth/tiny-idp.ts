@@ -52,6 +52,8 @@ export interface TinyIdp {
     body?: string
     /** The request's Accept header. */
     accept?: string
+    /** The request's Content-Type header. */
+    contentType?: string
   }>
   publicJwks(): { keys: JWK[] }
   currentKey(): Key
@@ -93,6 +95,7 @@ export async function startTinyIdp(opts: { keysInitiallyDown?: boolean } = {}): 
         authorization: req.headers.authorization,
         body,
         accept: req.headers.accept,
+        contentType: req.headers['content-type'],
       })
       const json = (status: number, value: unknown) => sendJson(res, status, value)
       const issuer = `${orgUrl}/oauth2/default`
