@@ -13,9 +13,19 @@
  * ```
  */
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs'
 import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
+import { build } from 'esbuild'
+import { BUNDLES, buildOptions } from '../../scripts/build-config.js'
 import { ROOT } from './stack.js'
 
 const run = promisify(execFile)
@@ -95,15 +105,50 @@ export function mutant(name: string): Mutant {
 
 /** A mutant's proxy copy. */
 export interface MutantCopy {
-  /** The copy's `proxy/` directory (start `bin/gatehouse.ts` in it). */
+  /** The copy's `proxy/` directory (start `bin/gatehouse.ts` in it, or its build: {@link buildProxy}). */
   proxyDir: string
   /** Removes the copy. */
   remove(): void
 }
 
 /**
- * Copies the repository's proxy (bin, src, package.json) to `<workDir>/proxy` and applies the
- * mutant's patch there with `git apply --directory` run from the repository root.
+ * Builds a proxy directory (the repository's or a mutant's copy) as `npm run build` builds
+ * `proxy/dist`: one esbuild bundle, npm packages external. Starting the build is about twice as
+ * fast as starting the sources with tsx, and it is what the installed command runs.
+ * @returns The command line that starts it, before `-f <config>`.
+ */
+export async function buildProxy(
+  proxyDir: string,
+  outdir = join(proxyDir, 'dist'),
+): Promise<string[]> {
+  const proxy = BUNDLES.find((b) => b.workspace === 'proxy')
+  if (!proxy) throw new Error('scripts/build-config.ts has no proxy bundle')
+  await build({ ...buildOptions(proxy), entryPoints: [join(proxyDir, proxy.entry)], outdir })
+  return [process.execPath, join(outdir, 'gatehouse.js')]
+}
+
+/**
+ * Copies the repository's proxy (bin, src, package.json) to `<workDir>/proxy`, replacing whatever
+ * was in `workDir`.
+ */
+export function copyProxy(workDir: string): MutantCopy {
+  rmSync(workDir, { recursive: true, force: true })
+  const proxyDir = join(workDir, 'proxy')
+  mkdirSync(proxyDir, { recursive: true })
+  for (const part of PROXY_PARTS) {
+    cpSync(join(ROOT, 'proxy', part), join(proxyDir, part), { recursive: true })
+  }
+  // The proxy's own packages (those npm did not hoist, such as its lru-cache major) resolve from
+  // the copy as from proxy/; the others from the repository's node_modules above the copy.
+  if (existsSync(join(ROOT, 'proxy/node_modules'))) {
+    symlinkSync(join(ROOT, 'proxy/node_modules'), join(proxyDir, 'node_modules'), 'dir')
+  }
+  return { proxyDir, remove: () => rmSync(workDir, { recursive: true, force: true }) }
+}
+
+/**
+ * Copies the repository's proxy to `<workDir>/proxy` ({@link copyProxy}) and applies the mutant's
+ * patch there with `git apply --directory` run from the repository root.
  * @throws Error with git's message when the patch does not apply (regenerate it: see
  * conformance/README.md).
  */
@@ -111,20 +156,14 @@ export async function prepareMutant(
   mutant: Mutant,
   workDir = join(MUTANT_WORK_DIR, `${process.pid}-${mutant.name}`),
 ): Promise<MutantCopy> {
-  rmSync(workDir, { recursive: true, force: true })
-  const proxyDir = join(workDir, 'proxy')
-  mkdirSync(proxyDir, { recursive: true })
-  for (const part of PROXY_PARTS) {
-    cpSync(join(ROOT, 'proxy', part), join(proxyDir, part), { recursive: true })
-  }
-  const remove = () => rmSync(workDir, { recursive: true, force: true })
+  const copy = copyProxy(workDir)
   try {
     await applyPatch(mutant.file, workDir)
   } catch (err) {
-    remove()
+    copy.remove()
     throw err
   }
-  return { proxyDir, remove }
+  return copy
 }
 
 /**

@@ -3,6 +3,7 @@
  * and still applies to the current proxy/, so a proxy change that breaks one fails here, naming
  * the patch, instead of as a mutant error in `npm run conformance:mutants`.
  */
+import { execFileSync } from 'node:child_process'
 import {
   cpSync,
   existsSync,
@@ -17,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CATALOGUE } from '../src/catalogue/index.js'
 import {
   applyPatch,
+  buildProxy,
   listMutants,
   MUTANT_WORK_DIR,
   MutantHeaderError,
@@ -116,5 +118,25 @@ describe('prepareMutant', () => {
     )
     copy.remove()
     expect(existsSync(copy.proxyDir)).toBe(false)
+  })
+
+  it('builds the copy into a command that runs with the proxy’s own dependencies', async () => {
+    const copy = await prepareMutant(mutant('admin-bind-all'), join(work, 'built'))
+    // proxy/ has packages npm did not hoist (its lru-cache major): the copy must see them.
+    expect(readdirSync(join(copy.proxyDir, 'node_modules'))).toEqual(
+      readdirSync(join(ROOT, 'proxy/node_modules')),
+    )
+    const [node, entry] = await buildProxy(copy.proxyDir)
+    expect(entry).toBe(join(copy.proxyDir, 'dist/gatehouse.js'))
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'proxy/package.json'), 'utf8'))
+    const out = execFileSync(node as string, [entry as string, '--version'], { encoding: 'utf8' })
+    expect(out.trim()).toContain(version)
+    // The patched line is in the build (a chunk: the proxy is imported dynamically).
+    const dist = join(copy.proxyDir, 'dist')
+    const built = readdirSync(dist, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(dist, f), 'utf8'))
+    expect(built.some((code) => code.includes('const host = "0.0.0.0"'))).toBe(true)
+    copy.remove()
   })
 })
