@@ -17,9 +17,9 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '@gatehouse/support'
 import autocannon from 'autocannon'
-import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { stringify } from 'yaml'
 import { startProcess, stopProcesses } from './processes.js'
+import { BENCH_ISSUER, benchToken } from './token.js'
 
 const { values } = parseArgs({
   options: {
@@ -55,17 +55,8 @@ async function main(baselineDir: string): Promise<void> {
     [join(here, 'upstream.ts'), String(upstreamPort)],
     /listening/,
   )
-  const { publicKey, privateKey } = await generateKeyPair('RS256')
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' }
-  const issuer = 'https://idp.bench.example/oauth2/default'
-  const token = await new SignJWT({ groups: ['AI-Users'] })
-    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
-    .setIssuer(issuer)
-    .setAudience('api://default')
-    .setSubject('alice')
-    .setIssuedAt()
-    .setExpirationTime('2h')
-    .sign(privateKey)
+  const { jwk, token } = await benchToken({ groups: ['AI-Users'] })
+  const issuer = BENCH_ISSUER
 
   const builds: Array<{ name: string; dir: string; port: number; process?: ChildProcess }> = [
     { name: 'this checkout', dir: root, port: await freePort() },

@@ -20,10 +20,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@gatehouse/support'
 import autocannon from 'autocannon'
-import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { stringify } from 'yaml'
 import { startProcess, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
+import { BENCH_ISSUER, benchToken } from './token.js'
 
 const values = benchOptions({ duration: 10, connections: 50, rounds: 3 })
 const { duration, connections, rounds } = values
@@ -111,17 +111,8 @@ async function main(): Promise<void> {
     /listening/,
   )
 
-  const { publicKey, privateKey } = await generateKeyPair('RS256')
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' }
-  const issuer = 'https://idp.bench.example/oauth2/default'
-  const token = await new SignJWT({ groups: ['AI-Users'], scp: ['openid'] })
-    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
-    .setIssuer(issuer)
-    .setAudience('api://default')
-    .setSubject('alice')
-    .setIssuedAt()
-    .setExpirationTime('2h')
-    .sign(privateKey)
+  const { jwk, token } = await benchToken({ groups: ['AI-Users'], scp: ['openid'] })
+  const issuer = BENCH_ISSUER
 
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
   const ghPort = await freePort()
