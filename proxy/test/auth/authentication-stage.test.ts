@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
+import type { JWK } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { JwtAuthentication } from '../../src/auth/authentication.js'
 import { RuleAuthorization } from '../../src/auth/authorization.js'
@@ -19,26 +19,22 @@ import { JwtProvider } from '../../src/config/schema.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { capturedLogging } from '../helpers.js'
+import { type Es256Signer, es256Signer } from './signer.js'
 
 const ISSUER = 'https://idp.example/oauth2/default'
 const PRM = 'https://gw.example/.well-known/oauth-protected-resource/mcp'
 
 let jwk: JWK
-let sign: (claims?: Record<string, unknown>) => Promise<string>
+let sign: Es256Signer['sign']
 beforeAll(async () => {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
-  jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }
-  sign = (claims = {}) =>
-    new SignJWT({
-      iss: ISSUER,
-      aud: 'api://default',
-      sub: 'alice',
-      groups: ['AI-Users'],
-      exp: Math.floor(Date.now() / 1000) + 600,
-      ...claims,
-    })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-      .sign(privateKey)
+  const signer = await es256Signer({
+    iss: ISSUER,
+    aud: 'api://default',
+    sub: 'alice',
+    groups: ['AI-Users'],
+  })
+  jwk = signer.jwk
+  sign = signer.sign
 })
 
 interface Recorded {

@@ -1,4 +1,4 @@
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
+import type { JWK } from 'jose'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
 import { checkAuthPolicy, compileAuthPolicy } from '../../src/auth/policy.js'
@@ -8,27 +8,23 @@ import { parseConfig } from '../../src/index.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { capturedLogging } from '../helpers.js'
 import { eventually } from '../reliability/helpers.js'
+import { type Es256Signer, es256Signer } from './signer.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 const ISSUER = 'https://idp.example/oauth2/default'
 
 let jwk: JWK
-let sign: (claims?: Record<string, unknown>) => Promise<string>
+let sign: Es256Signer['sign']
 beforeAll(async () => {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
-  jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }
-  sign = (claims = {}) =>
-    new SignJWT({
-      iss: ISSUER,
-      aud: 'api://default',
-      sub: 'alice',
-      email: 'alice@example.com',
-      groups: ['AI-Users'],
-      exp: Math.floor(Date.now() / 1000) + 600,
-      ...claims,
-    })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-      .sign(privateKey)
+  const signer = await es256Signer({
+    iss: ISSUER,
+    aud: 'api://default',
+    sub: 'alice',
+    email: 'alice@example.com',
+    groups: ['AI-Users'],
+  })
+  jwk = signer.jwk
+  sign = signer.sign
 })
 
 const cleanups: Array<() => unknown> = []
