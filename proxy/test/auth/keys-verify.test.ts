@@ -6,7 +6,7 @@
  * `error_description` a client receives in the 401 (RFC 6750 §3).
  */
 import { Writable } from 'node:stream'
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
+import type { JWK } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
 import { TokenVerifier } from '../../src/auth/verify.js'
@@ -14,6 +14,7 @@ import { BackendConfig } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { es256Signer } from './signer.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 const ISSUER = 'https://idp.example/oauth2/default'
@@ -36,15 +37,8 @@ function verifierOf(keys: JWK[], clockSkewSec = 60): TokenVerifier {
   return new TokenVerifier([{ issuer: ISSUER, audiences: [AUDIENCE], clockSkewSec, keys: keySet }])
 }
 
-async function es256() {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
-  const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'es' }
-  const sign = (exp = now() + 600) =>
-    new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'alice', exp })
-      .setProtectedHeader({ alg: 'ES256', kid: 'es' })
-      .sign(privateKey)
-  return { jwk, sign }
-}
+/** A fresh ES256 key (kid `k1`) and tokens for this issuer and audience. */
+const es256 = () => es256Signer({ iss: ISSUER, aud: AUDIENCE, sub: 'alice' })
 
 describe('TokenVerifier: a token that decodes but is not a valid JWS', () => {
   const malformed = {
@@ -62,7 +56,7 @@ describe('TokenVerifier: a token that decodes but is not a valid JWS', () => {
   it('a header without alg', async () => {
     const k = await es256()
     const [, p, s] = (await k.sign()).split('.')
-    expect(await verifierOf([k.jwk]).verify(`${b64({ kid: 'es' })}.${p}.${s}`)).toEqual(malformed)
+    expect(await verifierOf([k.jwk]).verify(`${b64({ kid: 'k1' })}.${p}.${s}`)).toEqual(malformed)
   })
 })
 
@@ -91,7 +85,7 @@ describe('TokenVerifier: the verdict cache', () => {
     const v = verifierOf([k.jwk], 0)
     // Between 1 and 2 s away: the first verification is well inside the lifetime.
     const exp = now() + 2
-    const token = await k.sign(exp)
+    const token = await k.sign({ exp })
     expect(await v.verify(token)).toMatchObject({ ok: true, claims: { exp } })
     while (Date.now() < exp * 1000 + 50) await new Promise((r) => setTimeout(r, 50))
     expect(await v.verify(token)).toEqual({
