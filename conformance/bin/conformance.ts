@@ -77,6 +77,14 @@ const program = new Command()
   )
   .option('--no-wait', 'with --target: the same as --yes')
   .addOption(
+    new Option(
+      '--config-format <format>',
+      'without --target: how the embedded reference proxy is configured: its standalone YAML or the same as Kubernetes manifests',
+    )
+      .choices(['standalone', 'kubernetes'])
+      .default('standalone'),
+  )
+  .addOption(
     new Option('--profile <names>', `profiles to run (${PROFILES.join(', ')})`).argParser(
       commaList,
     ),
@@ -100,6 +108,7 @@ const opts = program.opts<{
   allowShutdown: boolean
   yes: boolean
   wait: boolean
+  configFormat: 'standalone' | 'kubernetes'
   profile?: string[]
   only?: string[]
   skip?: string[]
@@ -188,10 +197,10 @@ try {
     }
     title = `target ${opts.target}`
   } else {
-    const gateway = await startGateway(fixtures)
+    const gateway = await startGateway(fixtures, { configFormat: opts.configFormat })
     target = gateway.target
     stop = gateway.stop
-    title = `embedded reference proxy (gatehouse) at ${target.base}`
+    title = `embedded reference proxy (gatehouse, ${opts.configFormat} configuration) at ${target.base}`
   }
   targetInfo = {
     base: target.base,

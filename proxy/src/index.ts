@@ -6,10 +6,11 @@ import type { AdminContext, GatewayInfo } from './admin/context.js'
 import type { AuthPolicy } from './auth/types.js'
 import { checkCompilable, compileSnapshot } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
+import { type ConfigSource, resourceProblems } from './config/sources.js'
 import { configWarnings } from './config/warnings.js'
 import { type Listener, startListener } from './dataplane/listener.js'
 import { createPipeline } from './dataplane/pipeline.js'
-import { ConfigError } from './errors.js'
+import { ConfigError, type ConfigIssue } from './errors.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
 import { Metrics } from './telemetry/metrics.js'
 import { startTracing, type Tracing } from './telemetry/otel.js'
@@ -20,6 +21,7 @@ import { VERSION } from './version.js'
 
 export { loadConfigFile, parseConfig } from './config/load.js'
 export type { GatehouseConfig, GatehouseConfigInput } from './config/schema.js'
+export { type ConfigSource, loadConfigSources } from './config/sources.js'
 export { ConfigError, GatehouseError } from './errors.js'
 /** The proxy's version, from its package.json. */
 export { VERSION }
@@ -32,6 +34,11 @@ export interface StartOptions {
   configFile?: string
   /** Logging to use. Default: stdout with `config.logLevel`. */
   logging?: Logging
+  /**
+   * Where the configuration came from (`loadConfigSources`): Kubernetes resources' findings and
+   * translation warnings are logged and reported. Default: a standalone file.
+   */
+  source?: ConfigSource
   /** Bind every gateway to a free port instead of the configured one (tests). Default false. */
   ephemeralPorts?: boolean
 }
@@ -83,8 +90,13 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     logging,
     tracing: await tracingOrNone(logging),
   })
-  for (const w of configWarnings(config)) {
-    logging.logger('proxy::config').warn({ path: w.path }, `${w.path}: ${w.message}`)
+  const configLog = logging.logger('proxy::config')
+  const locate = options.source?.locate ?? ((i: ConfigIssue) => i)
+  for (const w of [...(options.source?.warnings ?? []), ...configWarnings(config).map(locate)]) {
+    configLog.warn({ path: w.path }, `${w.path}: ${w.message}`)
+  }
+  for (const p of resourceProblems(options.source?.resources ?? [])) {
+    configLog.error({ resource: p.path }, `${p.path}: ${p.message}`)
   }
   const startedAt = new Date()
 

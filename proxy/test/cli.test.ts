@@ -208,3 +208,51 @@ describe('gatehouse CLI', () => {
     }
   })
 })
+
+describe('gatehouse CLI with Kubernetes manifests', () => {
+  const example = (p: string) => new URL(`../../examples/kubernetes/${p}`, import.meta.url).pathname
+
+  it('validates a multi-document manifest and a directory of them', async () => {
+    const one = await gatehouse(['--validate', '-f', example('mcp-auth.yaml')])
+    expect(one.stderr).toBe('')
+    expect(one.stdout).toContain(
+      'configuration is valid (7 resource(s) -> 1 gateway(s), 1 route(s), 2 backend(s), 2 policy(ies))',
+    )
+    expect(one.code).toBe(0)
+    const dir = await gatehouse(['--validate', '-f', example('demo/')])
+    expect(dir.code).toBe(0)
+    expect(dir.stdout).toContain('6 resource(s) -> 1 gateway(s)')
+  })
+
+  it('exits 1 naming the resource, field and line of a CEL expression that does not type-check', async () => {
+    const typo = readFileSync(example('mcp-auth.yaml'), 'utf8').replace(
+      `'"AI-Users" in jwt.groups'`,
+      `'"AI-Users" in jwtt.groups'`,
+    )
+    const r = await gatehouse(['--validate', '-f', file(typo)])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(
+      /GatewayPolicy default\/mcp-auth: spec\.traffic\.authorization\.policy\.matchExpressions\[0\]: invalid CEL .*Unknown variable: jwtt.*config\.yaml line 119\)/,
+    )
+  })
+
+  it('warns about a broken reference and an unknown kind, and refuses to start without a listener', async () => {
+    // Without its Gateway (the first document), plus a kind gatehouse does not read.
+    const text = readFileSync(example('mcp-auth.yaml'), 'utf8')
+      .replace(/^apiVersion: gateway\.networking\.k8s\.io\/v1\nkind: Gateway\n[\s\S]*?---\n/m, '')
+      .concat('---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm }\ndata: {}\n')
+    expect(text).not.toMatch(/^kind: Gateway$/m)
+    const path = file(text)
+    const validate = await gatehouse(['--validate', '-f', path])
+    expect(validate.code).toBe(0)
+    expect(validate.stderr).toContain(
+      'gatehouse: warning: ConfigMap default/cm (v1): not a kind gatehouse reads',
+    )
+    expect(validate.stderr).toContain(
+      'HTTPRoute default/mcp parent gateway-system/gateway: Accepted False (NoMatchingParent): Gateway gateway-system/gateway not found',
+    )
+    const start = await gatehouse(['-f', path])
+    expect(start.code).toBe(1)
+    expect(start.stderr).toContain('Gateway: no HTTP listener to serve')
+  })
+})
