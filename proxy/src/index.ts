@@ -3,6 +3,7 @@
  * external identity provider. {@link startGatehouse} runs one from a validated configuration.
  */
 import type { AdminContext, GatewayInfo } from './admin/context.js'
+import { ConditionClock, resourceStatus } from './admin/resource-status.js'
 import type { AuthPolicy } from './auth/types.js'
 import { checkCompilable, compileSnapshot } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
@@ -99,6 +100,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     configLog.error({ resource: p.path }, `${p.path}: ${p.message}`)
   }
   const startedAt = new Date()
+  const clock = new ConditionClock()
 
   const listeners: Listener[] = []
   let admin: { url: string; close(): Promise<void> } | undefined
@@ -167,6 +169,17 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
       config: () => config,
       policies: () => snapshot.policies,
       gateways: () => gateways,
+      resources: () =>
+        resourceStatus(
+          options.source?.resources ?? [],
+          {
+            config,
+            policies: snapshot.policies,
+            listening: new Map(gateways.map((g) => [g.name, g.routes])),
+            controllerName: `${options.source?.apiGroup ?? 'gateway.example.dev'}/gatehouse`,
+          },
+          clock,
+        ),
       traceBus,
       logging,
       tasks,

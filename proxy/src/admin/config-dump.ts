@@ -27,6 +27,38 @@ export const PolicyStatusDump = z.object({
   conditions: z.array(Condition),
 })
 
+/** A Gateway API condition of a Kubernetes resource (metav1.Condition). */
+export const ResourceCondition = z.object({
+  type: z.enum(['Accepted', 'ResolvedRefs', 'Attached', 'Programmed']),
+  status: ConditionStatus,
+  reason: z
+    .string()
+    .describe('CamelCase Gateway API reason, e.g. BackendNotFound, RefNotPermitted.'),
+  message: z.string(),
+  observedGeneration: z.number().int(),
+  lastTransitionTime: z.string().describe('RFC 3339 time the status last changed.'),
+})
+
+/** The status of one Kubernetes resource the configuration was translated from. */
+export const ResourceStatusDump = z.object({
+  kind: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  generation: z.number().int(),
+  gatehouseName: z.string().optional().describe('Its name in the translated configuration.'),
+  conditions: z.array(ResourceCondition),
+  parents: z
+    .array(
+      z.object({
+        parentRef: z.record(z.string(), z.string()),
+        controllerName: z.string(),
+        conditions: z.array(ResourceCondition),
+      }),
+    )
+    .optional()
+    .describe('HTTPRoute: its status towards each parentRef (Gateway API RouteParentStatus).'),
+})
+
 /** The whole dump. */
 export const ConfigDump = z
   .object({
@@ -88,6 +120,11 @@ export const ConfigDump = z
         status: PolicyStatusDump,
       }),
     ),
+    resources: z
+      .array(ResourceStatusDump)
+      .describe(
+        'Kubernetes resources the configuration came from, with Gateway API status; empty for a standalone file.',
+      ),
     workloads: z.array(z.unknown()).describe('Always empty in standalone mode.'),
     services: z.array(z.unknown()).describe('Always empty in standalone mode.'),
   })
@@ -221,6 +258,7 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
         status: policyStatusDump(policy ? policy.status() : NOT_COMPILED),
       }
     }),
+    resources: [...(ctx.resources?.() ?? [])],
     workloads: [],
     services: [],
   }

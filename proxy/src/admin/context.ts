@@ -8,6 +8,7 @@ import type { Logging } from '../telemetry/logging.js'
 import type { Metrics } from '../telemetry/metrics.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { TraceBus } from '../telemetry/trace-bus.js'
+import type { ResourceStatus } from './resource-status.js'
 
 /** A listening gateway. */
 export interface GatewayInfo {
@@ -29,6 +30,8 @@ export interface AdminContext {
   /** Compiled policies by name, with their live status. */
   policies(): ReadonlyMap<string, AuthPolicy>
   gateways(): readonly GatewayInfo[]
+  /** Kubernetes resources and their Gateway API status (absent or empty: a standalone file). */
+  resources?(): readonly ResourceStatus[]
   readonly traceBus: TraceBus
   readonly logging: Logging
   readonly tasks: TaskRegistry

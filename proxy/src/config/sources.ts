@@ -28,6 +28,8 @@ export interface ConfigSource {
   paths: readonly string[]
   /** `kubernetes` when any document was a resource. */
   format: 'standalone' | 'kubernetes'
+  /** API group of GatewayBackend and GatewayPolicy. */
+  apiGroup: string
   /** Per-resource findings (Kubernetes only; empty otherwise). */
   resources: readonly ResourceFindings[]
   /** Resources ignored and other warnings of the translation. */
@@ -46,6 +48,7 @@ export async function loadConfigSources(
 ): Promise<ConfigSource> {
   const env = options.env ?? process.env
   const label = paths.join(', ')
+  const apiGroup = options.apiGroup ?? DEFAULT_API_GROUP
   const docs = await readDocuments(paths, env)
   const sorted = sortDocuments(docs)
   if (sorted.issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', sorted.issues, label)
@@ -56,6 +59,7 @@ export async function loadConfigSources(
     return {
       config,
       paths,
+      apiGroup,
       format: 'standalone',
       resources: [],
       warnings: [],
@@ -77,9 +81,7 @@ export async function loadConfigSources(
       label,
     )
   }
-  const t = translateResources(sorted.resources, sorted.fragments, {
-    apiGroup: options.apiGroup ?? DEFAULT_API_GROUP,
-  })
+  const t = translateResources(sorted.resources, sorted.fragments, { apiGroup })
   if (t.errors.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', t.errors, label)
   const locate = (i: ConfigIssue) => t.origins.relocate(i)
   // No listener at all is what a controller sees before its Gateway exists: routes report
@@ -93,6 +95,7 @@ export async function loadConfigSources(
   return {
     config,
     paths,
+    apiGroup,
     format: 'kubernetes',
     resources: t.findings.list(),
     warnings: t.warnings,

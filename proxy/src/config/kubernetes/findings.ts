@@ -31,6 +31,8 @@ export interface ResourceFindings {
   generation: number
   /** The gatehouse name it translated to (`routes.<key>`, ...), when it did. */
   key?: string
+  /** Gateway only: the gatehouse gateways its HTTP listeners became. */
+  listeners?: string[]
   conditions: Finding[]
   parents?: ParentFinding[]
 }

@@ -74,6 +74,7 @@ export function translateGateways(
       findings.set(gw, ok('Accepted', 'Accepted', 'every listener is HTTP'))
     }
     findings.of(gw).key = gwKey
+    findings.of(gw).listeners = keys.map((k) => k.key)
     out.set(`${gw.namespace}/${gw.name}`, keys)
   }
   return out
