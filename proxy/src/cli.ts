@@ -70,9 +70,8 @@ export async function run(argv: readonly string[]): Promise<number> {
     const { loadConfigSources, requireListener, resourceProblems } = await import(
       './config/sources.js'
     )
-    const source = await loadConfigSources(values.file, {
-      ...(values['api-group'] ? { apiGroup: values['api-group'] } : {}),
-    })
+    const loadOptions = values['api-group'] ? { apiGroup: values['api-group'] } : {}
+    const source = await loadConfigSources(values.file, loadOptions)
     const { config } = source
     const label = values.file.join(', ')
     const { checkCompilable } = await import('./compile.js')
@@ -114,9 +113,29 @@ export async function run(argv: readonly string[]): Promise<number> {
       { name: 'gatehouse', announce: false, exit: false },
     )
     const { startGatehouse } = await import('./index.js')
-    gatehouse = await startGatehouse({ config, configFile: label, source })
+    const loadConfig = async () => {
+      const next = await loadConfigSources(values.file as string[], loadOptions)
+      try {
+        await checkCompilable(next.config, label)
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err
+        throw new ConfigError('GW_ERR_CONFIG_INVALID', err.issues.map(next.locate), label)
+      }
+      return next
+    }
+    gatehouse = await startGatehouse({ config, configFile: label, source, loadConfig })
     if (early) void gatehouse.stop(early)
+    const running = gatehouse
+    // Reload triggers: SIGHUP and changes to the files (admin POST /reload is the third).
+    const onHup = () => void running.reload('SIGHUP')
+    process.on('SIGHUP', onHup)
+    const { watchSources } = await import('./config/watch.js')
+    const watcher = watchSources(values.file, () => void running.reload('watch'), {
+      log: running.logging.logger('proxy::config'),
+    })
     await gatehouse.stopped
+    watcher.close()
+    process.off('SIGHUP', onHup)
     return 0
   } catch (err) {
     if (err instanceof GatehouseError) {

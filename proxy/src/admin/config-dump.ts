@@ -7,6 +7,7 @@ import { isSecretHeader, REDACTED, redactExpression, redactValue } from '@gateho
 import { z } from 'zod'
 import type { PolicyStatus } from '../auth/types.js'
 import type { PolicyConfig } from '../config/schema.js'
+import type { ReloadRecord } from '../reload.js'
 import type { AdminContext } from './context.js'
 
 const ConditionStatus = z.enum(['True', 'False', 'Unknown'])
@@ -120,6 +121,15 @@ export const ConfigDump = z
         status: PolicyStatusDump,
       }),
     ),
+    reload: z
+      .object({
+        at: z.string().describe('RFC 3339 time the last reload finished.'),
+        trigger: z.enum(['watch', 'SIGHUP', 'admin', 'api']),
+        result: z.enum(['success', 'unchanged', 'failure']),
+        message: z.string(),
+      })
+      .optional()
+      .describe('The last configuration reload; absent when there was none.'),
     resources: z
       .array(ResourceStatusDump)
       .describe(
@@ -258,6 +268,7 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
         status: policyStatusDump(policy ? policy.status() : NOT_COMPILED),
       }
     }),
+    ...(ctx.lastReload?.() ? { reload: { ...(ctx.lastReload() as ReloadRecord) } } : {}),
     resources: [...(ctx.resources?.() ?? [])],
     workloads: [],
     services: [],

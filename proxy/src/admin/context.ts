@@ -4,6 +4,7 @@
  */
 import type { AuthPolicy } from '../auth/types.js'
 import type { GatehouseConfig } from '../config/schema.js'
+import type { ReloadRecord } from '../reload.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { Metrics } from '../telemetry/metrics.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
@@ -30,6 +31,10 @@ export interface AdminContext {
   /** Compiled policies by name, with their live status. */
   policies(): ReadonlyMap<string, AuthPolicy>
   gateways(): readonly GatewayInfo[]
+  /** Reloads the configuration (`POST /reload`); absent: the endpoint answers 503. */
+  reload?(): Promise<ReloadRecord>
+  /** The last reload, if any. */
+  lastReload?(): ReloadRecord | undefined
   /** Kubernetes resources and their Gateway API status (absent or empty: a standalone file). */
   resources?(): readonly ResourceStatus[]
   readonly traceBus: TraceBus

@@ -156,6 +156,15 @@ export class Metrics {
     ),
   )
 
+  readonly configReloads = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_config_reloads_total',
+      'Configuration reloads, by result: success (a new configuration serves), unchanged, failure (the previous one keeps serving).',
+      ['result'],
+    ),
+  )
+
   /** Tool names as labels: at most 200 distinct per process. */
   readonly tools = new BoundedLabel(200)
   /** Issuers as labels (configured, but bounded all the same). */
