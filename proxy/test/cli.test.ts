@@ -256,3 +256,43 @@ describe('gatehouse CLI with Kubernetes manifests', () => {
     expect(start.stderr).toContain('Gateway: no HTTP listener to serve')
   })
 })
+
+describe('gatehouse CLI reload triggers', () => {
+  it('reloads when its file changes and on SIGHUP, logging each', async () => {
+    const [port, admin] = [await freePort(), await freePort()]
+    const text = (level: string) =>
+      `config: { adminAddr: "127.0.0.1:${admin}", logLevel: ${level} }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }\n`
+    const path = file(text('info'))
+    const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
+    let out = ''
+    const seen = (s: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => out.includes(s) && resolve()
+        child.stdout.on('data', (c) => {
+          out += c
+          check()
+        })
+        check()
+      })
+    try {
+      await seen('for configuration changes')
+      // A change the watcher sees: the gateway's port moves.
+      const moved = await freePort()
+      writeFileSync(path, text('info').replace(`port: ${port}`, `port: ${moved}`))
+      await seen('configuration reloaded (watch)')
+      expect((await fetch(`http://127.0.0.1:${moved}/x`)).status).toBe(404)
+      child.kill('SIGHUP')
+      const dump = async () =>
+        (await (await fetch(`http://127.0.0.1:${admin}/config_dump`)).json()) as {
+          reload?: { trigger: string; result: string }
+        }
+      for (let i = 0; i < 200 && (await dump()).reload?.trigger !== 'SIGHUP'; i++) {
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect((await dump()).reload).toMatchObject({ trigger: 'SIGHUP', result: 'unchanged' })
+    } finally {
+      child.kill('SIGTERM')
+      await new Promise((r) => child.on('close', r))
+    }
+  })
+})

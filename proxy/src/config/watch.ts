@@ -63,6 +63,12 @@ export function watchSources(
       )
     }
   }
+  if (watchers.length > 0) {
+    options.log.info(
+      { dirs: [...dirs] },
+      `watching ${[...dirs].join(', ')} for configuration changes (reload also on SIGHUP and POST /reload)`,
+    )
+  }
   return {
     close() {
       if (timer) clearTimeout(timer)

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Gatehouse } from '../../src/index.js'
-import { configDir, get, nameBackend, standalone, startFromPaths } from './harness.js'
+import type { Gatehouse } from '../src/index.js'
+import { configDir, get, nameBackend, standalone, startFromPaths } from './reload-harness.js'
 
 const cleanup: Array<() => Promise<unknown>> = []
 afterEach(async () => {

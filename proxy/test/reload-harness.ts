@@ -9,11 +9,11 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { checkCompilable } from '../../src/compile.js'
-import { loadConfigSources } from '../../src/config/sources.js'
-import { ConfigError } from '../../src/errors.js'
-import { type Gatehouse, startGatehouse } from '../../src/index.js'
-import { capturedLogging } from '../helpers.js'
+import { checkCompilable } from '../src/compile.js'
+import { loadConfigSources } from '../src/config/sources.js'
+import { ConfigError } from '../src/errors.js'
+import { type Gatehouse, startGatehouse } from '../src/index.js'
+import { capturedLogging } from './helpers.js'
 
 /** A backend answering `<name> <path>`; `/hold` keeps the response open until released. */
 export async function nameBackend(name: string) {
