@@ -187,7 +187,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
           },
           clock,
         ),
-      reload: () => reloader.request('admin'),
+      ...(options.loadConfig ? { reload: () => reloader.request('admin') } : {}),
       lastReload: () => reloader.last,
       traceBus,
       logging,

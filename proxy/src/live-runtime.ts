@@ -62,12 +62,15 @@ export class LiveRuntime {
     this.#snapshot = snapshot
   }
 
+  /** The configuration in force. */
   get config(): Readonly<GatehouseConfig> {
     return this.#config
   }
+  /** Where it came from (findings of Kubernetes resources), when known. */
   get source(): ConfigSource | undefined {
     return this.#source
   }
+  /** Its compiled snapshot. */
   get snapshot(): Snapshot {
     return this.#snapshot
   }

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Gatehouse } from '../src/index.js'
+import { simpleConfig, startTestGatehouse } from './helpers.js'
 import { configDir, get, nameBackend, standalone, startFromPaths } from './reload-harness.js'
 
 const cleanup: Array<() => Promise<unknown>> = []
@@ -134,5 +135,20 @@ describe('reload', () => {
     const metrics = await (await fetch(`${gh.adminUrl}/metrics`)).text()
     expect(metrics).toContain('gatehouse_config_reloads_total{result="unchanged"} 1')
     expect(metrics).toContain('gatehouse_config_reloads_total{result="failure"} 1')
+  })
+
+  it('answers POST /reload with 503 when the proxy was started without files to reload', async () => {
+    const a = await backend('a')
+    const gh = await startTestGatehouse({
+      ...simpleConfig(a.port),
+      config: { adminAddr: '127.0.0.1:0' },
+    })
+    cleanup.push(() => gh.stop('test finished'))
+    const res = await fetch(`${gh.adminUrl}/reload`, { method: 'POST' })
+    expect(res.status).toBe(503)
+    expect(await res.json()).toMatchObject({ result: 'failure' })
+    expect((await gh.reload()).message).toBe(
+      'this proxy was started without a configuration source to reload',
+    )
   })
 })
