@@ -28,15 +28,33 @@ interface StatusRow {
   parents?: Array<{ parentRef: Record<string, string>; conditions: StatusCondition[] }>
 }
 
-/** The rows of a dump: its resources, or its policies when it came from a standalone file. */
+/**
+ * The rows of a dump: its resources, or its policies when it came from a standalone file; and,
+ * after a reload that failed, the configuration itself, not Programmed (the previous one serves).
+ */
 export function statusRows(dump: ConfigDump): StatusRow[] {
   const resources = Array.isArray(dump.resources) ? (dump.resources as StatusRow[]) : []
-  if (resources.length > 0) return resources
-  return dump.policies.map((p) => ({
-    kind: 'Policy',
-    name: p.name,
-    conditions: (p.status?.conditions ?? []).map((c) => ({ ...c })),
-  }))
+  const rows =
+    resources.length > 0
+      ? [...resources]
+      : dump.policies.map((p) => ({
+          kind: 'Policy',
+          name: p.name,
+          conditions: (p.status?.conditions ?? []).map((c) => ({ ...c })),
+        }))
+  const reload = dump.reload as { result?: string; message?: string; at?: string } | undefined
+  if (reload?.result === 'failure') {
+    const message = `reload at ${reload.at} refused, the previous configuration serves: ${reload.message ?? ''}`
+    rows.push({
+      kind: 'Configuration',
+      name: 'last-reload',
+      conditions: [
+        { type: 'Accepted', status: 'False', reason: 'Invalid', message },
+        { type: 'Programmed', status: 'False', reason: 'Invalid', message },
+      ],
+    })
+  }
+  return rows
 }
 
 /** Whether every row (and every route parent) is Programmed / Accepted. */

@@ -130,3 +130,29 @@ describe('gwctl proxy status against a standalone gatehouse', () => {
     }
   })
 })
+
+describe('gwctl proxy status after a reload that failed', () => {
+  it('shows the configuration not Programmed, with the reason, and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gwctl-status-'))
+    const dump = {
+      binds: [],
+      routes: [],
+      backends: [],
+      policies: [],
+      resources: [],
+      reload: {
+        at: '2026-11-25T17:00:00.000Z',
+        trigger: 'watch',
+        result: 'failure',
+        message: 'a.yaml: invalid configuration (line 3)',
+      },
+    }
+    writeFileSync(join(dir, 'dump.json'), JSON.stringify(dump))
+    const r = await runGwctl(['proxy', 'status', '--file', join(dir, 'dump.json')])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(
+      /Configuration\s+last-reload\s+False\s+-\s+-\s+False\s+Invalid: reload at 2026-11-25T17:00:00.000Z refused, the previous configuration serves: a\.yaml: invalid configuration \(line 3\)/,
+    )
+    expect(r.stdout).toContain('last reload: failure at 2026-11-25T17:00:00.000Z')
+  })
+})
