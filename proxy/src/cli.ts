@@ -21,7 +21,10 @@ Options:
   -v, --version       print the version
   -h, --help          print this help
 
-Docs: docs/configuration.md (every field), docs/admin-api.md (admin interface).`
+Reload: the files are watched; SIGHUP and admin POST /reload reload them too. A configuration
+that fails validation is refused and the running one keeps serving.
+
+Docs: docs/configuration.md (every field, "Kubernetes resources"), docs/admin-api.md (admin interface).`
 
 /**
  * Runs the command.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { loadConfigSources } from '../../../src/config/sources.js'
 import { ConfigError } from '../../../src/errors.js'
 import {
   backend,
@@ -12,6 +13,8 @@ import {
   policy,
   res,
   route,
+  writeDir,
+  yamlOf,
 } from './manifests.js'
 
 async function errorOf(docs: readonly unknown[]): Promise<ConfigError> {
@@ -41,6 +44,18 @@ describe('translateResources', () => {
       type: 'Accepted',
       status: 'True',
     })
+  })
+
+  it('reads GatewayBackend and GatewayPolicy in the configured API group only', async () => {
+    const dir = writeDir({ 'm.yaml': yamlOf(healthy()) })
+    const s = await loadConfigSources([dir], { env: {}, apiGroup: 'gateway.other.dev' })
+    expect(s.warnings.map((w) => w.path)).toContain(
+      `GatewayPolicy default/mcp-auth (${GROUP}/v1alpha1)`,
+    )
+    expect(Object.keys(s.config.policies)).toEqual([])
+    expect(
+      findingsOf(s, 'HTTPRoute', 'mcp').conditions.find((c) => c.type === 'ResolvedRefs')?.reason,
+    ).toBe('InvalidKind')
   })
 
   it('reads the items of a kind: List', async () => {
