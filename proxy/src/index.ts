@@ -141,7 +141,10 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
       }
       const source = await options.loadConfig()
       warnStartOnly(configLog, live.config, source.config)
+      // Before the new policies start, so that their first JWKS fetches are counted.
+      telemetry.metrics.setIssuers([...issuersOf(live.config), ...issuersOf(source.config)])
       const outcome = await live.apply(source.config, source)
+      telemetry.metrics.setIssuers(issuersOf(live.config))
       if (outcome === 'success') logFindings(configLog, source)
       return outcome
     },
