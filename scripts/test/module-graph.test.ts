@@ -86,7 +86,7 @@ function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<stri
  * two directories of one layer (auth/ and mcp/) do not import each other either. A new directory
  * or root file must be placed here. broker/ and store/ are the token broker's (issue #22).
  */
-export const LAYERS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts'],
   ['index.ts'],
   ['compile.ts'],
