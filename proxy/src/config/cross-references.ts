@@ -100,8 +100,43 @@ export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
       }
     })
   }
+  issues.push(...checkOriginValidation(config))
   if (config.ui?.gateway && !config.gateways[config.ui.gateway]) {
     issues.push({ path: 'ui.gateway', message: `no gateway named "${config.ui.gateway}"` })
+  }
+  return issues
+}
+
+/**
+ * A route takes its origin validation from one place: one policy's `traffic.originValidation`, or
+ * the older `jwtAuthentication.mcp.originValidation` — two would leave it unclear which applies.
+ */
+function checkOriginValidation(config: GatehouseConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  const firstOf = new Map<string, string>()
+  for (const [policyName, policy] of Object.entries(config.policies)) {
+    const places = [
+      ...(policy.traffic.originValidation
+        ? [`policies.${policyName}.traffic.originValidation`]
+        : []),
+      ...(policy.traffic.jwtAuthentication?.mcp?.originValidation
+        ? [`policies.${policyName}.traffic.jwtAuthentication.mcp.originValidation`]
+        : []),
+    ]
+    for (const place of places) {
+      for (const ref of new Set(policy.targetRefs.map((r) => r.name))) {
+        const first = firstOf.get(ref)
+        if (first === undefined) {
+          firstOf.set(ref, place)
+          continue
+        }
+        const [a, b] = place.endsWith('traffic.originValidation') ? [place, first] : [first, place]
+        issues.push({
+          path: a,
+          message: `route "${ref}" also takes origin validation from ${b}; configure it in one place (traffic.originValidation is the route-level setting)`,
+        })
+      }
+    }
   }
   return issues
 }
