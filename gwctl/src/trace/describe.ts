@@ -28,6 +28,7 @@ const LABELS: Record<string, string> = {
   mcp_request: 'mcp request',
   mcp_authorization: 'mcp authorization',
   rate_limit: 'rate limit',
+  mcp_session: 'mcp session',
   mcp_list_filtered: 'list filtered',
   backend_selected: 'backend',
   backend_response: 'backend response',

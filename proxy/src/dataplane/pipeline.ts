@@ -1,6 +1,6 @@
 /**
  * The request pipeline of one gateway: request target → route → CORS preflight → Origin check →
- * MCP OAuth endpoints → authentication and authorization → forward. It reads only the compiled
+ * MCP OAuth endpoints → authentication and authorization → MCP session binding → forward. It reads only the compiled
  * snapshot (`GatewayRuntime`, runtime.ts), never raw configuration. Each request travels as one
  * {@link RequestContext}.
  */
@@ -25,6 +25,7 @@ import type { HeaderChanges } from './headers.js'
 import { BODY_LIMIT, readBody } from './request-body.js'
 import { checkedTarget } from './request-checks.js'
 import type { CompiledRule, GatewayRuntime } from './runtime.js'
+import { principalOf, type SessionBindings } from './session-binding.js'
 import { parseTarget } from './target.js'
 
 /** Process-wide services the pipeline reports to. */
@@ -34,6 +35,8 @@ export interface PipelineDeps {
   logging: Logging
   /** Metrics, access log and OpenTelemetry spans (issue #14); absent: none of them. */
   telemetry?: Telemetry | undefined
+  /** Who each MCP session belongs to (session-binding.ts), shared by every gateway. */
+  sessions: SessionBindings
 }
 
 /** One request on its way through the pipeline. */
@@ -50,6 +53,18 @@ export interface RequestContext {
   readonly task: RequestTask
   /** CORS headers of the matched rule for an actual (non-preflight) response. */
   cors: Record<string, string>
+}
+
+/** The `Mcp-Session-Id` a request names (repeated headers joined: never a known id). */
+function sessionIdOf(ctx: RequestContext): string | undefined {
+  const raw = ctx.req.headers['mcp-session-id']
+  if (raw === undefined) return undefined
+  return Array.isArray(raw) ? raw.join(', ') : raw
+}
+
+/** Session ids are the backend's: the same id from two backends is two sessions. */
+function sessionKey(rule: CompiledRule, session: string): string {
+  return `${rule.backend}\n${session}`
 }
 
 /** What authentication decided for a request that may go on. */
@@ -260,6 +275,13 @@ export function createPipeline(
     admitted: Admitted,
     mcp?: McpForward,
   ): Promise<number> {
+    const principal = principalOf(admitted.claims)
+    const session = sessionIdOf(ctx)
+    if (session !== undefined) {
+      const owner = await deps.sessions.owner(sessionKey(rule, session))
+      if (owner !== principal) return refuseSession(ctx, owner !== undefined)
+      ctx.trace?.event('mcp_session', { session: 'bound', allowed: true })
+    }
     const result = await forward({
       req: ctx.req,
       res: ctx.res,
@@ -276,11 +298,59 @@ export function createPipeline(
         : admitted.requestHeaders,
       requestBody: mcp?.body,
       filterResponse: mcp?.filterResponse,
+      onResponseHead: (status, headers) =>
+        recordSession(ctx, rule, principal, session, status, headers),
       log: httpLog as Logger,
       trace: ctx.trace,
       task: ctx.task,
     })
     if (result.kind === 'local') return send(ctx, fromRequestError(result.error))
     return result.status
+  }
+
+  /**
+   * MCP Security Best Practices, "Session Hijacking": a session is served only to the principal
+   * it was issued to. Anything else is answered as a session this server does not hold: 404
+   * (MCP 2025-06-18 Transports, "Session Management"), so the client starts a new session and a
+   * stranger learns nothing about whether the id exists.
+   */
+  function refuseSession(ctx: RequestContext, boundToOther: boolean): number {
+    ctx.trace?.event('mcp_session', {
+      session: boundToOther ? 'bound to another principal' : 'unknown',
+      allowed: false,
+    })
+    // The session id is a credential of sorts: it is never logged.
+    log.info(
+      { path: ctx.path, reason: boundToOther ? 'other_principal' : 'unknown_session' },
+      'MCP session refused',
+    )
+    const description =
+      'this MCP session is not known to the gateway for this user: start a new session (send initialize without Mcp-Session-Id)'
+    return send(
+      ctx,
+      fromRequestError(
+        new RequestError('GW_ERR_SESSION_NOT_FOUND', 404, 'session_not_found', description),
+      ),
+    )
+  }
+
+  /** Binds a session id the backend issued; forgets one a DELETE ended. */
+  async function recordSession(
+    ctx: RequestContext,
+    rule: CompiledRule,
+    principal: string,
+    sent: string | undefined,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): Promise<void> {
+    if (status < 200 || status >= 300) return
+    if (sent !== undefined && ctx.method === 'DELETE') {
+      await deps.sessions.forget(sessionKey(rule, sent))
+      return
+    }
+    const issued = headers['mcp-session-id']
+    if (typeof issued !== 'string' || issued === '' || issued === sent) return
+    await deps.sessions.bind(sessionKey(rule, issued), principal)
+    ctx.trace?.event('mcp_session', { session: 'issued', allowed: true })
   }
 }
