@@ -7,8 +7,14 @@
  * from what it is (CVE-2021-42574, "Trojan Source").
  */
 
-/** C0 controls, DEL, C1 controls, line/paragraph separators and bidirectional controls. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+/**
+ * Anything but the safe ranges: so C0 controls, DEL, C1 controls, U+200E/U+200F (direction
+ * marks), U+2028/U+2029 (line/paragraph separators), U+202A-U+202E and U+2066-U+2069
+ * (bidirectional embeddings, overrides and isolates). Written as what is safe, so the pattern
+ * itself holds no control character.
+ */
+const UNSAFE =
+  /[^\x20-\x7e\u00a0-\u200d\u2010-\u2027\u202f-\u2065\u206a-\uffff\u{10000}-\u{10ffff}]/gu
 
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
 

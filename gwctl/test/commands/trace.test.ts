@@ -197,7 +197,8 @@ describe('gwctl proxy trace stream errors', () => {
         )
       },
     })
-    const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+    // Anything but a newline and the safe ranges (printable.ts).
+    const unsafe = /[^\n\x20-\x7e\u00a0-\u200d\u2010-\u2027\u202f-\u2065\u206a-\uffff]/u
     try {
       const raw = await spawnGwctl(['--admin', admin.admin, 'proxy', 'trace', '--raw']).done
       expect(raw.code).toBe(0)
