@@ -25,7 +25,12 @@ import type { HeaderChanges } from './headers.js'
 import { BODY_LIMIT, readBody } from './request-body.js'
 import { checkedTarget } from './request-checks.js'
 import type { CompiledRule, GatewayRuntime } from './runtime.js'
-import { principalOf, type SessionBindings } from './session-binding.js'
+import {
+  isBindableSessionId,
+  MAX_SESSION_ID_LENGTH,
+  principalOf,
+  type SessionBindings,
+} from './session-binding.js'
 import { parseTarget } from './target.js'
 
 /** Process-wide services the pipeline reports to. */
@@ -350,6 +355,14 @@ export function createPipeline(
     }
     const issued = headers['mcp-session-id']
     if (typeof issued !== 'string' || issued === '' || issued === sent) return
+    if (!isBindableSessionId(issued)) {
+      // Not bound, so every request naming it is refused: the client cannot use this session.
+      log.warn(
+        { backend: rule.backend, length: issued.length },
+        `backend issued an Mcp-Session-Id that is not 1-${MAX_SESSION_ID_LENGTH} visible ASCII characters (MCP Transports); the gateway refuses requests in that session`,
+      )
+      return
+    }
     await deps.sessions.bind(sessionKey(rule, issued), principal)
     ctx.trace?.event('mcp_session', { session: 'issued', allowed: true })
   }

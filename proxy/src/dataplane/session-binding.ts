@@ -16,6 +16,8 @@
  * bounded in size and expiring when idle.
  */
 
+import { createHash } from 'node:crypto'
+
 /** Where bindings live. Asynchronous, so that a shared store can implement it. */
 export interface SessionBindings {
   /** The principal a session is bound to, or `undefined` when it is not known here. */
@@ -138,9 +140,24 @@ function first(items: Iterable<string>): string {
 
 /**
  * The principal of a request: the verified token's issuer and subject, or `anonymous` when no
- * token was verified (a route without authentication).
+ * token was verified (a route without authentication). Hashed, so that a binding holds a fixed
+ * 48 bytes whatever the claims, and no subject (personal data) sits in memory in clear.
  */
 export function principalOf(claims: Readonly<Record<string, unknown>> | undefined): string {
   if (!claims) return 'anonymous'
-  return `jwt:${JSON.stringify([String(claims.iss ?? ''), String(claims.sub ?? '')])}`
+  const id = JSON.stringify([String(claims.iss ?? ''), String(claims.sub ?? '')])
+  return `jwt:${createHash('sha256').update(id).digest('base64url')}`
+}
+
+/** The longest session id the gateway binds (a UUID is 36, a JWT-shaped id some hundreds). */
+export const MAX_SESSION_ID_LENGTH = 1024
+
+/**
+ * Whether a session id a backend issued can be bound: MCP 2025-06-18 Transports, "Session
+ * Management": it "MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)"; and
+ * at most {@link MAX_SESSION_ID_LENGTH} of them, so the store's size stays bounded in bytes too.
+ * One that cannot is not bound, so the session is refused like an unknown one (fail closed).
+ */
+export function isBindableSessionId(id: string): boolean {
+  return id.length > 0 && id.length <= MAX_SESSION_ID_LENGTH && /^[\x21-\x7e]+$/.test(id)
 }

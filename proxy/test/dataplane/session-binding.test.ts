@@ -5,15 +5,22 @@
  * does not hold), and so does alice's session through a route without authentication; as a unit,
  * the store is bounded per principal and in total, and idle bindings expire.
  */
+
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
-import { MemorySessionBindings, principalOf } from '../../src/dataplane/session-binding.js'
+import {
+  isBindableSessionId,
+  MemorySessionBindings,
+  principalOf,
+} from '../../src/dataplane/session-binding.js'
 import { authConfig } from '../auth/config.js'
 import { startTinyIdp, type TinyIdp } from '../auth/tiny-idp.js'
-import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 
 let idp: TinyIdp
 let backend: McpBackend
@@ -126,6 +133,49 @@ describe('MCP session binding through the gateway', () => {
   it('answers 404 to a session id the gateway never saw issued', async () => {
     const r = await listTools(authed, 'made-up-session', await idp.sign())
     expect(r.status).toBe(404)
+  })
+})
+
+describe('MCP session binding: ids a backend should not have issued', () => {
+  it('binds no id that is not 1-1024 visible ASCII characters (MCP Transports), so its session is refused', async () => {
+    let issue = ''
+    let reached = 0
+    const raw = createServer((req, res) => {
+      req.resume()
+      if (req.headers['mcp-session-id'] !== undefined) reached++
+      res.writeHead(200, { 'mcp-session-id': issue, 'content-type': 'application/json' })
+      res.end('{}')
+    })
+    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r))
+    const g = await startTestGatehouse(simpleConfig((raw.address() as AddressInfo).port))
+    try {
+      for (const id of ['x'.repeat(1025), 'has space', 'ok-but-é'.normalize()]) {
+        issue = id
+        const opened = await fetch(`${g.url}/mcp`, { method: 'POST', body: '{}' })
+        await opened.text()
+        const next = await fetch(`${g.url}/mcp`, {
+          method: 'POST',
+          headers: { 'mcp-session-id': encodeURIComponent(id) === id ? id : 'x'.repeat(1025) },
+          body: '{}',
+        })
+        await next.text()
+        expect(next.status, id.slice(0, 20)).toBe(404)
+      }
+      expect(reached).toBe(0)
+      expect(g.logs.some((l) => String(l.msg).includes('not 1-1024 visible ASCII'))).toBe(true)
+    } finally {
+      await g.stop('done')
+      await new Promise((r) => raw.close(r))
+    }
+  })
+
+  it('accepts a UUID and a JWT-shaped id; refuses empty, controls, spaces, non-ASCII and 1025 characters', () => {
+    expect(isBindableSessionId('0b6e7a9c-4f1e-4d2a-9c3b-8a7f6e5d4c3b')).toBe(true)
+    expect(isBindableSessionId(`eyJ${'a'.repeat(500)}.eyJ${'b'.repeat(400)}.sig`)).toBe(true)
+    expect(isBindableSessionId('x'.repeat(1024))).toBe(true)
+    for (const bad of ['', 'a b', 'a\tb', 'é', 'x'.repeat(1025)]) {
+      expect(isBindableSessionId(bad), bad.slice(0, 10)).toBe(false)
+    }
   })
 })
 
