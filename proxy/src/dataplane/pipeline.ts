@@ -25,12 +25,8 @@ import type { HeaderChanges } from './headers.js'
 import { BODY_LIMIT, readBody } from './request-body.js'
 import { checkedTarget } from './request-checks.js'
 import type { CompiledRule, GatewayRuntime } from './runtime.js'
-import {
-  isBindableSessionId,
-  MAX_SESSION_ID_LENGTH,
-  principalOf,
-  type SessionBindings,
-} from './session-binding.js'
+import type { SessionBindings } from './session-binding.js'
+import { sessionGate } from './session-gate.js'
 import { parseTarget } from './target.js'
 
 /** Process-wide services the pipeline reports to. */
@@ -58,18 +54,6 @@ export interface RequestContext {
   readonly task: RequestTask
   /** CORS headers of the matched rule for an actual (non-preflight) response. */
   cors: Record<string, string>
-}
-
-/** The `Mcp-Session-Id` a request names (repeated headers joined: never a known id). */
-function sessionIdOf(ctx: RequestContext): string | undefined {
-  const raw = ctx.req.headers['mcp-session-id']
-  if (raw === undefined) return undefined
-  return Array.isArray(raw) ? raw.join(', ') : raw
-}
-
-/** Session ids are the backend's: the same id from two backends is two sessions. */
-function sessionKey(rule: CompiledRule, session: string): string {
-  return `${rule.backend}\n${session}`
 }
 
 /** What authentication decided for a request that may go on. */
@@ -280,13 +264,16 @@ export function createPipeline(
     admitted: Admitted,
     mcp?: McpForward,
   ): Promise<number> {
-    const principal = principalOf(admitted.claims)
-    const session = sessionIdOf(ctx)
-    if (session !== undefined) {
-      const owner = await deps.sessions.owner(sessionKey(rule, session))
-      if (owner !== principal) return refuseSession(ctx, owner !== undefined)
-      ctx.trace?.event('mcp_session', { session: 'bound', allowed: true })
-    }
+    const gate = await sessionGate({
+      sessions: deps.sessions,
+      backend: rule.backend,
+      method: ctx.method,
+      headers: ctx.req.headers,
+      claims: admitted.claims,
+      trace: ctx.trace,
+      log,
+    })
+    if (!gate.ok) return send(ctx, gate.response)
     const result = await forward({
       req: ctx.req,
       res: ctx.res,
@@ -303,67 +290,12 @@ export function createPipeline(
         : admitted.requestHeaders,
       requestBody: mcp?.body,
       filterResponse: mcp?.filterResponse,
-      onResponseHead: (status, headers) =>
-        recordSession(ctx, rule, principal, session, status, headers),
+      onResponseHead: gate.onResponseHead,
       log: httpLog as Logger,
       trace: ctx.trace,
       task: ctx.task,
     })
     if (result.kind === 'local') return send(ctx, fromRequestError(result.error))
     return result.status
-  }
-
-  /**
-   * MCP Security Best Practices, "Session Hijacking": a session is served only to the principal
-   * it was issued to. Anything else is answered as a session this server does not hold: 404
-   * (MCP 2025-06-18 Transports, "Session Management"), so the client starts a new session and a
-   * stranger learns nothing about whether the id exists.
-   */
-  function refuseSession(ctx: RequestContext, boundToOther: boolean): number {
-    ctx.trace?.event('mcp_session', {
-      session: boundToOther ? 'bound to another principal' : 'unknown',
-      allowed: false,
-    })
-    // The session id is a credential of sorts: it is never logged.
-    log.info(
-      { path: ctx.path, reason: boundToOther ? 'other_principal' : 'unknown_session' },
-      'MCP session refused',
-    )
-    const description =
-      'this MCP session is not known to the gateway for this user: start a new session (send initialize without Mcp-Session-Id)'
-    return send(
-      ctx,
-      fromRequestError(
-        new RequestError('GW_ERR_SESSION_NOT_FOUND', 404, 'session_not_found', description),
-      ),
-    )
-  }
-
-  /** Binds a session id the backend issued; forgets one a DELETE ended. */
-  async function recordSession(
-    ctx: RequestContext,
-    rule: CompiledRule,
-    principal: string,
-    sent: string | undefined,
-    status: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): Promise<void> {
-    if (status < 200 || status >= 300) return
-    if (sent !== undefined && ctx.method === 'DELETE') {
-      await deps.sessions.forget(sessionKey(rule, sent))
-      return
-    }
-    const issued = headers['mcp-session-id']
-    if (typeof issued !== 'string' || issued === '' || issued === sent) return
-    if (!isBindableSessionId(issued)) {
-      // Not bound, so every request naming it is refused: the client cannot use this session.
-      log.warn(
-        { backend: rule.backend, length: issued.length },
-        `backend issued an Mcp-Session-Id that is not 1-${MAX_SESSION_ID_LENGTH} visible ASCII characters (MCP Transports); the gateway refuses requests in that session`,
-      )
-      return
-    }
-    await deps.sessions.bind(sessionKey(rule, issued), principal)
-    ctx.trace?.event('mcp_session', { session: 'issued', allowed: true })
   }
 }
