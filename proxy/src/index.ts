@@ -9,6 +9,7 @@ import type { GatehouseConfig } from './config/schema.js'
 import { configWarnings } from './config/warnings.js'
 import { type Listener, startListener } from './dataplane/listener.js'
 import { createPipeline } from './dataplane/pipeline.js'
+import { MemorySessionBindings } from './dataplane/session-binding.js'
 import { ConfigError } from './errors.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
 import { Metrics } from './telemetry/metrics.js'
@@ -76,6 +77,8 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const log = logging.logger('proxy::dataplane')
   const tasks = new TaskRegistry()
   const traceBus = new TraceBus()
+  // One store for every gateway: two gateways may reach the same backend.
+  const sessions = new MemorySessionBindings()
   const snapshot = await compileSnapshot(config, { logging, tasks })
   // Before the policies start, so that their first JWKS fetches are counted.
   const telemetry = new Telemetry({
@@ -109,7 +112,13 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     for (const [name, gw] of Object.entries(config.gateways)) {
       const runtime = snapshot.gateways.get(name)
       if (!runtime) continue
-      const handle = createPipeline(() => runtime, { traceBus, tasks, logging, telemetry })
+      const handle = createPipeline(() => runtime, {
+        traceBus,
+        tasks,
+        logging,
+        telemetry,
+        sessions,
+      })
       listeners.push(
         await startListener({
           name,

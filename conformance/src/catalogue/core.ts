@@ -260,4 +260,30 @@ export const core: Requirement[] = [
       must(res.status === 401, '401', `${res.status}`)
     },
   },
+  {
+    id: 'AUTH-050',
+    level: 'MUST',
+    profile: 'core',
+    source:
+      'RFC 7515 §4.1.11 (a crit extension the recipient does not understand makes the JWS invalid); RFC 6750 §3 (error_description "MUST NOT include characters outside the set %x20-21 / %x23-5B / %x5D-7E")',
+    text: 'A token whose header marks a non-ASCII extension ("中") as critical is rejected with 401 and a WWW-Authenticate made of the characters RFC 6750 §3 allows — never a 5xx.',
+    async check(ctx) {
+      const [header = '', payload = '', signature = ''] = (
+        await token(ctx, { sub: 'alice' })
+      ).split('.')
+      const decoded = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as object
+      const ext = '中'
+      const hostileHeader = Buffer.from(
+        JSON.stringify({ ...decoded, crit: [ext], [ext]: true }),
+      ).toString('base64url')
+      const res = await postMcp(ctx, { token: `${hostileHeader}.${payload}.${signature}` })
+      must(res.status === 401, '401', `${res.status}`)
+      const challenge = res.headers.get('www-authenticate') ?? ''
+      must(
+        /^Bearer [\x20-\x7e]*$/.test(challenge),
+        'a Bearer challenge of printable ASCII',
+        JSON.stringify(challenge),
+      )
+    },
+  },
 ]

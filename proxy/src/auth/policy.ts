@@ -177,6 +177,7 @@ class CompiledPolicy implements AuthPolicy {
 
   stop(): void {
     for (const k of this.#keySets) k.stop()
+    void this.#discovery?.close()
   }
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
