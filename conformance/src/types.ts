@@ -121,6 +121,11 @@ export interface Requirement {
   source: string
   /** The requirement, stated so a reader of the report understands a failure. */
   text: string
+  /**
+   * The sentence of {@link source} it checks, verbatim (markup dropped). Its RFC 2119 keyword
+   * is {@link level}; a seed sentence states none (conformance/test/levels.test.ts).
+   */
+  quote?: string
   /** Runs the check; throws CheckFailure / CheckSkipped. */
   check(ctx: CheckContext): Promise<void>
   /** Runs after every other check (it may stop the target). */
