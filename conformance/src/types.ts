@@ -126,6 +126,11 @@ export interface Requirement {
    * is {@link level}; a seed sentence states none (conformance/test/levels.test.ts).
    */
   quote?: string
+  /**
+   * Why {@link level} is below the keyword of {@link quote}, when it is (never above it): the one
+   * place a level and its sentence may differ, said in the open.
+   */
+  levelNote?: string
   /** Runs the check; throws CheckFailure / CheckSkipped. */
   check(ctx: CheckContext): Promise<void>
   /** Runs after every other check (it may stop the target). */

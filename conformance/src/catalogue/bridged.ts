@@ -41,6 +41,8 @@ export const bridged: Requirement[] = [
   {
     id: 'ASM-001',
     level: 'MUST',
+    quote:
+      "It serves authorization-server metadata built from the provider's OpenID Connect discovery document, because the provider does not support the RFC 8414 path-based issuer format.",
     profile: 'bridged-idp',
     source: `seed: Endpoints (GET ${AS_PATH}); ${SEED_BRIDGE}; RFC 8414 §3.3`,
     text: "Authorization-server metadata is served at the gateway, built from the provider's OIDC discovery: issuer is the provider's authorization server URL (the seed) or the authorization-server identifier the protected-resource metadata names (RFC 8414 §3.3; ASM-006, ASM-007).",
@@ -58,6 +60,8 @@ export const bridged: Requirement[] = [
   {
     id: 'ASM-002',
     level: 'MUST',
+    quote:
+      'Fields issuer (the authorization server URL), jwks_uri (<issuer>/v1/keys), authorization_endpoint (<issuer>/v1/authorize?audience=<first_audience>), registration_endpoint ({base_url_as_configured}/.well-known/oauth-authorization-server/mcp/client-registration, i.e. back at the gateway)',
     profile: 'bridged-idp',
     source: `seed: Endpoints (GET ${AS_PATH}: jwks_uri)`,
     text: 'jwks_uri is <issuer>/v1/keys.',
@@ -70,6 +74,8 @@ export const bridged: Requirement[] = [
   {
     id: 'ASM-003',
     level: 'MUST',
+    quote:
+      'It appends the first configured audience to the authorization endpoint as the query parameter audience, because the provider does not support RFC 8707 resource indicators.',
     profile: 'bridged-idp',
     source: `${SEED_BRIDGE} ("appends the first configured audience … as the query parameter audience")`,
     text: 'authorization_endpoint is <issuer>/v1/authorize with audience=<first audience> (the IdP lacks RFC 8707).',
@@ -91,6 +97,8 @@ export const bridged: Requirement[] = [
   {
     id: 'ASM-004',
     level: 'MUST',
+    quote:
+      'Fields issuer (the authorization server URL), jwks_uri (<issuer>/v1/keys), authorization_endpoint (<issuer>/v1/authorize?audience=<first_audience>), registration_endpoint ({base_url_as_configured}/.well-known/oauth-authorization-server/mcp/client-registration, i.e. back at the gateway)',
     profile: 'bridged-idp',
     source: `seed: Endpoints (registration_endpoint "back at the gateway"); ${SEED_BRIDGE}`,
     text: 'registration_endpoint points back at the gateway: <configured base>/.well-known/oauth-authorization-server/mcp/client-registration.',
@@ -102,7 +110,9 @@ export const bridged: Requirement[] = [
   },
   {
     id: 'ASM-005',
-    level: 'SHOULD',
+    level: 'MUST',
+    quote:
+      "token_endpoint URL of the authorization server's token endpoint [RFC6749]. This is REQUIRED unless only the implicit grant type is supported.",
     profile: 'bridged-idp',
     source: 'RFC 8414 §2 (token_endpoint); OIDC Discovery §3',
     text: "The other discovery fields pass through (token_endpoint of the issuer; S256 PKCE is ASM-008's).",
@@ -118,6 +128,8 @@ export const bridged: Requirement[] = [
   {
     id: 'DCR-001',
     level: 'MUST',
+    quote:
+      'When mcp.clientId is set, the proxy answers Dynamic Client Registration requests with that pre-registered client id instead of proxying them.',
     profile: 'bridged-idp',
     source: `${SEED_BRIDGE} ("answers … with that pre-registered client id"); RFC 7591 §3.2.1`,
     text: 'With mcp.clientId set, registration is answered 201 with that client_id and no client secret (a public PKCE client).',
@@ -135,7 +147,9 @@ export const bridged: Requirement[] = [
   },
   {
     id: 'DCR-002',
-    level: 'SHOULD',
+    level: 'MUST',
+    quote:
+      'Additionally, the authorization server MUST return all registered metadata about the client, including any fields provisioned by the authorization server itself.',
     profile: 'bridged-idp',
     source: 'RFC 7591 §3.2.1 (the response contains the registered metadata)',
     text: 'The registration answer echoes redirect_uris and token_endpoint_auth_method "none".',
@@ -156,6 +170,8 @@ export const bridged: Requirement[] = [
   {
     id: 'DCR-003',
     level: 'MUST',
+    quote:
+      'When mcp.clientId is set, the proxy answers Dynamic Client Registration requests with that pre-registered client id instead of proxying them.',
     profile: 'bridged-idp',
     source: `${SEED_BRIDGE} ("instead of proxying them")`,
     text: 'With mcp.clientId set, the registration never reaches the provider.',
@@ -169,6 +185,8 @@ export const bridged: Requirement[] = [
   {
     id: 'DCR-004',
     level: 'MUST',
+    quote:
+      "The provider's registration endpoint is relative to the org URL, not the issuer, so the proxy rewrites it to https://<org_domain>/oauth2/v1/clients.",
     profile: 'bridged-idp',
     source: `${SEED_BRIDGE} ("rewrites it to https://<org_domain>/oauth2/v1/clients")`,
     text: "Without mcp.clientId, registration is proxied to the provider's org-level endpoint /oauth2/v1/clients (not issuer-relative), with the caller's Authorization.",
@@ -191,6 +209,8 @@ export const bridged: Requirement[] = [
   {
     id: 'DCR-005',
     level: 'MUST',
+    quote:
+      'Registration request proxied to the provider without an API token: Fails (provider requires one); avoided by setting mcp.clientId',
     profile: 'bridged-idp',
     source:
       'seed: Errors ("Registration request proxied to the provider without an API token → Fails")',
@@ -206,8 +226,9 @@ export const bridged: Requirement[] = [
   {
     id: 'DCR-006',
     level: 'SHOULD',
+    quote: "CORS added on the gateway's answers. Body size limited; JSON only.",
     profile: 'bridged-idp',
-    source: 'RFC 7591 §3 (registration requests are POSTed JSON)',
+    source: 'RFC 7591 §3 (registration requests are POSTed JSON); Gatehouse issue 4 ("JSON only")',
     text: 'A registration request that is not JSON is refused with 4xx.',
     async check(ctx) {
       const res = await ctx.http(`${ctx.target.base}${REG_PATH}`, {

@@ -14,6 +14,7 @@ export const resourceMetadata: Requirement[] = [
   {
     id: 'PRM-001',
     level: 'MUST',
+    quote: 'JSON protected-resource metadata built from mcp.resourceMetadata.',
     profile: 'core',
     source: 'seed: Endpoints (GET /.well-known/oauth-protected-resource/mcp); RFC 9728 §3.2',
     text: 'Protected-resource metadata is served unauthenticated as JSON whose resource is the configured resource.',
@@ -28,6 +29,7 @@ export const resourceMetadata: Requirement[] = [
   {
     id: 'PRM-002',
     level: 'MUST',
+    quote: `with provider BridgedIdp, authorization_servers is ["<base_url_as_configured>/mcp"], so that RFC 8414 path insertion lands clients on the gateway's /.well-known/oauth-authorization-server/mcp.`,
     profile: 'bridged-idp',
     source: 'Gatehouse issue 4 (BridgedIdp); RFC 8414 §3.1 path insertion',
     text: 'With BridgedIdp, authorization_servers is ["<configured base>/mcp"], so clients find the gateway\'s authorization-server metadata.',
@@ -44,6 +46,8 @@ export const resourceMetadata: Requirement[] = [
   {
     id: 'PRM-003',
     level: 'SHOULD',
+    quote:
+      'scopes_supported: RECOMMENDED. JSON array containing a list of scope values, as defined in OAuth 2.0 [RFC6749], that are used in authorization requests to request access to this protected resource.',
     profile: 'core',
     source:
       'seed: GatewayPolicy (mcp.resourceMetadata.scopesSupported, bearerMethodsSupported); RFC 9728 §2',
@@ -65,6 +69,8 @@ export const resourceMetadata: Requirement[] = [
   {
     id: 'PRM-004',
     level: 'MUST',
+    quote:
+      'MCP servers MUST implement the OAuth 2.0 Protected Resource Metadata (RFC9728) specification to indicate the locations of authorization servers.',
     profile: 'core',
     source: 'RFC 9728 §3; MCP authorization 2025-06-18 §2.3',
     text: 'The metadata endpoint needs no token (it is how clients learn where to get one).',
@@ -81,9 +87,11 @@ export const resourceMetadata: Requirement[] = [
   {
     id: 'PRM-005',
     level: 'SHOULD',
+    quote:
+      'GET /.well-known/oauth-protected-resource/mcp (and the root form): RFC 9728 JSON from mcp.resourceMetadata (resource, authorization_servers, scopes_supported, bearer_methods_supported)',
     profile: 'core',
     source:
-      'MCP authorization 2025-11-25 "Protected Resource Metadata Discovery Requirements" (without resource_metadata, clients MUST try the path form, then the root form); RFC 9728 §3.1',
+      'MCP authorization 2025-11-25 "Protected Resource Metadata Discovery Requirements" (without resource_metadata, clients MUST try the path form, then the root form); RFC 9728 §3.1; Gatehouse issue 4 ("and the root form")',
     text: 'The protected-resource metadata is also served at the root form /.well-known/oauth-protected-resource, unauthenticated, with the same document as the path form.',
     async check(ctx) {
       const res = await ctx.http(`${ctx.target.base}${PRM_ROOT}`)
