@@ -15,6 +15,7 @@ export const PROFILES = [
   'transport',
   'mcp-policy',
   'admin',
+  'broker',
 ] as const
 /** One of {@link PROFILES}. */
 export type Profile = (typeof PROFILES)[number]
@@ -135,6 +136,12 @@ export interface Requirement {
   check(ctx: CheckContext): Promise<void>
   /** Runs after every other check (it may stop the target). */
   last?: boolean
+  /**
+   * One of the MCP authorization duties every resource server has, whoever built it: judged in
+   * the `resource-server` target profile (profiles.ts), the default of `--target`. Its quote is
+   * an MCP or RFC sentence with a keyword, never a gatehouse feature (levels.test.ts).
+   */
+  resourceServer?: true
 }
 
 /** Outcome of one requirement. */

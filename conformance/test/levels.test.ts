@@ -35,6 +35,16 @@ describe('the client catalogue', () => {
   )
 })
 
+describe('the resource-server profile', () => {
+  it.each(CATALOGUE.filter((r) => r.resourceServer).map((r) => [r.id, r] as const))(
+    '%s quotes an MCP or RFC sentence whose keyword is its level, not a gatehouse feature',
+    (_id, r) => {
+      expect(r.source).toMatch(/MCP|RFC/)
+      expect(keywordLevel(r.quote ?? ''), r.quote).toBe(r.level)
+    },
+  )
+})
+
 describe('the server catalogue', () => {
   it.each(CATALOGUE.map((r) => [r.id, r] as const))(
     '%s: quotes its source; a keyword in the quote is its level',

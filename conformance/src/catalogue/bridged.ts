@@ -14,9 +14,32 @@ const SEED_BRIDGE = 'seed: What the service does 3'
 
 /** The authorization-server metadata the gateway serves at {@link AS_PATH}. */
 export const metadata = async (ctx: Parameters<Requirement['check']>[0]) => {
+  await servesAuthorizationServer(ctx)
   const res = await ctx.http(`${ctx.target.base}${AS_PATH}`)
   must(res.status === 200, '200', `${res.status}`)
   return res.json<Record<string, string>>()
+}
+
+/**
+ * Skips (as ASM-010 does) when the protected-resource metadata names an authorization server
+ * that is not at the target: the target does not bridge, so there is no metadata of its own to
+ * judge (a resource server whose AS is elsewhere).
+ */
+export async function servesAuthorizationServer(
+  ctx: Parameters<Requirement['check']>[0],
+): Promise<void> {
+  const servers = (await prmDocument(ctx)).authorization_servers
+  const named = Array.isArray(servers) ? servers[0] : undefined
+  if (typeof named === 'string' && !named.startsWith(ctx.target.configuredBase))
+    throw new CheckSkipped(
+      `the authorization server ${named} is not at the target: it serves no authorization-server metadata of its own`,
+    )
+}
+
+/** Skips when the target offers no registration endpoint (404/405): nothing to judge. */
+function offered(res: { status: number }, what: string): void {
+  if (res.status === 404 || res.status === 405)
+    throw new CheckSkipped(`the target offers no registration endpoint (${what} → ${res.status})`)
 }
 
 const register = (
@@ -134,7 +157,9 @@ export const bridged: Requirement[] = [
     source: `${SEED_BRIDGE} ("answers … with that pre-registered client id"); RFC 7591 §3.2.1`,
     text: 'With mcp.clientId set, registration is answered 201 with that client_id and no client secret (a public PKCE client).',
     async check(ctx) {
+      await servesAuthorizationServer(ctx)
       const res = await register(ctx, ctx.target.base)
+      offered(res, `POST ${REG_PATH}`)
       must(res.status === 201, '201', `${res.status}`)
       const body = res.json()
       must(
@@ -154,7 +179,10 @@ export const bridged: Requirement[] = [
     source: 'RFC 7591 §3.2.1 (the response contains the registered metadata)',
     text: 'The registration answer echoes redirect_uris and token_endpoint_auth_method "none".',
     async check(ctx) {
-      const body = (await register(ctx, ctx.target.base)).json()
+      await servesAuthorizationServer(ctx)
+      const res = await register(ctx, ctx.target.base)
+      offered(res, `POST ${REG_PATH}`)
+      const body = res.json()
       must(
         JSON.stringify(body.redirect_uris) === '["http://127.0.0.1:33418/callback"]',
         'redirect_uris echoed',
@@ -176,10 +204,18 @@ export const bridged: Requirement[] = [
     source: `${SEED_BRIDGE} ("instead of proxying them")`,
     text: 'With mcp.clientId set, the registration never reaches the provider.',
     async check(ctx) {
+      await servesAuthorizationServer(ctx)
       const before = (await ctx.target.idp.control.registrations()).length
-      await register(ctx, ctx.target.base)
+      const res = await register(ctx, ctx.target.base)
+      offered(res, `POST ${REG_PATH}`)
       const after = (await ctx.target.idp.control.registrations()).length
       must(after === before, 'no registration at the provider', `${after - before} registration(s)`)
+      // Not vacuous: the registration was answered, by the gateway itself.
+      must(
+        res.status === 201 || res.status === 200,
+        'the registration answered 201',
+        `${res.status}`,
+      )
     },
   },
   {
@@ -231,11 +267,13 @@ export const bridged: Requirement[] = [
     source: 'RFC 7591 §3 (registration requests are POSTed JSON); Gatehouse issue 4 ("JSON only")',
     text: 'A registration request that is not JSON is refused with 4xx.',
     async check(ctx) {
+      await servesAuthorizationServer(ctx)
       const res = await ctx.http(`${ctx.target.base}${REG_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'text/plain' },
         body: 'hello',
       })
+      offered(res, `POST ${REG_PATH}`)
       must(res.status >= 400 && res.status < 500, '4xx', `${res.status}`)
     },
   },

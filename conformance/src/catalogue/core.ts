@@ -23,6 +23,7 @@ function hostile(
     profile: 'core',
     source,
     quote,
+    resourceServer: true,
     text: `A bearer token that is ${what} is rejected with 401.`,
     async check(ctx) {
       const res = await postMcp(ctx, { token: await token(ctx, mint) })
@@ -36,10 +37,10 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-001',
     level: 'MUST',
-    quote:
-      'Mode Strict: a request without a valid token is rejected with 401 and the WWW-Authenticate header described above.',
+    resourceServer: true,
+    quote: 'Servers MUST return appropriate HTTP status codes for authorization errors:',
     profile: 'core',
-    source: `${SEED_ERRORS}; seed: Authentication 1`,
+    source: `MCP authorization 2025-11-25 §Error Handling; ${SEED_ERRORS}; seed: Authentication 1`,
     text: 'POST /mcp without a bearer token is rejected with 401.',
     async check(ctx) {
       const res = await postMcp(ctx)
@@ -73,6 +74,7 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-003',
     level: 'SHOULD',
+    resourceServer: true,
     quote:
       'If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute to provide the client with the reason why the access request was declined.',
     profile: 'core',
@@ -128,22 +130,22 @@ export const core: Requirement[] = [
     'AUTH-012',
     'issued by another issuer',
     { sub: 'alice', claims: { iss: 'https://attacker.example/oauth2/default' } },
-    'seed: Authentication 2 ("iss equals the configured issuer")',
-    "Validation checks: signature against keys fetched from the provider's JWKS (fetched by the control plane via the JWKS backend over TLS, at the path /oauth2/<auth_server_id>/v1/keys), iss equals the configured issuer, aud matches the configured audience.",
+    'seed: Authentication 2 ("iss equals the configured issuer"); MCP authorization 2025-11-25 §Token Handling',
+    'MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens as described in OAuth 2.1 Section 5.2.',
   ),
   hostile(
     'AUTH-013',
     'for another audience',
     { sub: 'alice', claims: { aud: 'api://another-resource' } },
-    'seed: Authentication 2 ("aud matches the configured audience"); MCP authorization 2025-06-18 §2.6',
-    "Validation checks: signature against keys fetched from the provider's JWKS (fetched by the control plane via the JWKS backend over TLS, at the path /oauth2/<auth_server_id>/v1/keys), iss equals the configured issuer, aud matches the configured audience.",
+    'seed: Authentication 2 ("aud matches the configured audience"); MCP authorization 2025-06-18 §2.6; MCP authorization 2025-11-25 §Token Handling',
+    'MCP servers MUST validate that access tokens were issued specifically for them as the intended audience, according to RFC 8707 Section 2.',
   ),
   hostile(
     'AUTH-014',
     'signed with a key the issuer does not publish',
     { sub: 'alice', forge: 'unknown-kid' },
-    'seed: Authentication 2 (signature)',
-    "Validation checks: signature against keys fetched from the provider's JWKS (fetched by the control plane via the JWKS backend over TLS, at the path /oauth2/<auth_server_id>/v1/keys), iss equals the configured issuer, aud matches the configured audience.",
+    'seed: Authentication 2 (signature); MCP authorization 2025-11-25 §Token Handling',
+    'MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens as described in OAuth 2.1 Section 5.2.',
   ),
   hostile(
     'AUTH-015',
@@ -169,10 +171,11 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-017',
     level: 'MUST',
+    resourceServer: true,
     quote:
-      "Validation checks: signature against keys fetched from the provider's JWKS (fetched by the control plane via the JWKS backend over TLS, at the path /oauth2/<auth_server_id>/v1/keys), iss equals the configured issuer, aud matches the configured audience.",
+      'MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens as described in OAuth 2.1 Section 5.2.',
     profile: 'core',
-    source: 'seed: Authentication 2 (signature)',
+    source: 'MCP authorization 2025-11-25 §Token Handling; seed: Authentication 2 (signature)',
     text: 'A token whose claims were changed after signing is rejected with 401.',
     async check(ctx) {
       const [header, , signature] = (await token(ctx, { sub: 'bob' })).split('.')
@@ -196,6 +199,7 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-021',
     level: 'MUST',
+    resourceServer: true,
     quote: 'Access tokens MUST NOT be included in the URI query string',
     profile: 'core',
     source:

@@ -4,7 +4,7 @@
  * Fetch standard §3.2 (CORS protocol), and the MCP transport's own request headers, which the
  * seed's allowHeaders omit (CORS-006, a SHOULD: the harness configures them).
  */
-import { must, type Requirement } from '../types.js'
+import { CheckSkipped, must, type Requirement } from '../types.js'
 import { postMcp } from './util.js'
 
 const ORIGIN = 'http://conformance-app.example'
@@ -165,7 +165,7 @@ export const cors: Requirement[] = [
       'An origin server SHOULD send a Vary header field when its algorithm for selecting a representation varies based on aspects of the request message other than the method and target URI',
     profile: 'cors',
     source:
-      'Fetch standard §3.2.5 (CORS protocol and HTTP caches: a reflected origin needs Vary: Origin); RFC 9110 §12.5.5; RFC 9110 §12.5.5 (Vary)',
+      'Fetch standard §3.2.5 (CORS protocol and HTTP caches: a reflected origin needs Vary: Origin); RFC 9110 §12.5.5 (Vary)',
     text: 'A forwarded response that reflects the request Origin in Access-Control-Allow-Origin carries Vary: Origin, so a cache never serves it to another origin.',
     async check(ctx) {
       // Found by Stryker (conformance/MUTATION.md): nothing judged Vary outside preflights.
@@ -175,6 +175,11 @@ export const cors: Requirement[] = [
         headers: { origin: ORIGIN },
       })
       const reflected = res.headers.get('access-control-allow-origin')
+      // "*" (or no CORS at all) does not vary by Origin: nothing for a cache to mix up.
+      if (reflected === null)
+        throw new CheckSkipped('the answer carries no Access-Control-Allow-Origin (no CORS here)')
+      if (reflected === '*')
+        throw new CheckSkipped('Access-Control-Allow-Origin: * does not vary by Origin')
       must(reflected === ORIGIN, `Access-Control-Allow-Origin: ${ORIGIN}`, String(reflected))
       must(
         /(^|,)\s*origin\s*(,|$)/i.test(res.headers.get('vary') ?? ''),

@@ -5,7 +5,7 @@
  * 2025-11-25 "Protected Resource Metadata Discovery Requirements".
  */
 import { must, type Requirement } from '../types.js'
-import { canonicalJson, PRM_PATH, prmDocument } from './util.js'
+import { canonicalJson, discoverPrm, PRM_PATH, prmDocument } from './util.js'
 
 const PRM_ROOT = '/.well-known/oauth-protected-resource'
 
@@ -69,13 +69,16 @@ export const resourceMetadata: Requirement[] = [
   {
     id: 'PRM-004',
     level: 'MUST',
+    resourceServer: true,
     quote:
       'MCP servers MUST implement the OAuth 2.0 Protected Resource Metadata (RFC9728) specification to indicate the locations of authorization servers.',
     profile: 'core',
     source: 'RFC 9728 §3; MCP authorization 2025-06-18 §2.3',
     text: 'The metadata endpoint needs no token (it is how clients learn where to get one).',
     async check(ctx) {
-      const res = await ctx.http(`${ctx.target.base}${PRM_PATH}`)
+      // Wherever the target serves it (path form, the URL its 401 names, or the root form).
+      const { url } = await discoverPrm(ctx).catch(() => ({ url: `${ctx.target.base}${PRM_PATH}` }))
+      const res = await ctx.http(url)
       must(res.status !== 401 && res.status !== 403, 'no 401/403', `${res.status}`)
       must(
         /json/.test(res.headers.get('content-type') ?? ''),
@@ -107,6 +110,31 @@ export const resourceMetadata: Requirement[] = [
         canonicalJson(root) === canonicalJson(path),
         `the path form's document ${JSON.stringify(path)}`,
         JSON.stringify(root),
+      )
+    },
+  },
+  {
+    id: 'PRM-006',
+    level: 'MUST',
+    resourceServer: true,
+    quote:
+      'The Protected Resource Metadata document returned by the MCP server MUST include the authorization_servers field containing at least one authorization server.',
+    profile: 'core',
+    source: `MCP authorization 2025-11-25 §Authorization Server Location; §Protected Resource Metadata Discovery Requirements; RFC 9728 §3.3, §5.1`,
+    text: "A client finds the protected-resource metadata as the spec says (the URL the 401's resource_metadata names, else the path form, else the root form): its resource is the MCP endpoint's URL, and it names at least one authorization server.",
+    async check(ctx) {
+      const { url, doc } = await discoverPrm(ctx)
+      const want = `${ctx.target.configuredBase}/mcp`
+      must(
+        doc.resource === want,
+        `resource "${want}" (RFC 9728 §3.3)`,
+        `resource ${JSON.stringify(doc.resource)} at ${url}`,
+      )
+      const servers = doc.authorization_servers
+      must(
+        Array.isArray(servers) && servers.length > 0 && servers.every((v) => typeof v === 'string'),
+        'authorization_servers with at least one authorization server',
+        `${JSON.stringify(servers)} at ${url}`,
       )
     },
   },

@@ -20,6 +20,7 @@ export const scopes: Requirement[] = [
   {
     id: 'AUTH-023',
     level: 'SHOULD',
+    resourceServer: true,
     quote:
       'MCP servers SHOULD include a scope parameter in the WWW-Authenticate header as defined in RFC 6750 Section 3 to indicate the scopes required for accessing the resource.',
     profile: 'core',
