@@ -53,7 +53,7 @@ describe('targetGatehouseConfig', () => {
     expect(text).not.toContain('gateway.example')
     expect(config.config?.adminAddr).toBe('off')
     expect(Object.keys(config.gateways ?? {})).toEqual(['default'])
-    expect((config.gateways?.default as { port: number }).port).toBe(8080)
+    expect(config.gateways?.default).toMatchObject({ port: 8080 })
     expect(Object.keys(config.routes ?? {})).toEqual(['mcp'])
   })
 
