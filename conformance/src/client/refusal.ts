@@ -25,15 +25,20 @@ export interface Progress {
   conformantRefusal: boolean
 }
 
-/** The `issuer` of a metadata answer, or undefined. */
-export function issuerOf(e: Recorded): string | undefined {
+/** A string member of a JSON answer, or undefined. */
+function memberOf(e: Recorded, name: string): string | undefined {
   try {
-    const issuer = (JSON.parse(e.responseBody) as { issuer?: unknown }).issuer
-    return typeof issuer === 'string' ? issuer : undefined
+    const value = (JSON.parse(e.responseBody) as Record<string, unknown>)[name]
+    return typeof value === 'string' ? value : undefined
   } catch {
     return undefined
   }
 }
+
+/** The `issuer` of a metadata answer, or undefined. */
+export const issuerOf = (e: Recorded) => memberOf(e, 'issuer')
+/** The `resource` of a protected-resource metadata answer, or undefined. */
+const resourceOf = (e: Recorded) => memberOf(e, 'resource')
 
 const lastLine = (s: string) =>
   redactText(s.trim().split('\n').at(-1) ?? '').slice(0, 160) || 'no stderr'
@@ -48,6 +53,14 @@ function specRefusal(flow: Flow, facts: StackFacts): string | undefined {
     const used = [...flow.registrations, ...flow.authorizations].some(after(m))
     if (!used)
       return `the client refused the authorization-server metadata at ${withoutQuery(m.url)}: its issuer ${issuer} is not ${facts.authServer}, the identifier it was derived from (RFC 8414 §3.3: "MUST NOT be used")`
+  }
+  for (const p of flow.prmFetches) {
+    const resource = resourceOf(p)
+    if (p.status < 200 || p.status >= 300 || resource === undefined || resource === facts.resource)
+      continue
+    const used = [...flow.registrations, ...flow.authorizations].some(after(p))
+    if (!used)
+      return `the client refused the protected-resource metadata at ${withoutQuery(p.url)}: its resource ${resource} is not ${facts.resource} (RFC 9728 §3.3: "MUST NOT be used")`
   }
   for (const a of flow.authorizations) {
     const location = a.entry.responseHeaders.location

@@ -68,9 +68,10 @@ export interface ClientScenario {
   protocolVersion: string
   /**
    * Getting through needs a behaviour the spec only recommends (step-up: "Clients SHOULD respond
-   * to these errors…"; refresh): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST).
+   * to these errors…"): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST); or only
+   * allows (refresh: MAY), and then nothing fails a client that does not get through.
    */
-  throughBy?: 'SHOULD'
+  throughBy?: 'SHOULD' | 'MAY'
   /** One line. */
   title: string
   outcome: Outcome
@@ -89,6 +90,9 @@ export const PRE_REGISTERED = {
 
 /** The client metadata document URL the official suite's clients use, known to the CIMD IdP. */
 export const CIMD_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
+
+/** The resource the metadata of `resource-mismatch` names instead of the MCP server's. */
+export const MISMATCHED_RESOURCE = 'https://other-resource.example/mcp'
 
 /** The document behind {@link CIMD_CLIENT_METADATA_URL}: a native client on loopback. */
 const CIMD_DOCUMENT = {
@@ -259,7 +263,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'token-refresh',
     clientScenario: 'auth/offline-access-scope',
     protocolVersion: 'draft',
-    throughBy: 'SHOULD',
+    throughBy: 'MAY',
     title:
       'The access token expires (offline_access granted a refresh token): refresh, do not sign in again',
     outcome: 'complete',
@@ -338,6 +342,18 @@ export const SCENARIOS: readonly ClientScenario[] = [
     idp: SIGN_IN,
     gateway: BRIDGED,
     shapers: (h) => ({ idp: reshapers.forgeFirstRedirect(h.authorizePath, 'iss') }),
+  },
+  {
+    name: 'resource-mismatch',
+    clientScenario: 'auth/resource-mismatch',
+    protocolVersion: 'draft',
+    title:
+      "The protected-resource metadata names another resource than the MCP server's (RFC 9728 §3.3: MUST NOT be used)",
+    outcome: 'refuse',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: BRIDGED,
+    shapers: () => ({ gateway: reshapers.prmOfAnotherResource(MISMATCHED_RESOURCE) }),
   },
   {
     name: 'issuer-mismatch',

@@ -198,6 +198,30 @@ function stepUpOnToolsCall(scope: string): Shaper {
   }
 }
 
+/**
+ * Protected-resource metadata that names another resource than the MCP server's (RFC 9728 §3.3:
+ * a client MUST NOT use it), wherever it is asked for; the authorization server it names is the
+ * gateway's, so only the resource is wrong.
+ */
+function prmOfAnotherResource(resource: string): Shaper {
+  return {
+    request: (e) =>
+      e.url.pathname.startsWith(PRM_PATH)
+        ? {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              resource,
+              authorization_servers: [`${e.url.origin}/mcp`],
+              scopes_supported: ['openid', 'profile'],
+              bearer_methods_supported: ['header'],
+            }),
+            note: `PRM names the resource ${resource}`,
+          }
+        : undefined,
+  }
+}
+
 /** Several shapers as one: in order; the first synthetic answer wins; notes joined. */
 export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | undefined {
   const all = shapers.filter((s): s is Shaper => s !== undefined)
@@ -223,6 +247,7 @@ export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | 
 /** The reshaping functions, by shape. */
 export const reshapers = {
   issAsGateway,
+  prmOfAnotherResource,
   stepUpOnToolsCall,
   prmRootOnly,
   stopAfterTokenRequests,

@@ -35,6 +35,7 @@ const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'no-state-check': { scenario: 'forged-state', id: 'CLI-STATE-002' },
   'no-iss-check': { scenario: 'wrong-iss', id: 'CLI-ISS-001' },
   'no-issuer-check': { scenario: 'issuer-mismatch', id: 'CLI-ISS-002' },
+  'no-resource-check': { scenario: 'resource-mismatch', id: 'CLI-RES-002' },
   'guessed-metadata': { scenario: 'bridged-client-id', id: 'CLI-PRM-001' },
   'wrong-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
   'fake-client-id': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
@@ -58,6 +59,7 @@ const JUDGED: Record<string, string[]> = {
   'forged-state': ['CLI-STATE-002'],
   'wrong-iss': ['CLI-ISS-001'],
   'issuer-mismatch': ['CLI-ISS-002', 'CLI-FLOW-002'],
+  'resource-mismatch': ['CLI-RES-002', 'CLI-FLOW-002'],
 }
 
 /**

@@ -72,9 +72,12 @@ export const discovery: ClientRequirement[] = [
       'For issuer URLs with path components (e.g., https://auth.example.com/tenant1), clients MUST try endpoints in the following priority order:',
     text: "The client fetches the authorization server's metadata at the URLs the spec lists, in its order (RFC 8414 path insertion, OIDC path insertion, OIDC path appending), moving on only when one fails.",
     appliesTo: always,
-    check({ flow, facts, evidence }) {
+    check({ flow, facts, progress, evidence }) {
       const candidates = asMetadataCandidates(facts.authServer)
       const fetches = flow.asMetadataFetches
+      // Refusing the protected-resource metadata (RFC 9728 §3.3) comes before this stage.
+      if (fetches.length === 0 && progress.conformantRefusal)
+        throw new CheckSkipped(`not reached: ${progress.cause}`)
       must(
         fetches.length > 0,
         `a fetch of ${candidates[0]}`,
@@ -94,6 +97,31 @@ export const discovery: ClientRequirement[] = [
           prev ? `after ${prev.url.href} (${prev.status})` : 'as the first metadata fetch',
         )
       }
+    },
+  },
+  {
+    id: 'CLI-RES-002',
+    level: 'MUST',
+    source: 'RFC 9728 §3.3; MCP authorization 2025-11-25 §Authorization Server Location',
+    quote:
+      'If these values are not identical, the data contained in the response MUST NOT be used.',
+    text: "The client does not use protected-resource metadata whose resource is not the MCP server's: no registration, authorization or token request on its strength.",
+    appliesTo: only('resource-mismatch'),
+    check({ flow, facts, evidence }) {
+      const served = flow.prmFetches.find((e) => e.status >= 200 && e.status < 300)
+      if (!served)
+        throw new CheckSkipped('not reached: the client fetched no protected-resource metadata')
+      const used = [
+        ...flow.registrations.map((r) => r.entry),
+        ...flow.authorizations.map((a) => a.entry),
+        ...flow.tokenRequests.map((t) => t.entry),
+      ].sort((a, b) => a.seq - b.seq)[0]
+      evidence(used ?? served)
+      must(
+        used === undefined,
+        `the metadata naming another resource than ${facts.resource} refused: no request on its strength`,
+        `${used?.method} ${used ? withoutQuery(used.url) : ''}`,
+      )
     },
   },
   {

@@ -31,6 +31,7 @@ const FAULTS = [
   'guessed-metadata',
   'wrong-resource',
   'fake-client-id',
+  'no-resource-check',
   'step-up-wrong-scope',
   'unlimited-step-up',
   'no-refresh',
@@ -104,6 +105,11 @@ async function discover(params: Record<string, string>): Promise<void> {
     if (prm) break
   }
   if (!prm) throw new Error('no protected-resource metadata found')
+  // RFC 9728 §3.3: metadata of another resource MUST NOT be used.
+  if (!has('no-resource-check') && prm.resource !== serverUrl.href)
+    throw new Error(
+      `protected-resource metadata refused: resource ${prm.resource} is not ${serverUrl.href}`,
+    )
   const issuer = new URL(String((prm.authorization_servers as string[])[0]))
   const p = issuer.pathname.replace(/\/$/, '')
   let candidates = p
