@@ -90,6 +90,10 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     .option('--timeout <ms>', 'time limit of one client run', positive('--timeout'), 30_000)
     .option('--parallel <n>', 'scenarios run at once', positive('--parallel'), 2)
     .option(
+      '--cimd-document <file>',
+      "your Client ID Metadata Document (JSON; its client_id is its https URL): the cimd scenario's IdP knows it as if it fetched that URL, with your redirect_uris",
+    )
+    .option(
       '--port-range <from-to>',
       'ports the client sees (the recorders in front of the gateway and the IdP), e.g. 41000-41099 for a client that allows only known redirect or server ports',
       parseRange,
@@ -115,6 +119,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     json?: string
     list?: boolean
     portRange?: [number, number]
+    cimdDocument?: string
   }>()
   if (opts.list) return exitAfter(listing(), 0)
   const fail = (message: string) => exitAfter(`conformance client: ${message}\n`, 2, process.stderr)
@@ -142,6 +147,21 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
   const scenarios = opts.scenario
     ? SCENARIOS.filter((s) => opts.scenario?.includes(s.name))
     : SCENARIOS
+  let cimd: Record<string, unknown> | undefined
+  if (opts.cimdDocument) {
+    try {
+      cimd = JSON.parse(readFileSync(opts.cimdDocument, 'utf8')) as Record<string, unknown>
+    } catch (err) {
+      return fail(
+        `cannot read the metadata document ${opts.cimdDocument}: ${(err as Error).message}`,
+      )
+    }
+    const id = typeof cimd.client_id === 'string' ? cimd.client_id : ''
+    if (!/^https:\/\/[^/]+\/.+/.test(id) || !Array.isArray(cimd.redirect_uris))
+      return fail(
+        `${opts.cimdDocument}: a Client ID Metadata Document needs client_id, an https URL with a path (its own URL), and redirect_uris`,
+      )
+  }
   const started = performance.now()
   // Interrupted: every scenario's stack (gatehouse processes included) ends with the harness.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -153,6 +173,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
   try {
     reports = await runClient({
       ...(opts.portRange ? { clientPorts: portRange(...opts.portRange) } : {}),
+      ...(cimd ? { cimdDocuments: [cimd] } : {}),
       command: opts.command,
       scenarios,
       timeoutMs: opts.timeout,

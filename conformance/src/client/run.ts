@@ -87,6 +87,8 @@ export interface ClientRunOptions extends JudgeOptions {
   proxyDir?: string
   /** Ports the client sees (the recorders'), from `--port-range`; default free ones. */
   clientPorts?: PortPicker
+  /** The client's own Client ID Metadata Documents (`--cimd-document`), known to CIMD IdPs. */
+  cimdDocuments?: readonly Record<string, unknown>[]
   /** Called as each scenario is judged (progress). */
   onReport?(r: ScenarioReport): void
 }
@@ -221,6 +223,7 @@ export async function runClient(options: ClientRunOptions): Promise<ScenarioRepo
           scenario,
           options.proxyDir ? { proxyDir: options.proxyDir } : {},
           options.clientPorts,
+          options.cimdDocuments,
         )
       } catch (err) {
         // One scenario's stack (it stopped what it had started) does not end the run.

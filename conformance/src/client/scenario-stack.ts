@@ -116,6 +116,7 @@ export async function startScenarioStack(
   scenario: ClientScenario,
   options: GatewayOptions = {},
   clientPorts?: PortPicker,
+  cimdDocuments: readonly Record<string, unknown>[] = [],
 ): Promise<ScenarioStack> {
   const traffic = new Traffic()
   const started: Array<{ stop(): Promise<void> }> = []
@@ -124,7 +125,22 @@ export async function startScenarioStack(
     started.push(gwRecorder)
     const idpRecorder = await startRecorder('idp', traffic, clientPorts)
     started.push(idpRecorder)
-    const idp = await startMockIdp({ ...scenario.idp, publicUrl: idpRecorder.origin })
+    // The client's own metadata documents (--cimd-document), known to a CIMD IdP besides ours.
+    const known = scenario.idp.clientIdMetadataDocuments
+    const idp = await startMockIdp({
+      ...scenario.idp,
+      ...(known
+        ? {
+            clientIdMetadataDocuments: {
+              documents: {
+                ...known.documents,
+                ...Object.fromEntries(cimdDocuments.map((d) => [String(d.client_id), d])),
+              },
+            },
+          }
+        : {}),
+      publicUrl: idpRecorder.origin,
+    })
     started.push(idp)
     idpRecorder.setUpstream(idp.port)
     const backend: McpBackend = await startMcpBackend()

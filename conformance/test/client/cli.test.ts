@@ -142,6 +142,36 @@ describe('conformance client', () => {
     expect(run.stdout).toMatch(/not reached: its stack did not start/)
   }, 120_000)
 
+  it("CIMD works with the client's own metadata document URL and redirect path (--cimd-document)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-cli-'))
+    const url = 'https://client.example.org/oauth/metadata.json'
+    const redirect = 'http://127.0.0.1:4567/oauth/done'
+    const doc = join(dir, 'metadata.json')
+    writeFileSync(
+      doc,
+      JSON.stringify({
+        client_id: url,
+        client_name: 'a client with its own document',
+        redirect_uris: [redirect],
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      }),
+    )
+    const run = await conformance([
+      '--command',
+      `HAND_CIMD_URL=${url} HAND_REDIRECT_URI=${redirect} ${HAND}`,
+      '--scenario',
+      'cimd',
+      '--cimd-document',
+      doc,
+    ])
+    expect(run.code, run.stdout.slice(-1500)).toBe(0)
+    expect(run.stdout).toMatch(/PASS CLI-REG-003/)
+    expect(run.stdout).toMatch(/PASS CLI-FLOW-001/)
+  }, 120_000)
+
   it('passes with the failure in the baseline, and says which baseline entries now pass', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'client-cli-'))
     const baseline = join(dir, 'baseline.txt')

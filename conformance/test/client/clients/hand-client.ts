@@ -50,8 +50,9 @@ if (fault !== undefined && !FAULTS.includes(fault)) {
 }
 const serverUrl = new URL(argv.at(-1) ?? '')
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
-const REDIRECT = 'http://127.0.0.1:3000/callback'
-const CIMD_URL = 'https://conformance-test.local/client-metadata.json'
+/** Its own redirect URI and metadata document URL when given (HAND_REDIRECT_URI, HAND_CIMD_URL). */
+const REDIRECT = process.env.HAND_REDIRECT_URI ?? 'http://127.0.0.1:3000/callback'
+const CIMD_URL = process.env.HAND_CIMD_URL ?? 'https://conformance-test.local/client-metadata.json'
 const has = (f: Fault) => fault === f
 const b64 = (n: number) => randomBytes(n).toString('base64url')
 
