@@ -169,6 +169,20 @@ export const core: Requirement[] = [
     'exp REQUIRED - as defined in Section 4.1.4 of [RFC7519].',
   ),
   {
+    id: 'AUTH-025',
+    level: 'MUST',
+    resourceServer: true,
+    quote: 'Resource servers MUST support this method.',
+    profile: 'core',
+    source:
+      'RFC 6750 §2.1 (Authorization Request Header Field); MCP authorization 2025-11-25 §Token Requirements',
+    text: 'A valid token of the accepted issuer and audience, in Authorization: Bearer, is accepted: initialize is answered 2xx (the control for the hostile-token checks: a server that refuses every token passes none of them fairly).',
+    async check(ctx) {
+      const res = await postMcp(ctx, { token: await token(ctx, { sub: 'alice' }) })
+      must(res.status >= 200 && res.status < 300, 'a 2xx answer to initialize', `${res.status}`)
+    },
+  },
+  {
     id: 'AUTH-017',
     level: 'MUST',
     resourceServer: true,
