@@ -318,6 +318,8 @@ export const core: Requirement[] = [
     id: 'AUTH-050',
     level: 'MUST',
     profile: 'core',
+    quote:
+      'Values for the "error_description" attribute (specified in Appendix A.2 of [RFC6749]) MUST NOT include characters outside the set %x20-21 / %x23-5B / %x5D-7E.',
     source:
       'RFC 7515 §4.1.11 (a crit extension the recipient does not understand makes the JWS invalid); RFC 6750 §3 (error_description "MUST NOT include characters outside the set %x20-21 / %x23-5B / %x5D-7E")',
     text: 'A token whose header marks a non-ASCII extension ("中") as critical is rejected with 401 and a WWW-Authenticate made of the characters RFC 6750 §3 allows — never a 5xx.',

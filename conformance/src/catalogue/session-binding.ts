@@ -14,6 +14,7 @@ export const sessionBinding: Requirement[] = [
     id: 'TRN-050',
     level: 'SHOULD',
     profile: 'transport',
+    quote: 'MCP servers SHOULD bind session IDs to user specific information.',
     source:
       'MCP Security Best Practices, "Session Hijacking" ("MCP servers SHOULD bind session IDs to user-specific information"); MCP 2025-06-18 Transports, "Session Management" (404 for a session the server does not hold)',
     text: "Another user's token (same group, same rules) on alice's Mcp-Session-Id is refused with a 4xx and never served in her session, which goes on for her.",
