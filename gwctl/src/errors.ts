@@ -42,11 +42,6 @@ const DESCRIPTIONS: Record<GwctlErrorCode, string> = {
 /** Every code, for documentation and the completeness test. */
 export const GWCTL_ERROR_CODES = Object.keys(DESCRIPTIONS) as readonly GwctlErrorCode[]
 
-/** A one-line description of a code. */
-export function describeErrorCode(code: GwctlErrorCode): string {
-  return DESCRIPTIONS[code]
-}
-
 /** A failure gwctl reports as `gwctl: <message>` on stderr before exiting non-zero. */
 export class GwctlError extends Error {
   /** Stable code. */

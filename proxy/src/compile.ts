@@ -71,25 +71,31 @@ function routesFor(config: Readonly<GatehouseConfig>, gateway: string): string[]
 }
 
 /**
- * The Origin/Host check of a route carrying an MCP policy (`jwtAuthentication.mcp`), with the
- * rule's CORS origins as the default accepted origins; `undefined` for other routes.
+ * The Origin/Host check of a route (DNS rebinding protection, on by default on every route): its
+ * settings come from an attached policy's `traffic.originValidation`, or else from the older
+ * `jwtAuthentication.mcp.originValidation` (cross-references.ts refuses a route with both); the
+ * resource of an attached MCP policy and the rule's CORS origins are the defaults it accepts.
+ * `undefined` when a policy says `mode: Disabled`.
  */
 function originCheckFor(
   config: Readonly<GatehouseConfig>,
   route: string,
   corsOrigins: readonly string[] | undefined,
 ): OriginCheck | undefined {
-  for (const policy of Object.values(config.policies)) {
-    const mcp = policy.traffic.jwtAuthentication?.mcp
-    if (!mcp || !policy.targetRefs.some((ref) => ref.name === route)) continue
-    return compileOriginCheck({
-      resource: mcp.resourceMetadata.resource,
-      allowedOrigins: mcp.originValidation?.allowedOrigins,
-      allowedHosts: mcp.originValidation?.allowedHosts,
-      corsOrigins,
-    })
-  }
-  return undefined
+  const attached = Object.values(config.policies).filter((p) =>
+    p.targetRefs.some((ref) => ref.name === route),
+  )
+  const mcp = attached.find((p) => p.traffic.jwtAuthentication?.mcp)?.traffic.jwtAuthentication?.mcp
+  const settings =
+    attached.find((p) => p.traffic.originValidation)?.traffic.originValidation ??
+    mcp?.originValidation
+  if (settings && 'mode' in settings && settings.mode === 'Disabled') return undefined
+  return compileOriginCheck({
+    resource: mcp?.resourceMetadata.resource,
+    allowedOrigins: settings?.allowedOrigins,
+    allowedHosts: settings?.allowedHosts,
+    corsOrigins,
+  })
 }
 
 /**

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'GW_ERR_UPSTREAM',
   'GW_ERR_JWKS_UNAVAILABLE',
   'GW_ERR_DISCOVERY_UNAVAILABLE',
+  'GW_ERR_SESSION_NOT_FOUND',
 ] as const
 
 /** A union of the codes, for narrowing. */

@@ -11,6 +11,7 @@ import { checkCompilable, compileSnapshot } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
 import { type ConfigSource, resourceProblems } from './config/sources.js'
 import { configWarnings } from './config/warnings.js'
+import { MemorySessionBindings } from './dataplane/session-binding.js'
 import { ConfigError } from './errors.js'
 import { LiveRuntime } from './live-runtime.js'
 import { Reloader, type ReloadRecord, type ReloadTrigger } from './reload.js'
@@ -98,6 +99,8 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const log = logging.logger('proxy::dataplane')
   const tasks = new TaskRegistry()
   const traceBus = new TraceBus()
+  // One store for every gateway (two gateways may reach the same backend), kept across reloads.
+  const sessions = new MemorySessionBindings()
   const snapshot = await compileSnapshot(config, { logging, tasks })
   // Before the policies start, so that their first JWKS fetches are counted.
   const telemetry = new Telemetry({
@@ -114,7 +117,15 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const startedAt = new Date()
   const clock = new ConditionClock()
   const live = new LiveRuntime(
-    { logging, tasks, traceBus, telemetry, log, ephemeralPorts: options.ephemeralPorts ?? false },
+    {
+      logging,
+      tasks,
+      traceBus,
+      telemetry,
+      sessions,
+      log,
+      ephemeralPorts: options.ephemeralPorts ?? false,
+    },
     config,
     options.source,
     snapshot,

@@ -15,6 +15,7 @@ import type { ConfigSource } from './config/sources.js'
 import { type Listener, startListener } from './dataplane/listener.js'
 import { createPipeline } from './dataplane/pipeline.js'
 import type { GatewayRuntime } from './dataplane/runtime.js'
+import type { SessionBindings } from './dataplane/session-binding.js'
 import type { Logging } from './telemetry/logging.js'
 import type { TaskRegistry } from './telemetry/tasks.js'
 import type { Telemetry } from './telemetry/telemetry.js'
@@ -26,6 +27,8 @@ export interface LiveRuntimeServices {
   tasks: TaskRegistry
   traceBus: TraceBus
   telemetry: Telemetry
+  /** MCP session bindings, shared by every gateway and kept across reloads. */
+  sessions: SessionBindings
   log: Logger
   /** Bind every gateway to a free port (tests). */
   ephemeralPorts: boolean
@@ -155,7 +158,7 @@ export class LiveRuntime {
     snapshot: Snapshot,
     current: ReadonlyMap<string, OpenListener>,
   ): Promise<Map<string, OpenListener>> {
-    const { traceBus, tasks, logging, telemetry, log, ephemeralPorts } = this.#services
+    const { traceBus, tasks, logging, telemetry, sessions, log, ephemeralPorts } = this.#services
     const opened = new Map<string, OpenListener>()
     try {
       for (const [name, gw] of Object.entries(config.gateways)) {
@@ -163,7 +166,13 @@ export class LiveRuntime {
         if (!runtime) continue
         if (isDeepStrictEqual(current.get(name)?.settings, gw)) continue
         const entry = { settings: gw, runtime } as OpenListener
-        const handle = createPipeline(() => entry.runtime, { traceBus, tasks, logging, telemetry })
+        const handle = createPipeline(() => entry.runtime, {
+          traceBus,
+          tasks,
+          logging,
+          telemetry,
+          sessions,
+        })
         entry.listener = await startListener({
           name,
           address: gw.address,

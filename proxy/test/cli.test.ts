@@ -74,6 +74,11 @@ describe('gatehouse CLI', () => {
     ['an unknown log level', 'config: { logLevel: verbose, adminAddr: off }', 'config.logLevel'],
     ['an admin port out of range', 'config: { adminAddr: "127.0.0.1:99999" }', 'config.adminAddr'],
     ['an unbounded drain timeout', 'config: { drainTimeout: 99999999h }', 'config.drainTimeout'],
+    [
+      "an admin address on the gateway's port",
+      'config: { adminAddr: "127.0.0.1:1" }',
+      'config.adminAddr',
+    ],
   ])('--validate rejects %s, as start does', async (_name, config, path) => {
     const f = file(`${config}\ngateways: { default: { port: 1, address: 127.0.0.1 } }\n`)
     const validate = await gatehouse(['--validate', '-f', f])

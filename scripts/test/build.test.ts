@@ -97,6 +97,19 @@ describe('build (scripts/build.ts)', () => {
     )
     expect(eagerInputs).not.toContain('src/index.ts')
   })
+
+  it('imports the OpenTelemetry SDK only behind a dynamic import (tracing is optional)', async () => {
+    const proxy = BUNDLES.find((b) => b.workspace === 'proxy') as Bundle
+    const meta = await metafile(proxy)
+    const sdk = Object.values(meta.outputs)
+      .flatMap((o) => o.imports)
+      .filter(
+        (i) =>
+          i.external && i.path.startsWith('@opentelemetry/') && i.path !== '@opentelemetry/api',
+      )
+    expect(sdk.map((i) => i.path)).toContain('@opentelemetry/sdk-trace-base')
+    expect(sdk.filter((i) => i.kind !== 'dynamic-import')).toEqual([])
+  })
 })
 
 describe('bin launchers', () => {

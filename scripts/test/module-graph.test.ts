@@ -1,6 +1,9 @@
 /**
  * The module graph of proxy/src points one way (issue #15): no import cycle between files, and
- * none between its directories (auth/ and dataplane/ once imported each other's types).
+ * none between its directories (auth/ and dataplane/ once imported each other's types). Each
+ * directory and root file sits in a layer (CONTRIBUTING, "Adding a policy feature") and imports
+ * only from lower layers (issue #27): cli → index → compile → admin, dataplane → auth, mcp → http
+ * → config → telemetry, with errors.ts and version.ts under everything.
  * Type-only imports count: they couple modules as much as value imports do.
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -78,6 +81,55 @@ function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<stri
   return new Map([...dirs].map(([d, s]) => [d, [...s]]))
 }
 
+/**
+ * The layers, top first. A module imports only from a lower layer (its own directory aside), so
+ * two directories of one layer (auth/ and mcp/) do not import each other either. A new directory
+ * or root file must be placed here. broker/ and store/ are the token broker's (issue #22).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['cli.ts'],
+  ['index.ts'],
+  ['compile.ts'],
+  ['admin', 'dataplane'],
+  ['broker'],
+  ['auth', 'mcp'],
+  ['http', 'store'],
+  ['config'],
+  ['telemetry'],
+  ['errors.ts', 'version.ts'],
+]
+
+/** The top-level directory or root file of a path relative to proxy/src (`..` when outside). */
+function unitOf(file: string): string {
+  return normalize(file).split('/')[0] as string
+}
+
+/**
+ * Imports that go up or sideways between layers, as `from → to` (`to` is the imported file), and
+ * the units the table does not place.
+ */
+function layerViolations(graph: ReadonlyMap<string, readonly string[]>): {
+  upward: string[]
+  unplaced: string[]
+} {
+  const rank = new Map(LAYERS.flatMap((units, i) => units.map((u) => [u, i] as const)))
+  const upward: string[] = []
+  const unplaced = new Set<string>()
+  for (const [file, targets] of graph) {
+    const from = unitOf(file)
+    const fromRank = rank.get(from)
+    if (fromRank === undefined) unplaced.add(from)
+    for (const target of targets) {
+      const to = unitOf(target)
+      if (to === from || to === '..') continue
+      const toRank = rank.get(to)
+      if (toRank === undefined) unplaced.add(to)
+      else if (fromRank !== undefined && toRank <= fromRank) upward.push(`${file} → ${target}`)
+    }
+  }
+  return { upward: upward.sort(), unplaced: [...unplaced].sort() }
+}
+
 describe('module graph of proxy/src', () => {
   const graph = importGraph(SRC)
 
@@ -92,6 +144,30 @@ describe('module graph of proxy/src', () => {
 
   it('has no cycle between directories', () => {
     expect(cycles(directoryGraph(graph))).toEqual([])
+  })
+
+  it('imports only from lower layers, and places every directory and root file in one', () => {
+    expect(layerViolations(graph)).toEqual({ upward: [], unplaced: [] })
+  })
+
+  it('finds an import that goes up or sideways, and a unit the layers do not place', () => {
+    const planted = new Map(graph)
+    // Up (mcp/ under admin/) and sideways (admin/ and dataplane/ are one layer); neither closes a
+    // cycle, so only the layer check sees them.
+    planted.set('mcp/json-rpc.ts', [
+      ...(graph.get('mcp/json-rpc.ts') ?? []),
+      'admin/config-dump.ts',
+    ])
+    planted.set('dataplane/forward.ts', [
+      ...(graph.get('dataplane/forward.ts') ?? []),
+      'admin/server.ts',
+    ])
+    planted.set('extra/new.ts', ['config/schema.ts'])
+    expect(cycles(directoryGraph(planted))).toEqual([])
+    expect(layerViolations(planted)).toEqual({
+      upward: ['dataplane/forward.ts → admin/server.ts', 'mcp/json-rpc.ts → admin/config-dump.ts'],
+      unplaced: ['extra'],
+    })
   })
 
   it('finds a cycle where there is one', () => {

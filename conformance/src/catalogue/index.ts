@@ -9,6 +9,7 @@ import { flow } from './flow.js'
 import { mcpPolicy } from './mcp-policy.js'
 import { resourceMetadata } from './resource-metadata.js'
 import { scopes } from './scopes.js'
+import { sessionBinding } from './session-binding.js'
 import { transport } from './transport.js'
 
 /** Every requirement, in report order (admin last: its shutdown check ends a run). */
@@ -21,6 +22,7 @@ export const CATALOGUE: readonly Requirement[] = [
   ...flow,
   ...cors,
   ...transport,
+  ...sessionBinding,
   ...mcpPolicy,
   ...admin,
 ]

@@ -3,11 +3,15 @@
  * ports), the client executed against it, then every client requirement that applies judged
  * from what the recorders saw. Results are the server mode's report rows, grouped by scenario.
  */
+
+import { redactUrl } from '@gatehouse/redact'
 import { baselineMark, outcomeOf } from '../runner.js'
 import type { ReportRow } from '../types.js'
 import { CLIENT_CATALOGUE, type ClientRequirement } from './checks/index.js'
 import { type ClientRun, executeClient } from './execute.js'
 import { Flow } from './flow.js'
+import type { PortPicker } from './recorder.js'
+import { progressOf } from './refusal.js'
 import { type ScenarioStack, startScenarioStack } from './scenario-stack.js'
 import type { ClientScenario } from './scenarios.js'
 import { type Recorded, toEvidence } from './traffic.js'
@@ -34,6 +38,41 @@ export interface ScenarioReport {
   results: ClientResult[]
   /** Requests the recorders saw. */
   requests: number
+  /** The requests, redacted (report.json). */
+  log: LogEntry[]
+  /** Why the scenario could not be run (its stack did not start): nothing was judged. */
+  error?: string
+}
+
+/** One recorded request as report.json carries it: no credential, code or token. */
+export interface LogEntry {
+  seq: number
+  side: Recorded['side']
+  method: string
+  url: string
+  status: number
+  reshaped?: string
+}
+
+/** The redacted request log of a run. */
+function logOf(entries: readonly Recorded[]): LogEntry[] {
+  return entries.map((e) => ({
+    seq: e.seq,
+    side: e.side,
+    method: e.method,
+    url: redactUrl(e.url.href),
+    status: e.status,
+    ...(e.reshaped ? { reshaped: e.reshaped } : {}),
+  }))
+}
+
+/** Stacks running now: ended by {@link stopRunningStacks} when the harness is interrupted. */
+const RUNNING = new Set<ScenarioStack>()
+
+/** Stops every scenario stack still running (SIGINT/SIGTERM of the harness: no orphans). */
+export async function stopRunningStacks(): Promise<void> {
+  await Promise.all([...RUNNING].map((s) => s.stop().catch(() => {})))
+  RUNNING.clear()
 }
 
 /** Options of {@link runClient}. */
@@ -46,6 +85,10 @@ export interface ClientRunOptions extends JudgeOptions {
   parallel: number
   /** The `proxy/` to run (a mutant), default the repository's. */
   proxyDir?: string
+  /** Ports the client sees (the recorders'), from `--port-range`; default free ones. */
+  clientPorts?: PortPicker
+  /** The client's own Client ID Metadata Documents (`--cimd-document`), known to CIMD IdPs. */
+  cimdDocuments?: readonly Record<string, unknown>[]
   /** Called as each scenario is judged (progress). */
   onReport?(r: ScenarioReport): void
 }
@@ -58,6 +101,7 @@ export function judge(
   options: JudgeOptions = {},
 ): ClientResult[] {
   const flow = new Flow(entries, stack.facts)
+  const progress = progressOf(flow, stack.facts, run)
   const scenario = stack.scenario
   const results: ClientResult[] = []
   for (const req of options.catalogue ?? CLIENT_CATALOGUE) {
@@ -76,6 +120,10 @@ export function judge(
       results.push({ ...base, status: 'skipped', message: 'not selected' })
       continue
     }
+    if (req.needs && !progress.reached.has(req.needs)) {
+      results.push({ ...base, status: 'skipped', message: `not reached: ${progress.cause}` })
+      continue
+    }
     let shown: Recorded | undefined
     let result: ClientResult
     try {
@@ -84,6 +132,7 @@ export function judge(
         facts: stack.facts,
         flow,
         run,
+        progress,
         evidence: (e) => {
           shown = e
         },
@@ -115,6 +164,7 @@ export async function runOnStack(
     command,
     serverUrl: stack.serverUrl,
     clientScenario: stack.scenario.clientScenario,
+    protocolVersion: stack.scenario.protocolVersion,
     scenario: stack.scenario.name,
     ...(context ? { context } : {}),
     timeoutMs: options.timeoutMs,
@@ -129,6 +179,33 @@ export async function runOnStack(
     run,
     results: judge(stack, entries, run, options),
     requests: entries.length,
+    log: logOf(entries),
+  }
+}
+
+/** The report of a scenario that could not be run: every requirement skipped with the cause. */
+function notRun(scenario: ClientScenario, error: string, options: JudgeOptions): ScenarioReport {
+  const results: ClientResult[] = (options.catalogue ?? CLIENT_CATALOGUE)
+    .filter((r) => r.appliesTo(scenario))
+    .map((r) => ({
+      id: r.id,
+      level: r.level,
+      profile: scenario.name,
+      source: r.source,
+      text: r.text,
+      status: 'skipped',
+      message: `not reached: ${error}`,
+      durationMs: 0,
+    }))
+  return {
+    scenario: scenario.name,
+    clientScenario: scenario.clientScenario,
+    serverUrl: '',
+    run: { exitCode: null, signal: null, timedOut: false, durationMs: 0, stdout: '', stderr: '' },
+    results,
+    requests: 0,
+    log: [],
+    error,
   }
 }
 
@@ -140,13 +217,27 @@ export async function runClient(options: ClientRunOptions): Promise<ScenarioRepo
     while (next < options.scenarios.length) {
       const i = next++
       const scenario = options.scenarios[i] as ClientScenario
-      const stack = await startScenarioStack(
-        scenario,
-        options.proxyDir ? { proxyDir: options.proxyDir } : {},
-      )
+      let stack: ScenarioStack
+      try {
+        stack = await startScenarioStack(
+          scenario,
+          options.proxyDir ? { proxyDir: options.proxyDir } : {},
+          options.clientPorts,
+          options.cimdDocuments,
+        )
+      } catch (err) {
+        // One scenario's stack (it stopped what it had started) does not end the run.
+        reports[i] = notRun(scenario, `its stack did not start: ${(err as Error).message}`, options)
+        options.onReport?.(reports[i] as ScenarioReport)
+        continue
+      }
+      RUNNING.add(stack)
       try {
         reports[i] = await runOnStack(stack, options.command, options)
+      } catch (err) {
+        reports[i] = notRun(scenario, `the run failed: ${(err as Error).message}`, options)
       } finally {
+        RUNNING.delete(stack)
         await stack.stop()
       }
       options.onReport?.(reports[i] as ScenarioReport)

@@ -10,8 +10,9 @@ import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
-import { type Recorder, startRecorder } from './recorder.js'
+import { type PortPicker, type Recorder, startRecorder } from './recorder.js'
 import { type ClientScenario, PRE_REGISTERED, type StackHandles } from './scenarios.js'
+import { composeShapers, reshapers } from './shapers.js'
 import { Traffic } from './traffic.js'
 
 /** What the checks know about a stack, independently of what the client did. */
@@ -25,6 +26,11 @@ export interface StackFacts {
   prmRootUrl: string
   /** The authorization server PRM names (`authorization_servers[0]`). */
   authServer: string
+  /**
+   * The `issuer` of the AS metadata the client is served: {@link authServer} unless the
+   * scenario's gateway names the IdP's issuer instead (RFC 8414 §3.3 broken on purpose).
+   */
+  asIssuer: string
   /** The IdP's endpoints (without query). */
   authorizeUrl: string
   tokenUrl: string
@@ -84,6 +90,7 @@ function gatewayConfig(
           mcp: {
             ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
             ...(g.bridged && g.clientId ? { clientId: idp.publicClientId } : {}),
+            ...(g.bridged && g.issuerMode ? { issuerMode: g.issuerMode } : {}),
             resourceMetadata: {
               resource,
               scopesSupported: g.scopesSupported,
@@ -108,15 +115,32 @@ function contextOf(s: ClientScenario): Record<string, unknown> | undefined {
 export async function startScenarioStack(
   scenario: ClientScenario,
   options: GatewayOptions = {},
+  clientPorts?: PortPicker,
+  cimdDocuments: readonly Record<string, unknown>[] = [],
 ): Promise<ScenarioStack> {
   const traffic = new Traffic()
   const started: Array<{ stop(): Promise<void> }> = []
   try {
-    const gwRecorder: Recorder = await startRecorder('gateway', traffic)
+    const gwRecorder: Recorder = await startRecorder('gateway', traffic, clientPorts)
     started.push(gwRecorder)
-    const idpRecorder = await startRecorder('idp', traffic)
+    const idpRecorder = await startRecorder('idp', traffic, clientPorts)
     started.push(idpRecorder)
-    const idp = await startMockIdp({ ...scenario.idp, publicUrl: idpRecorder.origin })
+    // The client's own metadata documents (--cimd-document), known to a CIMD IdP besides ours.
+    const known = scenario.idp.clientIdMetadataDocuments
+    const idp = await startMockIdp({
+      ...scenario.idp,
+      ...(known
+        ? {
+            clientIdMetadataDocuments: {
+              documents: {
+                ...known.documents,
+                ...Object.fromEntries(cimdDocuments.map((d) => [String(d.client_id), d])),
+              },
+            },
+          }
+        : {}),
+      publicUrl: idpRecorder.origin,
+    })
     started.push(idp)
     idpRecorder.setUpstream(idp.port)
     const backend: McpBackend = await startMcpBackend()
@@ -151,12 +175,14 @@ export async function startScenarioStack(
       },
     }
     const context = contextOf(scenario)
+    const gatewayIssuer = scenario.gateway.bridged && scenario.gateway.issuerMode === 'Gateway'
     const facts: StackFacts = {
       gatewayOrigin: gwRecorder.origin,
       resource,
       prmPathUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource/mcp`,
       prmRootUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource`,
       authServer: scenario.gateway.bridged ? resource : idp.issuer,
+      asIssuer: scenario.gateway.bridged && gatewayIssuer ? resource : idp.issuer,
       authorizeUrl: `${idp.issuer}/v1/authorize`,
       tokenUrl: `${idp.issuer}/v1/token`,
       revocationUrl: `${idp.issuer}/v1/revoke`,
@@ -177,7 +203,15 @@ export async function startScenarioStack(
         traffic.clear()
         const shapers = scenario.shapers?.(handles) ?? {}
         gwRecorder.setShaper(shapers.gateway)
-        idpRecorder.setShaper(shapers.idp)
+        // The scenario's forgery first: the rewrite leaves a forged iss alone.
+        idpRecorder.setShaper(
+          composeShapers(
+            shapers.idp,
+            gatewayIssuer
+              ? reshapers.issAsGateway(handles.authorizePath, idp.issuer, resource)
+              : undefined,
+          ),
+        )
       },
       async stop() {
         for (const part of started.reverse()) await part.stop()

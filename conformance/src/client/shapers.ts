@@ -144,8 +144,111 @@ function forgeFirstRedirect(authorizePath: string, param: 'state' | 'iss'): Shap
   }
 }
 
+/**
+ * Rewrites the RFC 9207 `iss` of the IdP's authorization responses from the IdP's issuer to the
+ * bridging gateway's (`issuerMode: Gateway`, which names itself the issuer in the AS metadata it
+ * serves). The gateway is not on the redirect's path, so without this a client that checks `iss`
+ * (RFC 9207 §2.4, MUST for clients that support it) would rightly refuse every bridged response:
+ * the recorder plays the part a bridging gateway that names itself would have to play.
+ */
+function issAsGateway(authorizePath: string, idpIssuer: string, gatewayIssuer: string): Shaper {
+  return {
+    response(e, headers) {
+      if (e.url.pathname !== authorizePath || !headers.location) return undefined
+      const location = new URL(headers.location, e.url)
+      if (location.searchParams.get('iss') !== idpIssuer) return undefined
+      location.searchParams.set('iss', gatewayIssuer)
+      headers.location = location.href
+      return `iss as the bridging gateway's issuer ${gatewayIssuer}`
+    },
+  }
+}
+
+/**
+ * A challenge at runtime (MCP 2025-11-25, Runtime Insufficient Scope Errors): `initialize` and
+ * `tools/list` pass, but a `tools/call` whose token lacks `scope` is answered 403
+ * `insufficient_scope` naming it — as a server whose tools need more than its session does.
+ */
+function stepUpOnToolsCall(scope: string): Shaper {
+  return {
+    request(e) {
+      const token = bearerOf(e)
+      if (!token || e.url.pathname !== '/mcp' || !/"tools\/call"/.test(e.requestBody))
+        return undefined
+      let granted: string[] = []
+      try {
+        const scp = decodeJwt(token).scp
+        granted = Array.isArray(scp) ? scp.map(String) : []
+      } catch {}
+      if (granted.includes(scope)) return undefined
+      const prm = `${e.url.origin}/.well-known/oauth-protected-resource/mcp`
+      return {
+        status: 403,
+        headers: {
+          'content-type': 'application/json',
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${prm}"`,
+        },
+        body: JSON.stringify({
+          error: 'insufficient_scope',
+          error_description: `tools/call needs ${scope}`,
+        }),
+        note: `403 insufficient_scope: tools/call needs ${scope}`,
+      }
+    },
+  }
+}
+
+/**
+ * Protected-resource metadata that names another resource than the MCP server's (RFC 9728 §3.3:
+ * a client MUST NOT use it), wherever it is asked for; the authorization server it names is the
+ * gateway's, so only the resource is wrong.
+ */
+function prmOfAnotherResource(resource: string): Shaper {
+  return {
+    request: (e) =>
+      e.url.pathname.startsWith(PRM_PATH)
+        ? {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              resource,
+              authorization_servers: [`${e.url.origin}/mcp`],
+              scopes_supported: ['openid', 'profile'],
+              bearer_methods_supported: ['header'],
+            }),
+            note: `PRM names the resource ${resource}`,
+          }
+        : undefined,
+  }
+}
+
+/** Several shapers as one: in order; the first synthetic answer wins; notes joined. */
+export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | undefined {
+  const all = shapers.filter((s): s is Shaper => s !== undefined)
+  if (all.length <= 1) return all[0]
+  return {
+    async request(e) {
+      for (const s of all) {
+        const synthetic = await s.request?.(e)
+        if (synthetic) return synthetic
+      }
+      return undefined
+    },
+    response(e, headers) {
+      const notes = all.flatMap((s) => s.response?.(e, headers) ?? [])
+      return notes.length ? notes.join('; ') : undefined
+    },
+    async answered(e) {
+      for (const s of all) await s.answered?.(e)
+    },
+  }
+}
+
 /** The reshaping functions, by shape. */
 export const reshapers = {
+  issAsGateway,
+  prmOfAnotherResource,
+  stepUpOnToolsCall,
   prmRootOnly,
   stopAfterTokenRequests,
   holdUntilExpired,

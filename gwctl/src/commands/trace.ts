@@ -8,6 +8,7 @@ import { formatAdminAddress } from '../admin-client.js'
 import { usageError } from '../errors.js'
 import { type CliIo, write } from '../io.js'
 import type { TraceEvent } from '../trace/events.js'
+import { jsonLine } from '../trace/printable.js'
 import { traceNextRequest } from '../trace/stream.js'
 import type { TraceViewProps } from '../trace/trace-view.js'
 import { type Action, adminClientOf } from './context.js'
@@ -60,7 +61,8 @@ Examples:
           // The status line goes to stderr so stdout stays pure JSON Lines.
           const where = `${formatAdminAddress(client.address)}${opts.path ? ` under ${opts.path}` : ''}`
           return requests(
-            (e) => write(io.stdout, `${JSON.stringify(e)}\n`),
+            // jsonLine: no control character of an untrusted field reaches the terminal or file.
+            (e) => write(io.stdout, `${jsonLine(e)}\n`),
             () => io.stderr.write(`waiting for the next request on ${where} (Ctrl-C to stop)\n`),
           )
         }

@@ -4,6 +4,7 @@
  * plus authentication and one line per authorization rule.
  */
 import type { TraceEvent } from './events.js'
+import { printable } from './printable.js'
 
 /** How an event reads in the timeline. */
 export interface EventDescription {
@@ -28,6 +29,7 @@ const LABELS: Record<string, string> = {
   mcp_request: 'mcp request',
   mcp_authorization: 'mcp authorization',
   rate_limit: 'rate limit',
+  mcp_session: 'mcp session',
   mcp_list_filtered: 'list filtered',
   backend_selected: 'backend',
   backend_response: 'backend response',
@@ -35,8 +37,21 @@ const LABELS: Record<string, string> = {
   request_finished: 'finished',
 }
 
-/** Describes one event; unknown types and fields fall back to `key=value` pairs. */
+/**
+ * Describes one event; unknown types and fields fall back to `key=value` pairs. Every text is
+ * {@link printable}: the event's fields come from clients and backends.
+ */
 export function describeEvent(e: TraceEvent): EventDescription {
+  const d = describeRaw(e)
+  return {
+    ...d,
+    label: printable(d.label),
+    detail: printable(d.detail),
+    lines: d.lines.map((l) => ({ ok: l.ok, text: printable(l.text) })),
+  }
+}
+
+function describeRaw(e: TraceEvent): EventDescription {
   const d = e.data
   const label = LABELS[e.type] ?? e.type
   const base = { label, lines: [] as EventDescription['lines'], failed: false }

@@ -12,6 +12,7 @@
 import { Box, Text } from 'ink'
 import { describeEvent } from './describe.js'
 import { FINAL_EVENT, type TraceEvent } from './events.js'
+import { printable } from './printable.js'
 
 /** Props of {@link TraceView}. */
 export interface TraceViewProps {
@@ -43,8 +44,8 @@ export function TraceView(props: TraceViewProps) {
           <Text bold>gwctl trace</Text>
           <Text dimColor>
             {' '}
-            admin {props.admin}
-            {props.pathPrefix ? ` · path ${props.pathPrefix}` : ''}
+            admin {printable(props.admin)}
+            {props.pathPrefix ? ` · path ${printable(props.pathPrefix)}` : ''}
             {props.follow ? ' · following' : ''}
           </Text>
         </Text>
@@ -67,9 +68,16 @@ export function TraceView(props: TraceViewProps) {
   )
 }
 
+/** The request's method and path (or id), {@link printable}: they come from the client. */
 function requestLine(events: readonly TraceEvent[]): string {
   const start = events.find((e) => e.type === 'request_started')?.data
-  return start ? `${String(start.method)} ${String(start.path)}` : (events[0]?.requestId ?? '')
+  return printable(
+    start ? `${String(start.method)} ${String(start.path)}` : (events[0]?.requestId ?? ''),
+  )
+}
+
+function requestIdOf(events: readonly TraceEvent[]): string {
+  return printable(events[0]?.requestId ?? '')
 }
 
 function finalStatus(events: readonly TraceEvent[]): { status: number; ms: number } | undefined {
@@ -93,7 +101,7 @@ function StatusText({ events }: { events: readonly TraceEvent[] }) {
 function Summary({ events }: { events: readonly TraceEvent[] }) {
   return (
     <Text>
-      <Text dimColor>{events[0]?.requestId ?? ''} </Text>
+      <Text dimColor>{requestIdOf(events)} </Text>
       {requestLine(events)} <StatusText events={events} />
     </Text>
   )
@@ -107,7 +115,7 @@ function Timeline({ events }: { events: readonly TraceEvent[] }) {
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text>
-        <Text dimColor>{events[0]?.requestId ?? ''} </Text>
+        <Text dimColor>{requestIdOf(events)} </Text>
         <Text bold>{requestLine(events)}</Text> <StatusText events={events} />
       </Text>
       {events.map((e) => {

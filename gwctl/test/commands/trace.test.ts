@@ -179,6 +179,48 @@ describe('gwctl proxy trace stream errors', () => {
     }
   })
 
+  it('escapes control characters of untrusted fields in --raw and in the plain-text timeline (issue #24 item 11)', async () => {
+    // A tool name a client chose: OSC title + BEL, clear screen, CR LF and a forged timeline
+    // line, a C1 CSI and a right-to-left override.
+    const hostile = '\u001b]0;pwned\u0007\u001b[2J\r\n+0.001 ms  forged    line\u009b31m\u202e'
+    const event = (seq: number, type: string, data: Record<string, unknown>) =>
+      `event: ${type}\ndata: ${JSON.stringify({ requestId: 'req-1', seq, type, at: '2026-11-22T14:00:00.000Z', elapsedMs: seq, data })}\n\n`
+    const admin = await startScriptedAdmin({
+      '/debug/trace': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        res.end(
+          event(0, 'request_started', { method: 'POST', path: '/mcp', gateway: 'default' }) +
+            event(1, 'mcp_request', {
+              messages: [{ method: 'tools/call', tool: hostile, id: 1 }],
+            }) +
+            event(2, 'request_finished', { status: 200, durationMs: 1 }),
+        )
+      },
+    })
+    // Anything but a newline and the safe ranges (printable.ts).
+    const unsafe = /[^\n\x20-\x7e\u00a0-\u200d\u2010-\u2027\u202f-\u2065\u206a-\uffff]/u
+    try {
+      const raw = await spawnGwctl(['--admin', admin.admin, 'proxy', 'trace', '--raw']).done
+      expect(raw.code).toBe(0)
+      expect(raw.stdout).not.toMatch(unsafe)
+      const lines = raw.stdout.trimEnd().split('\n')
+      expect(lines).toHaveLength(3)
+      // Still JSON that gives the exact name back.
+      const parsed = JSON.parse(lines[1] ?? '') as { data: { messages: Array<{ tool: string }> } }
+      expect(parsed.data.messages[0]?.tool).toBe(hostile)
+      const text = await spawnGwctl(['--admin', admin.admin, 'proxy', 'trace']).done
+      expect(text.code).toBe(0)
+      expect(text.stdout).not.toMatch(unsafe)
+      expect(text.stdout).toContain('\\u001b]0;pwned\\u0007')
+      // The request line, three events and the message's sub-line: nothing forged.
+      const shown = text.stdout.trimEnd().split('\n')
+      expect(shown).toHaveLength(5)
+      expect(shown.filter((l) => /^\s*\+0\.001 ms +forged/.test(l))).toEqual([])
+    } finally {
+      await admin.close()
+    }
+  })
+
   it('quotes the admin answer and exits 1 when the stream is refused', async () => {
     const admin = await startScriptedAdmin({
       '/debug/trace': (_req, res) => {

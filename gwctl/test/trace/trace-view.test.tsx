@@ -163,3 +163,46 @@ describe('TraceView', () => {
     expect(out).not.toContain('eyJa.eyJb.c2ln')
   })
 })
+
+/** Control characters a hostile client or backend puts in a tool name or path. */
+const HOSTILE = '\u001b]0;pwned\u0007\u001b[2J\r\n+0.001 ms  forged    line\u009b31m\u202e'
+
+/** A recorded request whose untrusted fields carry {@link HOSTILE}. */
+function hostileRequest(): TraceEvent[] {
+  const at = '2026-11-22T14:00:00.000Z'
+  const e = (seq: number, type: string, data: Record<string, unknown>) =>
+    parseTraceEvent(
+      type,
+      JSON.stringify({ requestId: 'req-1', seq, type, at, elapsedMs: seq, data }),
+    )
+  return [
+    e(0, 'request_started', { method: 'POST', path: `/mcp/${HOSTILE}`, gateway: 'default' }),
+    e(1, 'mcp_request', { messages: [{ method: 'tools/call', tool: HOSTILE, id: 1 }] }),
+    e(2, 'mcp_authorization', {
+      decisions: [{ method: 'tools/call', kind: 'tool', name: HOSTILE, allowed: false }],
+    }),
+    e(3, 'authentication', { error: HOSTILE }),
+    e(4, 'request_finished', { status: 403, durationMs: 1 }),
+  ]
+}
+
+describe('TraceView: untrusted text (issue #24 item 11)', () => {
+  it('shows control characters of tool names and paths escaped: no terminal sequence, no forged line', () => {
+    const events = hostileRequest()
+    const { lastFrame } = render(
+      <TraceView
+        admin="127.0.0.1:15000"
+        follow={false}
+        requests={[events]}
+        waiting={false}
+        connected
+      />,
+    )
+    const frame = lastFrame() ?? ''
+    // Anything but a newline and the safe ranges of printable.ts.
+    expect(frame).not.toMatch(/[^\n\x20-\x7e\u00a0-\u200d\u2010-\u2027\u202f-\u2065\u206a-\uffff]/u)
+    expect(frame).toContain('\\u001b]0;pwned\\u0007\\u001b[2J\\r\\n+0.001 ms')
+    // The text wraps at the frame's width, but no line is the forged timeline line.
+    expect(frame.split('\n').filter((l) => /^\s*\+0\.001 ms +forged/.test(l))).toEqual([])
+  })
+})

@@ -1,13 +1,14 @@
 /**
  * The admin interface as a Fastify application: the routes of `./routes.ts`, a guard against
- * browsers (a foreign `Origin`: a cross-site POST to `/quitquitquit`; a non-loopback `Host` on a
- * loopback bind: DNS rebinding), one not-found answer (405 with `Allow` for a known path, else
+ * browsers (`./browser-guard.ts`: a foreign `Origin` or cross-site Fetch Metadata, e.g. a
+ * cross-site POST to `/quitquitquit`; a non-loopback authority on a loopback bind: DNS
+ * rebinding), one not-found answer (405 with `Allow` for a known path, else
  * 404 listing the endpoints) and one error handler. It is built without listening, so tests can
  * `inject` requests; `./server.ts` binds it.
  */
 import { createServer } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { isLoopback } from './address.js'
+import { browserRefusal } from './browser-guard.js'
 import type { AdminContext } from './context.js'
 import { requestUrl, sendJson, sendText } from './reply.js'
 import { type AdminEndpoint, type AdminRouteState, adminRoutes } from './routes.js'
@@ -16,22 +17,6 @@ import { type AdminEndpoint, type AdminRouteState, adminRoutes } from './routes.
 export interface AdminAppOptions {
   /** Whether to answer loopback `Host` names only (a TCP loopback bind). Read per request. */
   loopbackOnly(): boolean
-}
-
-/** Host names a loopback-bound admin accepts in `Host` (anything else may be DNS rebinding). */
-function hostIsLoopback(host: string | undefined): boolean {
-  if (!host) return true
-  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '')
-  return name === 'localhost' || name.endsWith('.localhost') || isLoopback(name)
-}
-
-/** A same-origin request from a browser carries an Origin naming the host it asked for. */
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  try {
-    return new URL(origin).host === host
-  } catch {
-    return false
-  }
 }
 
 /** Builds the application (not listening). */
@@ -62,21 +47,10 @@ export function buildAdminApp(
   })
 
   app.addHook('onRequest', async (request, reply) => {
-    const { origin, host } = request.headers
-    if (origin !== undefined && !sameOrigin(origin, host)) {
-      return sendText(
-        reply,
-        403,
-        `cross-origin request from ${origin} refused: the admin interface is local only`,
-      )
-    }
-    if (options.loopbackOnly() && !hostIsLoopback(host)) {
-      return sendText(
-        reply,
-        403,
-        `Host "${host}" refused: the admin interface answers loopback names only`,
-      )
-    }
+    // browser-guard.ts: foreign Origin (scheme included), cross-site Fetch Metadata, and a
+    // non-loopback authority (absolute-form target or Host) on a loopback bind.
+    const refusal = browserRefusal(request.raw, options.loopbackOnly())
+    if (refusal !== undefined) return sendText(reply, 403, refusal)
   })
 
   const routes = adminRoutes(ctx, state)

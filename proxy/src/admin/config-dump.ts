@@ -168,11 +168,13 @@ export function policyStatusDump(s: PolicyStatus): z.output<typeof PolicyStatusD
         s.accepted ? 'Accepted' : s.reason,
         s.accepted ? 'policy is valid' : s.message,
       ),
+      // Validation refuses a targetRef that names no route (config/cross-references.ts), so an
+      // accepted policy is attached to every route it names.
       cond(
         'Attached',
-        s.attached,
-        s.attached ? 'Attached' : 'TargetNotFound',
-        s.attached ? 'policy targets an existing route' : s.message,
+        s.accepted,
+        s.accepted ? 'Attached' : s.reason,
+        s.accepted ? 'policy targets an existing route' : s.message,
       ),
       cond('Programmed', s.programmed, s.reason, s.message),
     ],
@@ -181,7 +183,6 @@ export function policyStatusDump(s: PolicyStatus): z.output<typeof PolicyStatusD
 
 const NOT_COMPILED: PolicyStatus = {
   accepted: false,
-  attached: false,
   programmed: false,
   reason: 'NotCompiled',
   message: 'the policy is configured but was not compiled by this proxy',

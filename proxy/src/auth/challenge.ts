@@ -13,9 +13,25 @@
  */
 import { errorResponse, type LocalResponse } from '../http/local-response.js'
 
-/** Quotes a value for an auth-param (RFC 9110 §11.2): no quote or backslash survives. */
+/** A character RFC 6750 §3 does not allow in a quoted auth-param value. */
+const NOT_ALLOWED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/gu
+
+/**
+ * Quotes a value for an auth-param as RFC 6750 §3 allows it (`error_description`, `scope` and the
+ * rest: %x20-21 / %x23-5B / %x5D-7E only): quotes and backslashes are dropped, every other
+ * character outside that set (control characters, anything past ASCII, such as a `crit` name a
+ * token chose) is percent-encoded as UTF-8. A value taken from a token can then never make the
+ * header invalid (Node refuses such a header with an exception: a 500 instead of the 401).
+ */
 function quote(value: string): string {
-  return `"${value.replace(/["\\]/g, '')}"`
+  const safe = value
+    .replace(/["\\]/g, '')
+    .replace(NOT_ALLOWED, (c) =>
+      [...Buffer.from(c, 'utf8')]
+        .map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`)
+        .join(''),
+    )
+  return `"${safe}"`
 }
 
 /** Builds a policy's refusals. */

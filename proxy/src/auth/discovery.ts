@@ -3,9 +3,14 @@
  * from `<issuer>/.well-known/openid-configuration` through the JWKS backend, cached (5 minutes,
  * or the IdP's `Cache-Control: max-age` within 1 minute to 24 hours) and refreshed on demand.
  * When a refresh fails the last-known-good document is served and a warning logged.
+ *
+ * Every fetch goes through {@link requestUpstream}, like the key set's: the JWKS backend's pool
+ * and TLS settings when the provider has one, else a pool of its own to the issuer's origin (TLS
+ * validated against the system CAs for an `https` issuer), and always the 1 MiB cap on the body.
  */
 import type { pino } from 'pino'
-import type { Upstream } from '../http/upstream.js'
+import { BackendConfig } from '../config/schema.js'
+import { createUpstream, type Upstream } from '../http/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { firstIssue, OidcDiscovery } from './documents.js'
 import { maxAgeMs, requestUpstream } from './fetch.js'
@@ -24,7 +29,9 @@ export type DiscoveryResult =
 
 /** The cached discovery document of one issuer. */
 export class DiscoveryCache {
-  readonly #upstream: Upstream | undefined
+  readonly #upstream: Upstream
+  /** True when {@link #upstream} is this cache's own pool to the issuer (closed with it). */
+  readonly #ownsUpstream: boolean
   readonly #issuer: string
   readonly #path: string
   readonly #document: RefreshingDocument<OidcDiscovery>
@@ -40,7 +47,8 @@ export class DiscoveryCache {
     tasks: TaskRegistry,
   ) {
     this.#issuer = issuer
-    this.#upstream = upstream
+    this.#upstream = upstream ?? issuerUpstream(issuer)
+    this.#ownsUpstream = upstream === undefined
     this.#path = `${new URL(issuer).pathname.replace(/\/$/, '')}/.well-known/openid-configuration`
     this.#document = new RefreshingDocument<OidcDiscovery>({
       task: 'discovery_fetch',
@@ -67,9 +75,14 @@ export class DiscoveryCache {
 
   /** The URL the document is fetched from. */
   get url(): string {
-    return this.#upstream
-      ? `${this.#upstream.origin}${this.#path}`
-      : `${this.#issuer}/.well-known/openid-configuration`
+    return this.#ownsUpstream
+      ? `${this.#issuer.replace(/\/$/, '')}/.well-known/openid-configuration`
+      : `${this.#upstream.origin}${this.#path}`
+  }
+
+  /** Closes the pool this cache opened to the issuer, if it opened one. */
+  async close(): Promise<void> {
+    if (this.#ownsUpstream) await this.#upstream.close()
   }
 
   /** The document, fetching it when missing or expired. */
@@ -80,21 +93,10 @@ export class DiscoveryCache {
   }
 
   async #fetch(): Promise<Fetched<OidcDiscovery>> {
-    let status: number
-    let text: string
-    let ttl: number | undefined
-    if (this.#upstream) {
-      const res = await requestUpstream(this.#upstream, this.#path)
-      status = res.status
-      text = res.body.toString('utf8')
-      ttl = maxAgeMs(res.headers)
-    } else {
-      const res = await fetch(this.url, { signal: AbortSignal.timeout(10_000) })
-      status = res.status
-      text = await res.text()
-      const cc = res.headers.get('cache-control')
-      ttl = cc ? maxAgeMs({ 'cache-control': cc }) : undefined
-    }
+    const res = await requestUpstream(this.#upstream, this.#path)
+    const status = res.status
+    const text = res.body.toString('utf8')
+    const ttl = maxAgeMs(res.headers)
     if (status !== 200) throw new Error(`HTTP ${status}`)
     const parsed = OidcDiscovery.safeParse(JSON.parse(text))
     if (!parsed.success) {
@@ -117,4 +119,21 @@ export class DiscoveryCache {
       lastError: this.#document.lastError ?? null,
     }
   }
+}
+
+/**
+ * A pool to the issuer's own origin, for a provider without a JWKS backend: the same pool, TLS
+ * origination (system CAs, the issuer's host as SNI) and timeouts as a configured backend.
+ */
+function issuerUpstream(issuer: string): Upstream {
+  const url = new URL(issuer)
+  const https = url.protocol === 'https:'
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  return createUpstream(
+    BackendConfig.parse({
+      static: { host, port: Number(url.port) || (https ? 443 : 80) },
+      ...(https ? { tls: { hostname: host } } : {}),
+      timeouts: { response: '10s' },
+    }),
+  )
 }

@@ -68,7 +68,6 @@ export const compileAuthPolicy: CompileAuthPolicy = (name, policy, ctx) =>
 
 class CompiledPolicy implements AuthPolicy {
   readonly name: string
-  readonly #ctx: AuthContext
   readonly #policy: PolicyConfig
   readonly #authentication: JwtAuthentication | undefined
   readonly #authorization: RuleAuthorization | undefined
@@ -81,7 +80,6 @@ class CompiledPolicy implements AuthPolicy {
   constructor(name: string, policy: PolicyConfig, ctx: AuthContext) {
     this.name = name
     this.#policy = policy
-    this.#ctx = ctx
     this.#log = ctx.logging.logger('proxy::auth::jwt')
     const { jwtAuthentication: jwt, authorization, transformations } = policy.traffic
     const first = jwt?.providers[0]
@@ -128,14 +126,10 @@ class CompiledPolicy implements AuthPolicy {
   }
 
   status(): PolicyStatus {
-    const attached = this.#policy.targetRefs.every(
-      (t) => this.#ctx.config.routes[t.name] !== undefined,
-    )
     const missing = this.#keySets.filter((k) => !k.available)
     if (missing.length > 0) {
       return {
         accepted: true,
-        attached,
         programmed: false,
         reason: 'JwksUnavailable',
         message: missing
@@ -147,7 +141,6 @@ class CompiledPolicy implements AuthPolicy {
     }
     return {
       accepted: true,
-      attached,
       programmed: true,
       reason: 'Programmed',
       message: 'enforced on the data plane',
@@ -184,6 +177,7 @@ class CompiledPolicy implements AuthPolicy {
 
   stop(): void {
     for (const k of this.#keySets) k.stop()
+    void this.#discovery?.close()
   }
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)

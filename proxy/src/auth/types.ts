@@ -15,8 +15,6 @@ import type { RequestTrace } from '../telemetry/trace-bus.js'
 export interface PolicyStatus {
   /** The policy is valid and was translated. */
   accepted: boolean
-  /** The policy targets at least one existing route. */
-  attached: boolean
   /** The policy is enforced on the data plane (e.g. its key set is available). */
   programmed: boolean
   /** CamelCase reason, e.g. `Programmed`, `JwksUnavailable`. */

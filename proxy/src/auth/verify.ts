@@ -96,11 +96,6 @@ export class TokenVerifier {
     for (const p of providers) p.keys.onChange(() => this.#cache.clear())
   }
 
-  /** Whether every provider has keys (else the policy is not programmed). */
-  get programmed(): boolean {
-    return this.#providers.every((p) => p.keys.available)
-  }
-
   async verify(token: string): Promise<VerifySuccess | VerifyFailure> {
     const cached = this.#cache.get(token)
     if (cached) return { ok: true, claims: cached.claims, issuer: cached.issuer }

@@ -2,6 +2,7 @@
  * Cross-reference checks of a configuration that passed the schema: names that must point at
  * something that exists, and the path prefixes an MCP route must carry.
  */
+import { isIP } from 'node:net'
 import type { ConfigIssue } from '../errors.js'
 import type { GatehouseConfig } from './schema.js'
 
@@ -100,8 +101,78 @@ export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
       }
     })
   }
+  issues.push(...checkOriginValidation(config), ...checkAdminPort(config))
   if (config.ui?.gateway && !config.gateways[config.ui.gateway]) {
     issues.push({ path: 'ui.gateway', message: `no gateway named "${config.ui.gateway}"` })
+  }
+  return issues
+}
+
+/**
+ * A route takes its origin validation from one place: one policy's `traffic.originValidation`, or
+ * the older `jwtAuthentication.mcp.originValidation` — two would leave it unclear which applies.
+ */
+function checkOriginValidation(config: GatehouseConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  const firstOf = new Map<string, string>()
+  for (const [policyName, policy] of Object.entries(config.policies)) {
+    const places = [
+      ...(policy.traffic.originValidation
+        ? [`policies.${policyName}.traffic.originValidation`]
+        : []),
+      ...(policy.traffic.jwtAuthentication?.mcp?.originValidation
+        ? [`policies.${policyName}.traffic.jwtAuthentication.mcp.originValidation`]
+        : []),
+    ]
+    for (const place of places) {
+      for (const ref of new Set(policy.targetRefs.map((r) => r.name))) {
+        const first = firstOf.get(ref)
+        if (first === undefined) {
+          firstOf.set(ref, place)
+          continue
+        }
+        const [a, b] = place.endsWith('traffic.originValidation') ? [place, first] : [first, place]
+        issues.push({
+          path: a,
+          message: `route "${ref}" also takes origin validation from ${b}; configure it in one place (traffic.originValidation is the route-level setting)`,
+        })
+      }
+    }
+  }
+  return issues
+}
+
+/** Addresses a bind on any of which covers every other (all interfaces). */
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]'])
+
+function isLoopbackName(host: string): boolean {
+  return host === 'localhost' || (isIP(host) === 4 ? host.startsWith('127.') : host === '::1')
+}
+
+/** Whether binds on `a` and `b` (same port) can collide: equal, all interfaces, or localhost. */
+function addressesOverlap(a: string, b: string): boolean {
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()]
+  if (WILDCARDS.has(x) || WILDCARDS.has(y) || x === y) return true
+  return (x === 'localhost' && isLoopbackName(y)) || (y === 'localhost' && isLoopbackName(x))
+}
+
+/**
+ * The admin interface may not listen where a gateway does: start would fail with EADDRINUSE
+ * after `--validate` said the configuration is valid (issue #24 item 13).
+ */
+function checkAdminPort(config: GatehouseConfig): ConfigIssue[] {
+  const addr = config.config.adminAddr
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d+)$/.exec(addr)
+  const port = Number(m?.[3])
+  if (!m || port === 0) return []
+  const host = (m[1] ?? m[2]) as string
+  const issues: ConfigIssue[] = []
+  for (const [name, gw] of Object.entries(config.gateways)) {
+    if (gw.port !== port || !addressesOverlap(host, gw.address)) continue
+    issues.push({
+      path: 'config.adminAddr',
+      message: `"${addr}" is also where gateway "${name}" listens (${gw.address}:${gw.port}), so start would fail with EADDRINUSE; give the admin interface a port of its own (default localhost:15000)`,
+    })
   }
   return issues
 }

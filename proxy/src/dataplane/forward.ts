@@ -42,6 +42,14 @@ export interface ForwardInput {
   filterResponse?:
     | ((body: Readable, headers: Record<string, string | string[] | undefined>) => Readable)
     | undefined
+  /**
+   * Called with the backend's status and headers before anything is sent to the client, and
+   * awaited (the MCP session binding records a session id the backend issued before the client
+   * can use it).
+   */
+  onResponseHead?:
+    | ((status: number, headers: Record<string, string | string[] | undefined>) => Promise<void>)
+    | undefined
   log: Logger
   trace?: RequestTrace | undefined
   task?: RequestTask | undefined
@@ -204,6 +212,7 @@ async function stream(
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
   })
   input.task?.stage('streaming')
+  await input.onResponseHead?.(response.statusCode, response.headers)
   const headers = downstreamHeaders(response.headers, input.responseHeaders)
   const body = input.filterResponse?.(response.body, headers) ?? response.body
   try {

@@ -1,15 +1,18 @@
 /**
- * Origin and Host validation on MCP routes: DNS rebinding protection done by the gateway.
+ * Origin and Host validation: DNS rebinding protection done by the gateway, on every route unless
+ * a policy's `traffic.originValidation.mode` is `Disabled`, with or without authentication.
  *
  * MCP 2025-06-18, Transports (Security Warning): servers MUST validate the Origin header of
  * incoming connections to prevent DNS rebinding attacks. A backend behind the gateway cannot: the
  * proxy rewrites Host to the backend's, so a page at `http://evil.example.com` that rebinds its
- * name to the gateway's address passes any Host/Origin check the backend makes.
+ * name to the gateway's address passes any Host/Origin check the backend makes. A route without
+ * authentication is the one that needs it most (MCP Security Best Practices, "Local MCP Server
+ * Compromise").
  *
  * The rules, for a request that carries `Origin` (a browser's; requests without it pass):
  * 1. Host must be accepted: an IP address or `localhost` (DNS rebinding needs a DNS name it
  *    controls, so these cannot be rebound), or one of `allowedHosts` (default: the host of the
- *    configured resource). Else 403 `host_not_allowed`.
+ *    configured MCP resource, if the route has one). Else 403 `host_not_allowed`.
  * 2. Origin must be accepted: same-origin with the (accepted) Host, or one of `allowedOrigins`
  *    (default: the route's CORS `allowOrigins` plus the resource's origin; `*` accepts any).
  *    Else 403 `origin_not_allowed`.
@@ -19,11 +22,11 @@ import { isIP } from 'node:net'
 
 /** What {@link compileOriginCheck} needs. */
 export interface OriginCheckOptions {
-  /** `mcp.resourceMetadata.resource`: its host and origin are accepted by default. */
-  resource: string
-  /** `mcp.originValidation.allowedOrigins`; default: `corsOrigins` plus the resource's origin. */
+  /** `mcp.resourceMetadata.resource` of the route's MCP policy: its host and origin are accepted by default. */
+  resource?: string | undefined
+  /** `originValidation.allowedOrigins`; default: `corsOrigins` plus the resource's origin. */
   allowedOrigins?: readonly string[] | undefined
-  /** `mcp.originValidation.allowedHosts`; default: the resource's host. */
+  /** `originValidation.allowedHosts`; default: the resource's host, or none. */
   allowedHosts?: readonly string[] | undefined
   /** The route's CORS filter `allowOrigins`, if it has one. */
   corsOrigins?: readonly string[] | undefined
@@ -73,12 +76,19 @@ function hostOfOrigin(origin: string): string | undefined {
   }
 }
 
-/** Compiles the check of one MCP route. */
+/** Compiles the check of one route. */
 export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
-  const resource = new URL(options.resource)
-  const allowedHosts = [...(options.allowedHosts ?? [resource.host.toLowerCase()])]
+  const resource = options.resource !== undefined ? new URL(options.resource) : undefined
+  const allowedHosts = [
+    ...(options.allowedHosts ?? (resource ? [resource.host.toLowerCase()] : [])),
+  ]
   const allowedOrigins = [
-    ...new Set(options.allowedOrigins ?? [...(options.corsOrigins ?? []), resource.origin]),
+    ...new Set(
+      options.allowedOrigins ?? [
+        ...(options.corsOrigins ?? []),
+        ...(resource ? [resource.origin] : []),
+      ],
+    ),
   ]
   const anyOrigin = allowedOrigins.includes('*')
   return {
@@ -92,7 +102,7 @@ export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
         return {
           ok: false,
           error: 'host_not_allowed',
-          description: `Host "${host}" is not a name of this MCP endpoint (DNS rebinding protection): a request with Origin must be sent to ${allowedHosts.join(', ')}, localhost or an IP address; configure mcp.originValidation.allowedHosts to accept another name`,
+          description: `Host "${host}" is not a name of this MCP endpoint (DNS rebinding protection): a request with Origin must be sent to ${[...allowedHosts, 'localhost or an IP address'].join(', ')}; configure traffic.originValidation.allowedHosts of a policy attached to the route to accept another name`,
         }
       }
       if (anyOrigin || allowedOrigins.includes(origin) || hostOfOrigin(origin) === host) {
@@ -101,7 +111,7 @@ export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
       return {
         ok: false,
         error: 'origin_not_allowed',
-        description: `Origin "${origin}" is not allowed on this MCP endpoint (MCP 2025-06-18, Transports: servers validate Origin); accepted: ${allowedOrigins.join(', ')} and same-origin requests; add it to mcp.originValidation.allowedOrigins or the route's CORS allowOrigins`,
+        description: `Origin "${origin}" is not allowed on this MCP endpoint (MCP 2025-06-18, Transports: servers validate Origin); accepted: ${[...allowedOrigins, 'same-origin requests'].join(', ')}; add it to traffic.originValidation.allowedOrigins of a policy attached to the route, or to the route's CORS allowOrigins`,
       }
     },
   }

@@ -1,6 +1,6 @@
 /**
  * The request pipeline of one gateway: request target → route → CORS preflight → Origin check →
- * MCP OAuth endpoints → authentication and authorization → forward. It reads only the compiled
+ * MCP OAuth endpoints → authentication and authorization → MCP session binding → forward. It reads only the compiled
  * snapshot (`GatewayRuntime`, runtime.ts), never raw configuration. Each request travels as one
  * {@link RequestContext}.
  */
@@ -25,6 +25,8 @@ import type { HeaderChanges } from './headers.js'
 import { BODY_LIMIT, readBody } from './request-body.js'
 import { checkedTarget } from './request-checks.js'
 import type { CompiledRule, GatewayRuntime } from './runtime.js'
+import type { SessionBindings } from './session-binding.js'
+import { sessionGate } from './session-gate.js'
 import { parseTarget } from './target.js'
 
 /** Process-wide services the pipeline reports to. */
@@ -34,6 +36,8 @@ export interface PipelineDeps {
   logging: Logging
   /** Metrics, access log and OpenTelemetry spans (issue #14); absent: none of them. */
   telemetry?: Telemetry | undefined
+  /** Who each MCP session belongs to (session-binding.ts), shared by every gateway. */
+  sessions: SessionBindings
 }
 
 /** One request on its way through the pipeline. */
@@ -260,6 +264,16 @@ export function createPipeline(
     admitted: Admitted,
     mcp?: McpForward,
   ): Promise<number> {
+    const gate = await sessionGate({
+      sessions: deps.sessions,
+      backend: rule.backend,
+      method: ctx.method,
+      headers: ctx.req.headers,
+      claims: admitted.claims,
+      trace: ctx.trace,
+      log,
+    })
+    if (!gate.ok) return send(ctx, gate.response)
     const result = await forward({
       req: ctx.req,
       res: ctx.res,
@@ -276,6 +290,7 @@ export function createPipeline(
         : admitted.requestHeaders,
       requestBody: mcp?.body,
       filterResponse: mcp?.filterResponse,
+      onResponseHead: gate.onResponseHead,
       log: httpLog as Logger,
       trace: ctx.trace,
       task: ctx.task,

@@ -17,7 +17,7 @@ export interface CompiledRule {
   backend: string
   upstream: Upstream
   cors: Cors | undefined
-  /** Origin/Host validation (DNS rebinding protection); set on routes carrying an MCP policy. */
+  /** Origin/Host validation (DNS rebinding protection); on every route unless a policy disables it. */
   origin: OriginCheck | undefined
   policies: readonly AuthPolicy[]
   /** The MCP-aware stage (issue #14), on routes whose policies have mcpAuthorization or localRateLimit. */

@@ -15,7 +15,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
-import { Agent, buildConnector, Client, type Dispatcher, Pool } from 'undici'
+import { buildConnector, Client, type Dispatcher, Pool } from 'undici'
 import type { BackendConfig } from '../config/schema.js'
 import { Admission } from './admission.js'
 
@@ -139,9 +139,4 @@ export function createUpstream(backend: BackendConfig): Upstream {
       await Promise.all([dispatcher.destroy(), streams.destroy()])
     },
   }
-}
-
-/** A plain agent for URLs that are not a configured backend (the IdP discovery document). */
-export function createAgent(): Agent {
-  return new Agent({ connect: { timeout: 5000 }, headersTimeout: 10_000, bodyTimeout: 10_000 })
 }

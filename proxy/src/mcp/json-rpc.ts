@@ -74,11 +74,6 @@ const TARGET_PARAM: Record<string, { kind: TargetKind; param: 'name' | 'uri' }> 
   'resources/unsubscribe': { kind: 'resource', param: 'uri' },
 }
 
-/** The header-mirrored name of a targeted method (`params.name` or `params.uri`), if any. */
-export function targetParamOf(method: string): 'name' | 'uri' | undefined {
-  return TARGET_PARAM[method]?.param
-}
-
 function isId(v: unknown): v is JsonRpcId {
   return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
 }
@@ -132,10 +127,6 @@ function readMessage(raw: unknown): McpMessage | McpBodyError {
   return { type, id, method, target }
 }
 
-function isError(v: McpMessage | McpBodyError): v is McpBodyError {
-  return 'code' in v
-}
-
 /**
  * Parses a `POST /mcp` body.
  * @returns the messages, or the JSON-RPC error to refuse the body with.
@@ -153,7 +144,7 @@ export function parseMcpBody(body: Buffer): McpBody | McpBodyError {
   }
   if (!Array.isArray(raw)) {
     const message = readMessage(raw)
-    return isError(message) ? message : { batch: false, messages: [message] }
+    return isMcpBodyError(message) ? message : { batch: false, messages: [message] }
   }
   if (raw.length === 0) {
     return { code: RPC_ERROR.invalidRequest, message: 'Invalid Request: empty batch', id: null }
@@ -168,14 +159,14 @@ export function parseMcpBody(body: Buffer): McpBody | McpBodyError {
   const messages: McpMessage[] = []
   for (const item of raw) {
     const message = readMessage(item)
-    if (isError(message)) return message
+    if (isMcpBodyError(message)) return message
     messages.push(message)
   }
   return { batch: true, messages }
 }
 
-/** Whether {@link parseMcpBody} refused the body. */
-export function isMcpBodyError(v: McpBody | McpBodyError): v is McpBodyError {
+/** Whether {@link parseMcpBody} (or one message of the body) was refused. */
+export function isMcpBodyError(v: McpBody | McpMessage | McpBodyError): v is McpBodyError {
   return 'code' in v
 }
 

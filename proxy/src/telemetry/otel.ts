@@ -1,18 +1,21 @@
 /**
- * Optional OpenTelemetry traces (issue #14) with the standard Node SDK, configured by the standard
- * environment variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`,
- * `OTEL_TRACES_EXPORTER`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`,
- * `OTEL_TRACES_SAMPLER`, `OTEL_PROPAGATORS`, `OTEL_SDK_DISABLED`, …). Off unless one of the first
- * three is set; the SDK is then loaded on demand, so a proxy without tracing never loads it.
+ * Optional OpenTelemetry traces (issue #14) with the OpenTelemetry trace SDK and its OTLP/HTTP
+ * exporter, configured by the standard environment variables (`OTEL_EXPORTER_OTLP_ENDPOINT`,
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_TRACES_EXPORTER`, `OTEL_EXPORTER_OTLP_PROTOCOL`,
+ * `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
+ * `OTEL_TRACES_SAMPLER`, `OTEL_PROPAGATORS`, `OTEL_BSP_*`, `OTEL_SDK_DISABLED`). Off unless one
+ * of the first three is set; the SDK is then imported on demand, so a proxy without tracing never
+ * loads it (issue #27: the trace SDK and the HTTP exporters instead of `@opentelemetry/sdk-node`,
+ * which brought a gRPC stack and the metric and log SDKs for 35 MB).
  *
- * Traces only: the SDK's metric and log exporters are not started (metrics are Prometheus at the
- * admin `/metrics`, logs are pino lines). Spans follow the OpenTelemetry HTTP semantic conventions
- * (a SERVER span per request, a CLIENT span per backend request, W3C `traceparent` extracted from
- * the client and injected towards the backend) and the MCP ones (`mcp.method.name`,
- * `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`, `jsonrpc.request.id`).
+ * Traces only: metrics are Prometheus at the admin `/metrics`, logs are pino lines. Spans follow
+ * the OpenTelemetry HTTP semantic conventions (a SERVER span per request, a CLIENT span per backend
+ * request, W3C `traceparent` extracted from the client and injected towards the backend) and the
+ * MCP ones (`mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`,
+ * `jsonrpc.request.id`).
  */
 import type { IncomingHttpHeaders } from 'node:http'
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'
+import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@opentelemetry/api'
 import { VERSION } from '../version.js'
 
 /** One request's spans. */
@@ -52,29 +55,103 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   )
 }
 
+/** `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` values gatehouse exports with (OTLP over HTTP). */
+const PROTOCOLS = ['http/protobuf', 'http/json'] as const
+/** `OTEL_TRACES_EXPORTER` values gatehouse knows. */
+const EXPORTERS = ['otlp', 'console', 'none'] as const
+/** `OTEL_PROPAGATORS` values gatehouse knows. */
+const PROPAGATORS = ['tracecontext', 'baggage', 'none'] as const
+
+/** What the environment asks of the SDK, checked before anything is loaded. */
+interface TracingSettings {
+  exporters: Array<(typeof EXPORTERS)[number]>
+  protocol: (typeof PROTOCOLS)[number]
+  propagators: Array<(typeof PROPAGATORS)[number]>
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').flatMap((s) => (s.trim() === '' ? [] : [s.trim()]))
+}
+
+function oneOf<T extends string>(name: string, value: string, known: readonly T[]): T {
+  if ((known as readonly string[]).includes(value)) return value as T
+  throw new Error(
+    `${name}=${value} is not supported by gatehouse; use one of ${known.join(', ')} (see docs/observability.md)`,
+  )
+}
+
+/**
+ * Reads the OTEL_* variables the SDK packages do not read themselves.
+ * @throws Error naming the variable and the values gatehouse supports (gRPC, Zipkin, B3 … are
+ *   not bundled).
+ */
+export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
+  const protocolVar = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL'
+  const exporters = list(env.OTEL_TRACES_EXPORTER)
+  const propagators = list(env.OTEL_PROPAGATORS)
+  return {
+    exporters: (exporters.length > 0 ? exporters : ['otlp']).map((e) =>
+      oneOf('OTEL_TRACES_EXPORTER', e, EXPORTERS),
+    ),
+    protocol: oneOf(protocolVar, env[protocolVar]?.trim() || 'http/protobuf', PROTOCOLS),
+    propagators: (propagators.length > 0 ? propagators : ['tracecontext', 'baggage']).map((p) =>
+      oneOf('OTEL_PROPAGATORS', p, PROPAGATORS),
+    ),
+  }
+}
+
 /**
  * Starts the SDK when the environment asks for traces.
  * @returns the tracing, or `undefined` when it is off.
+ * @throws Error when an OTEL_* variable asks for something gatehouse does not bundle.
  */
 export async function startTracing(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Tracing | undefined> {
   if (!tracingRequested(env)) return undefined
-  const [{ NodeSDK }, api] = await Promise.all([
-    import('@opentelemetry/sdk-node'),
+  const settings = tracingSettings(env)
+  const [sdk, resources, core, api] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
     import('@opentelemetry/api'),
   ])
-  const sdk = new NodeSDK({
-    ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: 'gatehouse' }),
-    instrumentations: [],
-    metricReaders: [],
-    logRecordProcessors: [],
+  const spanProcessors: InstanceType<typeof sdk.BatchSpanProcessor>[] = []
+  for (const name of settings.exporters) {
+    if (name === 'none') continue
+    // Each OTLP exporter reads its endpoint, headers and timeout from the OTEL_* variables.
+    const exporter =
+      name === 'console'
+        ? new sdk.ConsoleSpanExporter()
+        : settings.protocol === 'http/json'
+          ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
+          : new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter()
+    spanProcessors.push(new sdk.BatchSpanProcessor(exporter))
+  }
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (envDetector) override the default name.
+  const resource = resources
+    .defaultResource()
+    .merge(resources.resourceFromAttributes({ 'service.name': 'gatehouse' }))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }))
+  // The sampler comes from OTEL_TRACES_SAMPLER (parentbased_always_on by default).
+  const provider = new sdk.BasicTracerProvider({ resource, spanProcessors })
+  const propagator = new core.CompositePropagator({
+    propagators: settings.propagators.flatMap((p) =>
+      p === 'tracecontext'
+        ? [new core.W3CTraceContextPropagator()]
+        : p === 'baggage'
+          ? [new core.W3CBaggagePropagator()]
+          : [],
+    ),
   })
-  sdk.start()
-  const tracer = api.trace.getTracer('gatehouse', VERSION)
+  // The provider and propagator stay local (not registered globally): two gatehouses in one
+  // process (the tests) each export with their own.
+  const tracer = provider.getTracer('gatehouse', VERSION)
   return {
-    start: (method, path, headers) => requestSpans(api, tracer, method, path, headers),
-    shutdown: () => sdk.shutdown(),
+    start: (method, path, headers) => requestSpans(api, tracer, propagator, method, path, headers),
+    shutdown: () => provider.shutdown(),
   }
 }
 
@@ -83,11 +160,12 @@ type Api = typeof import('@opentelemetry/api')
 function requestSpans(
   api: Api,
   tracer: Tracer,
+  propagator: TextMapPropagator,
   method: string,
   path: string,
   headers: IncomingHttpHeaders,
 ): RequestSpans {
-  const parent = api.propagation.extract(api.ROOT_CONTEXT, headers)
+  const parent = propagator.extract(api.ROOT_CONTEXT, headers, api.defaultTextMapGetter)
   const span = tracer.startSpan(
     method,
     {
@@ -130,7 +208,11 @@ function requestSpans(
     },
     headers() {
       const carrier: Record<string, string> = {}
-      api.propagation.inject(upstream ? api.trace.setSpan(parent, upstream) : inSpan, carrier)
+      propagator.inject(
+        upstream ? api.trace.setSpan(parent, upstream) : inSpan,
+        carrier,
+        api.defaultTextMapSetter,
+      )
       return carrier
     },
     end(status) {

@@ -19,6 +19,7 @@ export const TRACE_EVENT_TYPES = [
   'mcp_request',
   'mcp_authorization',
   'rate_limit',
+  'mcp_session',
   'backend_selected',
   'backend_response',
   'mcp_list_filtered',

@@ -4,6 +4,8 @@
  * browser guard (foreign Origin, non-loopback Host), `/logging` keeping its level on a refusal,
  * and the one error handler.
  */
+import type { AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildAdminApp } from '../../src/admin/app.js'
@@ -128,6 +130,81 @@ describe('admin app: browser guard', () => {
     const open = await build(undefined, false)
     const any = await open.app.inject({ url: '/memory', headers: { host: 'gw.internal:15000' } })
     expect(any.statusCode).toBe(200)
+  })
+})
+
+describe('admin app: browser guard (issue #24 item 13)', () => {
+  it('refuses an Origin with the right host but another scheme (the admin speaks http only)', async () => {
+    const { app } = await build()
+    const res = await app.inject({
+      method: 'POST',
+      url: '/quitquitquit',
+      headers: { origin: 'https://127.0.0.1:15000', host: '127.0.0.1:15000' },
+    })
+    expect(res.statusCode).toBe(403)
+    expect(res.body).toContain('cross-origin request from https://127.0.0.1:15000 refused')
+    expect(shutdowns).toEqual([])
+    const same = await app.inject({
+      url: '/memory',
+      headers: { origin: 'http://127.0.0.1:15000', host: '127.0.0.1:15000' },
+    })
+    expect(same.statusCode).toBe(200)
+  })
+
+  for (const site of ['cross-site', 'same-site']) {
+    it(`refuses Sec-Fetch-Site: ${site} without Origin on every endpoint, before any handler runs`, async () => {
+      const { app, endpoints } = await build()
+      for (const e of endpoints) {
+        for (const method of e.methods) {
+          const res = await app.inject({
+            method: method as 'GET',
+            url: e.path,
+            headers: { host: '127.0.0.1:15000', 'sec-fetch-site': site },
+          })
+          expect(res.statusCode, `${method} ${e.path}`).toBe(403)
+          expect(res.body).toContain(`Sec-Fetch-Site: ${site}`)
+        }
+      }
+      expect(shutdowns).toEqual([])
+    })
+  }
+
+  it('accepts Sec-Fetch-Site same-origin and none (the address typed in the browser)', async () => {
+    const { app } = await build()
+    for (const site of ['same-origin', 'none']) {
+      const res = await app.inject({
+        url: '/memory',
+        headers: { host: '127.0.0.1:15000', 'sec-fetch-site': site },
+      })
+      expect(res.statusCode, site).toBe(200)
+    }
+  })
+
+  it('judges the authority of an absolute-form target, not the Host header (RFC 9112 §3.2.2)', async () => {
+    const { app } = await build()
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as AddressInfo
+    const raw = (target: string, extra = '') =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(
+            `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${extra}Connection: close\r\n\r\n`,
+          ),
+        )
+        let text = ''
+        socket.on('data', (c) => (text += c))
+        socket.on('end', () => resolve(text))
+        socket.on('error', reject)
+      })
+    const rebound = await raw(`http://evil.example:${port}/memory`)
+    expect(rebound).toMatch(/^HTTP\/1\.1 403/)
+    expect(rebound).toContain('Host "evil.example')
+    const foreignScheme = await raw(
+      `http://127.0.0.1:${port}/memory`,
+      `Origin: http://evil.example:${port}\r\n`,
+    )
+    expect(foreignScheme).toMatch(/^HTTP\/1\.1 403/)
+    expect(await raw(`http://127.0.0.1:${port}/memory`)).toMatch(/^HTTP\/1\.1 200/)
   })
 })
 

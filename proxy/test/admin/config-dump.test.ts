@@ -30,7 +30,6 @@ describe('config dump', () => {
   it("reports each policy's status with Accepted, Attached and Programmed conditions", () => {
     const unavailable: PolicyStatus = {
       accepted: true,
-      attached: true,
       programmed: false,
       reason: 'JwksUnavailable',
       message: 'GET https://idp.example/keys: connection refused',

@@ -124,7 +124,6 @@ export function fakeContext(options: FakeContextOptions = {}): AdminContext {
 
 export const PROGRAMMED: PolicyStatus = {
   accepted: true,
-  attached: true,
   programmed: true,
   reason: 'Programmed',
   message: 'keys loaded',

@@ -10,7 +10,6 @@ function policyWith(status: () => PolicyStatus): AuthPolicy {
 
 const programmed: PolicyStatus = {
   accepted: true,
-  attached: true,
   programmed: true,
   reason: 'Programmed',
   message: 'keys available',

@@ -66,4 +66,13 @@ describe('Challenge', () => {
     expect(r.status).toBe(400)
     expect(r.headers?.['www-authenticate']).toContain('error_description="say hi  bye"')
   })
+
+  it('percent-encodes what RFC 6750 §3 does not allow in a value, so the header is always valid', () => {
+    const r = new Challenge(PRM).unauthorized('extension "中" \u001b[31m\r\nX-Forged: 1', true)
+    const header = r.headers?.['www-authenticate'] ?? ''
+    expect(header).toContain('error_description="extension %E4%B8%AD %1B[31m%0D%0AX-Forged: 1"')
+    expect(header).toMatch(/^[\x20-\x7e]+$/)
+    // The body keeps the description as it was.
+    expect(r.body).toMatchObject({ error_description: 'extension "中" \u001b[31m\r\nX-Forged: 1' })
+  })
 })

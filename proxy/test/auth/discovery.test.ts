@@ -96,6 +96,9 @@ describe('DiscoveryCache: where it asks and what it returns', () => {
     expect(d.url).toBe(`${idp.issuer}/.well-known/openid-configuration`)
     expect(await d.get()).toMatchObject({ ok: true, document: { issuer: idp.issuer } })
     expect(fetches()).toBe(1)
+    // Through the same upstream path as the key set (requestUpstream), not the global fetch.
+    expect(idp.hits[0]?.accept).toBe('application/json')
+    await d.close()
   })
 
   it('serves the cached document without asking again within its lifetime', async () => {
@@ -130,6 +133,19 @@ describe('DiscoveryCache: what it refuses, and says why', () => {
         expect(await d.get()).toEqual({ ok: false, url: d.url, cause: cause() })
       })
     }
+  }
+
+  for (const direct of [false, true]) {
+    it(`a body over 1 MiB${direct ? ', fetched directly' : ''}: refused unread, with the cap as the cause`, async () => {
+      idp.discoveryAnswer({ body: documentText({ padding: 'x'.repeat(1024 * 1024) }) })
+      const d = cache({ direct })
+      expect(await d.get()).toEqual({
+        ok: false,
+        url: d.url,
+        cause: 'response larger than 1048576 bytes',
+      })
+      await d.close()
+    })
   }
 
   it('a body that is not JSON: the parser says so', async () => {

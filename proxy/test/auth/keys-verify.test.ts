@@ -122,7 +122,7 @@ describe('TokenVerifier: providers whose keys are fetched', () => {
     return { idp, keys }
   }
 
-  it('is not programmed while one of two providers has no keys, and is once it has', async () => {
+  it('verifies the provider with keys while the other has none, and both once it has', async () => {
     const k = await es256()
     const staticKeys = new KeySet(
       ISSUER,
@@ -135,11 +135,14 @@ describe('TokenVerifier: providers whose keys are fetched', () => {
       { issuer: ISSUER, audiences: [AUDIENCE], clockSkewSec: 60, keys: staticKeys },
       { issuer: remote.idp.issuer, audiences: [AUDIENCE], clockSkewSec: 60, keys: remote.keys },
     ])
-    expect(v.programmed).toBe(false)
+    expect(await v.verify(await remote.idp.sign())).toMatchObject({ ok: false, check: 'no_keys' })
     // The provider with keys verifies its tokens meanwhile.
     expect(await v.verify(await k.sign())).toMatchObject({ ok: true, issuer: ISSUER })
     await remote.keys.start()
-    expect(v.programmed).toBe(true)
+    expect(await v.verify(await remote.idp.sign())).toMatchObject({
+      ok: true,
+      issuer: remote.idp.issuer,
+    })
   })
 
   it('asks the IdP once per token for a kid it does not have, not again on the retry', async () => {

@@ -177,13 +177,12 @@ describe('checkAuthPolicy', () => {
 })
 
 describe('compiled policy', () => {
-  it('is programmed and attached with static keys', async () => {
+  it('is programmed with static keys', async () => {
     const { policy, logs } = compile(config(inlineJwt()))
     await policy.start()
     expect(logs.filter((l) => l.level === 'error' || l.msg === 'policy programmed')).toEqual([])
     expect(policy.status()).toEqual({
       accepted: true,
-      attached: true,
       programmed: true,
       reason: 'Programmed',
       message: 'enforced on the data plane',
@@ -213,7 +212,6 @@ describe('compiled policy', () => {
     const url = `http://127.0.0.1:${idp.port}/oauth2/default/v1/keys`
     expect(policy.status()).toMatchObject({
       accepted: true,
-      attached: true,
       programmed: false,
       reason: 'JwksUnavailable',
       message: `JWKS keyset is not available at ${url}: not fetched yet`,

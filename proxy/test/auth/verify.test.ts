@@ -35,14 +35,20 @@ afterAll(async () => {
  * Sends an MCP initialize with the token through a gatehouse started for the test (not in a
  * beforeAll hook: the key set it builds would make every mutant of the auth code "static").
  */
-async function send(token: string): Promise<{ status: number; body: Record<string, string> }> {
+async function send(
+  token: string,
+): Promise<{ status: number; body: Record<string, string>; challenge: string | null }> {
   gh ??= await startTestGatehouse(
     authConfig({ idpPort: idp.port, backendPort: backend.port, issuer: idp.issuer }),
   )
   const res = await fetch(`${gh.url}/mcp`, initializeRequest({ bearer: token }))
   const text = await res.text()
   // A 200 is the MCP answer (possibly an event stream); a refusal is the JSON error body.
-  return { status: res.status, body: res.ok ? {} : (JSON.parse(text) as Record<string, string>) }
+  return {
+    status: res.status,
+    body: res.ok ? {} : (JSON.parse(text) as Record<string, string>),
+    challenge: res.headers.get('www-authenticate'),
+  }
 }
 
 /** A token signed with the IdP's current key, with the given claims and extra header members. */
@@ -83,6 +89,24 @@ describe('TokenVerifier', () => {
     expect(r.body.error_description).toContain('"urn:example:ext"')
     expect(r.body.error_description).toMatch(/critical \(crit\).*RFC 7515 §4\.1\.11/)
     expect(r.body.error_description).not.toContain('algorithm')
+  })
+
+  it('answers 401, not 500, for a crit naming a non-Latin-1 extension (RFC 6750 §3 quoted-string)', async () => {
+    const exp = Math.floor(Date.now() / 1000) + 600
+    const ext = '中\u001b[31m'
+    // Built by hand: jose refuses to sign a crit it does not know. The verdict comes before the
+    // signature is checked, so the signature part need not verify.
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+    const header = { alg: 'RS256', kid: idp.currentKey().kid, crit: [ext], [ext]: true }
+    const payload = { iss: idp.issuer, aud: 'api://default', sub: 'alice', exp }
+    const r = await send(`${b64(header)}.${b64(payload)}.${b64('sig')}`)
+    expect(r.status).toBe(401)
+    // Only the characters RFC 6750 §3 allows in error_description: %x20-21 / %x23-5B / %x5D-7E.
+    expect(r.challenge).toMatch(/^[\x20-\x7e]+$/)
+    expect(r.challenge).toContain('error="invalid_token"')
+    expect(r.challenge).toContain('%E4%B8%AD')
+    // The JSON body keeps the text as it is (JSON escapes what it must).
+    expect(r.body.error_description).toContain('中')
   })
 })
 

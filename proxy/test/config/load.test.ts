@@ -202,6 +202,34 @@ describe('bounds (issue #10 item 8)', () => {
     )
   })
 
+  it("rejects an adminAddr on a gateway's port and address (start would fail with EADDRINUSE)", () => {
+    const overlapping: Array<[string, string]> = [
+      ['127.0.0.1:3000', '{ port: 3000, address: 127.0.0.1 }'],
+      ['localhost:3000', '{ port: 3000, address: 127.0.0.1 }'],
+      ['127.0.0.1:3000', '{ port: 3000 }'], // the gateway binds every interface
+      ['[::1]:3000', '{ port: 3000, address: "::" }'],
+      ['0.0.0.0:3000', '{ port: 3000, address: 10.0.0.5 }'],
+    ]
+    for (const [admin, gw] of overlapping) {
+      const err = errorOf(`config: { adminAddr: "${admin}" }\ngateways: { default: ${gw} }\n`)
+      expect(err.message, admin).toContain(
+        `config.adminAddr: "${admin}" is also where gateway "default" listens`,
+      )
+      expect(err.message).toContain('give the admin interface a port of its own')
+    }
+    for (const [admin, gw] of [
+      ['127.0.0.1:15000', '{ port: 3000 }'],
+      ['127.0.0.1:3000', '{ port: 3000, address: 10.0.0.5 }'],
+      ['127.0.0.1:0', '{ port: 3000 }'],
+      ['unix:/tmp/admin.sock', '{ port: 3000 }'],
+    ]) {
+      expect(
+        parseConfig(`config: { adminAddr: "${admin}" }\ngateways: { default: ${gw} }\n`).config
+          .adminAddr,
+      ).toBe(admin)
+    }
+  })
+
   it('rejects a drain timeout that would overflow the timer and disable draining', () => {
     expect(errorOf(`config: { drainTimeout: 99999999h }\n${GW}`).message).toContain(
       'config.drainTimeout: expected a duration from 0s to 1h, got "99999999h"',

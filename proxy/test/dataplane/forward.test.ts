@@ -45,6 +45,11 @@ describe('forwarding', () => {
         res.end('{"jsonrpc":"2.0","id":1,"result":{}}')
       })
     })
+    // The session is opened through the gateway first (session-binding.test.ts: a session the
+    // gateway never saw issued is refused).
+    const opened = await fetch(`${gh.url}/mcp`, { method: 'POST', body: '{}' })
+    expect(opened.headers.get('mcp-session-id')).toBe('sess-1')
+    await opened.text()
     const res = await fetch(`${gh.url}/mcp?x=1`, {
       method: 'POST',
       headers: {
@@ -78,15 +83,20 @@ describe('forwarding', () => {
     const methods: string[] = []
     const gh = await proxyTo((req, res) => {
       methods.push(`${req.method} ${req.headers['mcp-session-id']}`)
-      res.writeHead(req.method === 'DELETE' ? 200 : 405)
+      if (req.method === 'POST') res.writeHead(200, { 'mcp-session-id': 's2' })
+      else res.writeHead(req.method === 'DELETE' ? 200 : 405)
       res.end()
     })
+    await (await fetch(`${gh.url}/mcp`, { method: 'POST', body: '{}' })).text()
     expect((await fetch(`${gh.url}/mcp`, { headers: { 'mcp-session-id': 's2' } })).status).toBe(405)
     expect(
       (await fetch(`${gh.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': 's2' } }))
         .status,
     ).toBe(200)
-    expect(methods).toEqual(['GET s2', 'DELETE s2'])
+    expect(methods).toEqual(['POST undefined', 'GET s2', 'DELETE s2'])
+    // The DELETE ended the session: the gateway forgot it.
+    expect((await fetch(`${gh.url}/mcp`, { headers: { 'mcp-session-id': 's2' } })).status).toBe(404)
+    expect(methods).toHaveLength(3)
   })
 
   it('delivers an SSE event to the client before the backend writes the next one', async () => {

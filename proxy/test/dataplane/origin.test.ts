@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { authConfig } from '../auth/config.js'
 import { startTinyIdp, type TinyIdp } from '../auth/tiny-idp.js'
-import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 
 let idp: TinyIdp
 let backend: McpBackend
@@ -46,8 +46,9 @@ function mcpOf(config: ReturnType<typeof authConfig>) {
 async function send(
   g: TestGatehouse,
   headers: { host?: string; origin?: string },
+  options: { token?: boolean } = {},
 ): Promise<{ status: number; body: string }> {
-  const token = await idp.sign()
+  const auth = options.token === false ? {} : { authorization: `Bearer ${await idp.sign()}` }
   const body = initializeBody()
   return new Promise((resolve, reject) => {
     const req = request(`${g.url}/mcp`, {
@@ -55,7 +56,7 @@ async function send(
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
+        ...auth,
         ...headers,
       },
     })
@@ -148,5 +149,81 @@ describe('Origin validation on MCP routes', () => {
         mcpOf(c).originValidation = { allowedOrigins: ['https://app.example.com/'] }
       }),
     ).rejects.toThrow(/originValidation\.allowedOrigins\[0\]: expected an origin/)
+  })
+})
+
+describe('Origin validation is a route-level setting (traffic.originValidation)', () => {
+  /** A gatehouse whose route has no authentication, with `policies` attached to it. */
+  async function noAuth(policies: Record<string, unknown> = {}): Promise<TestGatehouse> {
+    const g = await startTestGatehouse({
+      ...simpleConfig(backend.port),
+      policies,
+    } as GatehouseConfigInput)
+    started.push(g)
+    return g
+  }
+  /** The official conformance suite's dns-rebinding-protection request, with no token. */
+  const rebound = { host: 'evil.example.com', origin: 'http://evil.example.com' }
+
+  it('refuses a rebound name on a route without authentication (the default is on)', async () => {
+    const g = await noAuth()
+    const r = await send(g, rebound, { token: false })
+    expect(r.status).toBe(403)
+    expect(JSON.parse(r.body)).toMatchObject({
+      error: 'host_not_allowed',
+      error_description: expect.stringContaining('traffic.originValidation.allowedHosts'),
+    })
+    // localhost and IP addresses cannot be rebound: accepted, same-origin.
+    const { port } = new URL(g.url)
+    const local = `localhost:${port}`
+    expect(
+      (await send(g, { host: local, origin: `http://${local}` }, { token: false })).status,
+    ).toBe(200)
+  })
+
+  it('takes allowedHosts and allowedOrigins from a policy without authentication', async () => {
+    const g = await noAuth({
+      origins: {
+        targetRefs: [{ name: 'main' }],
+        traffic: {
+          originValidation: {
+            allowedHosts: ['mcp.example.com'],
+            allowedOrigins: ['https://app.example.com'],
+          },
+        },
+      },
+    })
+    const app = 'https://app.example.com'
+    expect((await send(g, { host: 'mcp.example.com', origin: app }, { token: false })).status).toBe(
+      200,
+    )
+    expect((await send(g, rebound, { token: false })).status).toBe(403)
+    const other = await send(
+      g,
+      { host: 'mcp.example.com', origin: 'https://x.example' },
+      {
+        token: false,
+      },
+    )
+    expect(other.status).toBe(403)
+  })
+
+  it('is off on a route whose policy says mode: Disabled', async () => {
+    const g = await noAuth({
+      web: { targetRefs: [{ name: 'main' }], traffic: { originValidation: { mode: 'Disabled' } } },
+    })
+    expect((await send(g, rebound, { token: false })).status).toBe(200)
+  })
+
+  it('refuses a route configured twice, naming both places', async () => {
+    await expect(
+      gateway((c) => {
+        mcpOf(c).originValidation = { allowedOrigins: ['https://app.example.com'] }
+        const policy = c.policies?.['mcp-auth']
+        if (policy) Object.assign(policy.traffic, { originValidation: { mode: 'Disabled' } })
+      }),
+    ).rejects.toThrow(
+      /policies\.mcp-auth\.traffic\.originValidation: route "mcp" also takes origin validation from policies\.mcp-auth\.traffic\.jwtAuthentication\.mcp\.originValidation/,
+    )
   })
 })

@@ -1,13 +1,13 @@
 /**
- * OpenTelemetry traces (issue #14), from the standard SDK configured by OTEL_* variables, received
- * by a real OTLP/HTTP (JSON) endpoint; the backend sees the trace context (W3C traceparent).
+ * OpenTelemetry traces (issue #14), from the trace SDK configured by OTEL_* variables, received
+ * by a real OTLP/HTTP endpoint (JSON, and protobuf, the default); the backend sees the trace context (W3C traceparent).
  * vitest runs each test file in its own process, so the variables set here stay here.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { sendJson } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tracingRequested } from '../../src/telemetry/otel.js'
+import { tracingRequested, tracingSettings } from '../../src/telemetry/otel.js'
 import { simpleConfig, startTestGatehouse } from '../helpers.js'
 
 interface OtlpSpan {
@@ -32,12 +32,17 @@ async function listen(server: Server): Promise<number> {
 
 const spans: OtlpSpan[] = []
 const traceparents: string[] = []
+/** The content type of each export the collector received. */
+const exports: string[] = []
 let collector: Server
 let backend: Server
 
 beforeAll(async () => {
   collector = createServer(async (req, res) => {
-    const body = JSON.parse(await readAll(req)) as {
+    exports.push(String(req.headers['content-type']))
+    const text = await readAll(req)
+    if (req.headers['content-type'] !== 'application/json') return sendJson(res, 200, {})
+    const body = JSON.parse(text) as {
       resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }>
     }
     for (const rs of body.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans)
@@ -115,5 +120,44 @@ describe('OpenTelemetry traces', () => {
     expect(traceparents).toEqual([`00-${client?.traceId}-${client?.spanId}-01`])
     const access = gh.logs.find((l) => l.module === 'proxy::access')
     expect(access?.traceId).toBe('0af7651916cd43dd8448eb211c80319c')
+  })
+
+  it('exports OTLP/HTTP protobuf by default', async () => {
+    const before = exports.length
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = ''
+    try {
+      const port = (backend.address() as AddressInfo).port
+      const gh = await startTestGatehouse(simpleConfig(port))
+      await (await fetch(`${gh.url}/mcp`, { method: 'POST', body: '{}' })).text()
+      await gh.stop('done')
+    } finally {
+      process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json'
+    }
+    expect(exports.slice(before)).toEqual(['application/x-protobuf'])
+  })
+
+  it('reads the exporter, protocol and propagators, and names what it does not support', () => {
+    expect(tracingSettings({})).toEqual({
+      exporters: ['otlp'],
+      protocol: 'http/protobuf',
+      propagators: ['tracecontext', 'baggage'],
+    })
+    expect(
+      tracingSettings({
+        OTEL_TRACES_EXPORTER: 'console, otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_PROPAGATORS: 'none',
+      }),
+    ).toEqual({ exporters: ['console', 'otlp'], protocol: 'http/json', propagators: ['none'] })
+    expect(() => tracingSettings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported by gatehouse; use one of http/protobuf, http/json',
+    )
+    expect(() => tracingSettings({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(
+      'OTEL_TRACES_EXPORTER=zipkin is not supported by gatehouse; use one of otlp, console, none',
+    )
+    expect(() => tracingSettings({ OTEL_PROPAGATORS: 'tracecontext,b3' })).toThrow(
+      'OTEL_PROPAGATORS=b3 is not supported',
+    )
   })
 })

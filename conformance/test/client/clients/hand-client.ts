@@ -27,6 +27,11 @@ const FAULTS = [
   'token-to-idp',
   'no-state-check',
   'no-iss-check',
+  'no-issuer-check',
+  'guessed-metadata',
+  'wrong-resource',
+  'fake-client-id',
+  'no-resource-check',
   'step-up-wrong-scope',
   'unlimited-step-up',
   'no-refresh',
@@ -45,8 +50,9 @@ if (fault !== undefined && !FAULTS.includes(fault)) {
 }
 const serverUrl = new URL(argv.at(-1) ?? '')
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
-const REDIRECT = 'http://127.0.0.1:3000/callback'
-const CIMD_URL = 'https://conformance-test.local/client-metadata.json'
+/** Its own redirect URI and metadata document URL when given (HAND_REDIRECT_URI, HAND_CIMD_URL). */
+const REDIRECT = process.env.HAND_REDIRECT_URI ?? 'http://127.0.0.1:3000/callback'
+const CIMD_URL = process.env.HAND_CIMD_URL ?? 'https://conformance-test.local/client-metadata.json'
 const has = (f: Fault) => fault === f
 const b64 = (n: number) => randomBytes(n).toString('base64url')
 
@@ -82,6 +88,15 @@ function challenge(res: Response): Record<string, string> {
 
 /** RFC 9728 and RFC 8414 / OIDC discovery, in the spec's order (unless a fault says otherwise). */
 async function discover(params: Record<string, string>): Promise<void> {
+  if (has('guessed-metadata')) {
+    // No protected-resource metadata: the AS metadata is guessed at the MCP server's own origin.
+    meta = await getJson(
+      `${serverUrl.origin}/.well-known/oauth-authorization-server${serverUrl.pathname}`,
+    )
+    if (!meta) throw new Error('no authorization-server metadata at the guessed URL')
+    prm = { resource: serverUrl.href, scopes_supported: [] }
+    return
+  }
   const path = `${serverUrl.origin}/.well-known/oauth-protected-resource${serverUrl.pathname}`
   const root = `${serverUrl.origin}/.well-known/oauth-protected-resource`
   const named = has('ignore-resource-metadata') ? undefined : params.resource_metadata
@@ -91,6 +106,11 @@ async function discover(params: Record<string, string>): Promise<void> {
     if (prm) break
   }
   if (!prm) throw new Error('no protected-resource metadata found')
+  // RFC 9728 §3.3: metadata of another resource MUST NOT be used.
+  if (!has('no-resource-check') && prm.resource !== serverUrl.href)
+    throw new Error(
+      `protected-resource metadata refused: resource ${prm.resource} is not ${serverUrl.href}`,
+    )
   const issuer = new URL(String((prm.authorization_servers as string[])[0]))
   const p = issuer.pathname.replace(/\/$/, '')
   let candidates = p
@@ -109,11 +129,21 @@ async function discover(params: Record<string, string>): Promise<void> {
     if (meta) break
   }
   if (!meta) throw new Error('no authorization-server metadata found')
+  // RFC 8414 §3.3: metadata whose issuer is not the identifier it was derived from MUST NOT be used.
+  const derived = String((prm.authorization_servers as string[])[0])
+  if (!has('no-issuer-check') && meta.issuer !== derived)
+    throw new Error(
+      `authorization-server metadata refused: issuer ${meta.issuer} is not ${derived}`,
+    )
 }
 
 /** The client id: pre-registered, a metadata document URL, or dynamic registration. */
 async function register(): Promise<void> {
   if (client || !meta) return
+  if (has('fake-client-id')) {
+    client = { id: 'conformance-fake-client' }
+    return
+  }
   if (context.client_id && !has('dcr-despite-preregistered')) {
     client = {
       id: context.client_id,
@@ -143,6 +173,9 @@ async function register(): Promise<void> {
   client = { id: String(((await res.json()) as Json).client_id) }
 }
 
+/** The RFC 8707 resource: PRM's, or (fault) the server's origin instead of the MCP endpoint. */
+const resourceParam = () => (has('wrong-resource') ? serverUrl.origin : String(prm?.resource))
+
 /** The token endpoint, with the client's authentication. */
 async function token(form: Record<string, string>): Promise<void> {
   if (!meta || !client) throw new Error('not discovered')
@@ -151,7 +184,7 @@ async function token(form: Record<string, string>): Promise<void> {
   if (client.secret) {
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`
   } else body.set('client_id', client.id)
-  if (!has('no-resource')) body.set('resource', String(prm?.resource))
+  if (!has('no-resource')) body.set('resource', resourceParam())
   const res = await idpFetch(String(meta.token_endpoint), { method: 'POST', headers, body })
   const json = (await res.json()) as Json
   if (!res.ok) throw new Error(`token endpoint: ${json.error} ${json.error_description ?? ''}`)
@@ -181,7 +214,7 @@ async function authorize(scope: string): Promise<void> {
       : createHash('sha256').update(verifier).digest('base64url')
     params.code_challenge_method = plain ? 'plain' : 'S256'
   }
-  if (!has('no-resource')) params.resource = String(prm?.resource)
+  if (!has('no-resource')) params.resource = resourceParam()
   if (scope.split(' ').includes('offline_access')) params.prompt = 'consent'
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
   const res = await idpFetch(url.href)

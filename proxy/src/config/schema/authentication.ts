@@ -110,19 +110,35 @@ export const OriginValidation = z
       .min(1)
       .optional()
       .describe(
-        'Origins accepted, or ["*"]. Default: the route\'s CORS allowOrigins plus the origin of resourceMetadata.resource. A same-origin request (Origin naming an accepted Host) is always accepted.',
+        'Origins accepted, or ["*"]. Default: the route\'s CORS allowOrigins plus the origin of resourceMetadata.resource (of the route\'s MCP policy, if any). A same-origin request (Origin naming an accepted Host) is always accepted.',
       ),
     allowedHosts: z
       .array(HostEntry)
       .min(1)
       .optional()
       .describe(
-        'Host values accepted on a request with Origin, in addition to IP addresses and localhost (which DNS rebinding cannot produce). An entry without port matches any port; "*.example.com" matches subdomains. Default: the host of resourceMetadata.resource.',
+        'Host values accepted on a request with Origin, in addition to IP addresses and localhost (which DNS rebinding cannot produce). An entry without port matches any port; "*.example.com" matches subdomains. Default: the host of resourceMetadata.resource of the route\'s MCP policy; none on a route without one.',
       ),
   })
   .describe(
-    'DNS rebinding protection: a request with Origin is answered 403 unless its Host and Origin are accepted. Requests without Origin (non-browser clients) pass.',
+    'DNS rebinding protection: a request with Origin is answered 403 unless its Host and Origin are accepted. Requests without Origin (non-browser clients) pass. Kept for existing configurations: traffic.originValidation is the route-level setting (a route takes one or the other).',
   )
+
+/**
+ * `traffic.originValidation`: the same check as a route-level setting, on routes with or without
+ * authentication. Every route is checked by default (a gatehouse route fronts an MCP server);
+ * `mode: Disabled` turns it off for a route that serves something else to browsers.
+ */
+export const RouteOriginValidation = OriginValidation.extend({
+  mode: z
+    .enum(['Enforce', 'Disabled'])
+    .default('Enforce')
+    .describe(
+      'Enforce (the default on every route) or Disabled. Disabled lets a rebound browser page reach the backend: only for routes that do not serve MCP.',
+    ),
+}).describe(
+  "DNS rebinding protection of the routes this policy attaches to (MCP 2025-06-18 Transports: servers MUST validate Origin; the gateway rewrites Host, so the backend's own check cannot work). On by default on every route, with or without authentication: a request with Origin gets 403 unless its Host is an IP address, localhost or one of allowedHosts and its Origin is same-origin or one of allowedOrigins.",
+)
 
 /** `jwtAuthentication.mcp`: MCP OAuth discovery and the BridgedIdp bridging. */
 export const McpAuth = z.strictObject({

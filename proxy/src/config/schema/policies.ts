@@ -4,7 +4,7 @@
  * transformations, and the MCP-aware sections (per-tool authorization, rate limits).
  */
 import { z } from 'zod'
-import { JwtAuthentication } from './authentication.js'
+import { JwtAuthentication, RouteOriginValidation } from './authentication.js'
 import { duration, name } from './common.js'
 
 /** What a policy attaches to (an HTTPRoute). */
@@ -157,6 +157,7 @@ export const PolicyConfig = z
       transformations: Transformations.optional().describe(
         'Request header changes computed from the verified claims (seed: claims available to transformations).',
       ),
+      originValidation: RouteOriginValidation.optional(),
       mcpAuthorization: McpAuthorization.optional(),
       localRateLimit: z
         .array(LocalRateLimit)

@@ -1,0 +1,100 @@
+/**
+ * `npm run test:lts [-- <major>...]`: the unit and integration tests (vitest) and the conformance
+ * suite on each maintained Node.js LTS line the root package.json holds (ci/node-lts.ts), after `npm test` ran everything on
+ * the machine's Node. Each run puts a directory holding only a `node` link to the LTS binary first
+ * on PATH, so every process the tests start — `process.execPath`, a `#!/usr/bin/env node` script
+ * such as tsx, a client command `node …` — runs on that line.
+ *
+ * Left out on these runs, as they do not depend on the runtime and run once on the machine's Node:
+ * the checks of the repository's own files and tools (scripts/test: the build and the module
+ * graph; conformance's pack, mutants, Stryker-sample and traceability tests).
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { ROOT } from '../scripts/build-config.js'
+import { type LtsNode, ltsNodeBinary, ltsNodes } from './node-lts.js'
+
+/** Test files that check the repository rather than the runtime: run once, on the machine's Node. */
+export const RUNTIME_INDEPENDENT = [
+  'scripts/test/**',
+  'conformance/test/pack.test.ts',
+  'conformance/test/mutants.test.ts',
+  'conformance/test/stryker-sample.test.ts',
+  'conformance/test/traceability.test.ts',
+]
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: 'inherit' })
+    child.on('error', (err) => {
+      process.stderr.write(`test:lts: ${command}: ${err.message}\n`)
+      done(1)
+    })
+    child.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0)))
+  })
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(0)} s`
+}
+
+/** Runs vitest and the conformance suite on one LTS line; resolves to whether both passed. */
+async function testOn(lts: LtsNode): Promise<boolean> {
+  const binary = ltsNodeBinary(lts)
+  if (!existsSync(binary)) {
+    process.stderr.write(
+      `test:lts: ${binary} is missing: run npm ci (the optionalDependency ${lts.alias} holds Node ${lts.version})\n`,
+    )
+    return false
+  }
+  const bin = mkdtempSync(join(tmpdir(), `gatehouse-node${lts.major}-`))
+  try {
+    symlinkSync(binary, join(bin, 'node'))
+    const env = {
+      ...process.env,
+      PATH: [bin, join(ROOT, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter),
+    }
+    const version = spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout.trim()
+    if (!version.startsWith(`v${lts.major}.`)) {
+      process.stderr.write(`test:lts: node on PATH is ${version || 'missing'}, not ${lts.major}\n`)
+      return false
+    }
+    process.stdout.write(`\n== Node ${version}: vitest, then the conformance suite ==\n`)
+    const started = performance.now()
+    const excludes = RUNTIME_INDEPENDENT.flatMap((glob) => ['--exclude', glob])
+    const unit = await run('vitest', ['run', ...excludes], env)
+    const unitTime = seconds(started)
+    const conformance = await run('tsx', ['conformance/bin/conformance.ts'], env)
+    const verdict = unit === 0 && conformance === 0 ? 'passed' : 'FAILED'
+    process.stdout.write(
+      `test:lts: Node ${version} ${verdict}: vitest ${unit === 0 ? 'passed' : 'failed'} (${unitTime}), conformance ${conformance === 0 ? 'passed' : 'failed'} (${seconds(started)} in all)\n`,
+    )
+    return unit === 0 && conformance === 0
+  } finally {
+    rmSync(bin, { recursive: true, force: true })
+  }
+}
+
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  // The binaries are Linux x64 builds; npm skipped them here (they are optional dependencies).
+  process.stdout.write(
+    `test:lts skipped: the Node LTS binaries it runs are Linux x64 builds; this is ${process.platform}-${process.arch}\n`,
+  )
+  process.exit(0)
+}
+const lines = ltsNodes()
+const asked = process.argv.slice(2).map(Number)
+const unknown = asked.filter((m) => !lines.some((l) => l.major === m))
+if (unknown.length > 0) {
+  process.stderr.write(
+    `test:lts: no LTS line ${unknown.join(', ')}; tested: ${lines.map((l) => l.major).join(', ')}\n`,
+  )
+  process.exit(2)
+}
+let ok = true
+for (const lts of lines.filter((l) => asked.length === 0 || asked.includes(l.major))) {
+  ok = (await testOn(lts)) && ok
+}
+process.exit(ok ? 0 : 1)

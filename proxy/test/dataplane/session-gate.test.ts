@@ -1,0 +1,92 @@
+/**
+ * The session binding stage (proxy/src/dataplane/session-gate.ts) as a unit over the memory
+ * store: what it forwards, refuses, binds and forgets. Over HTTP with the SDK:
+ * session-binding.test.ts.
+ */
+import { pino } from 'pino'
+import { describe, expect, it } from 'vitest'
+import { MemorySessionBindings } from '../../src/dataplane/session-binding.js'
+import { type SessionGateInput, sessionGate } from '../../src/dataplane/session-gate.js'
+
+const alice = { iss: 'https://idp.example', sub: 'alice' }
+const bob = { iss: 'https://idp.example', sub: 'bob' }
+
+function input(
+  sessions: MemorySessionBindings,
+  over: Partial<SessionGateInput> = {},
+): SessionGateInput {
+  return {
+    sessions,
+    backend: 'mcp',
+    method: 'POST',
+    headers: {},
+    claims: alice,
+    trace: undefined,
+    log: pino({ level: 'silent' }),
+    ...over,
+  }
+}
+
+async function open(
+  sessions: MemorySessionBindings,
+  id: string,
+  over: Partial<SessionGateInput> = {},
+) {
+  const gate = await sessionGate(input(sessions, over))
+  if (!gate.ok) throw new Error('refused')
+  await gate.onResponseHead(200, { 'mcp-session-id': id })
+}
+
+describe('sessionGate', () => {
+  it('binds the id a 2xx answer issues, and refuses it to another principal with 404 session_not_found', async () => {
+    const sessions = new MemorySessionBindings()
+    await open(sessions, 's1')
+    expect((await sessionGate(input(sessions, { headers: { 'mcp-session-id': 's1' } }))).ok).toBe(
+      true,
+    )
+    const refused = await sessionGate(
+      input(sessions, { headers: { 'mcp-session-id': 's1' }, claims: bob }),
+    )
+    expect(refused).toMatchObject({
+      ok: false,
+      response: { status: 404, body: { error: 'session_not_found' } },
+    })
+    const anonymous = await sessionGate(
+      input(sessions, { headers: { 'mcp-session-id': 's1' }, claims: undefined }),
+    )
+    expect(anonymous.ok).toBe(false)
+  })
+
+  it('keeps the sessions of two backends apart', async () => {
+    const sessions = new MemorySessionBindings()
+    await open(sessions, 's1', { backend: 'a' })
+    const other = await sessionGate(
+      input(sessions, { backend: 'b', headers: { 'mcp-session-id': 's1' } }),
+    )
+    expect(other.ok).toBe(false)
+  })
+
+  it('binds nothing on a non-2xx answer', async () => {
+    const sessions = new MemorySessionBindings()
+    const gate = await sessionGate(input(sessions))
+    if (!gate.ok) throw new Error('refused')
+    await gate.onResponseHead(400, { 'mcp-session-id': 's1' })
+    expect(sessions.size).toBe(0)
+  })
+
+  it('forgets a session its DELETE ended, and only on a 2xx', async () => {
+    const sessions = new MemorySessionBindings()
+    await open(sessions, 's1')
+    const del = (status: number) =>
+      sessionGate(input(sessions, { method: 'DELETE', headers: { 'mcp-session-id': 's1' } })).then(
+        async (g) => {
+          if (!g.ok) throw new Error('refused')
+          await g.onResponseHead(status, {})
+        },
+      )
+    await del(405)
+    expect(sessions.size).toBe(1)
+    await del(200)
+    expect(sessions.size).toBe(0)
+  })
+})
