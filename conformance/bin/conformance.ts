@@ -104,6 +104,14 @@ const program = new Command()
   )
   .addOption(
     new Option(
+      '--config-format <format>',
+      'without --target: how the embedded reference proxy is configured: its standalone YAML or the same as Kubernetes manifests',
+    )
+      .choices(['standalone', 'kubernetes'])
+      .default('standalone'),
+  )
+  .addOption(
+    new Option(
       '--profile <names>',
       `profiles to judge: ${TARGET_PROFILES.join(', ')} (or the catalogue's ${PROFILES.join(', ')}); default: every profile for the embedded proxy, resource-server for --target`,
     ).argParser(commaList),
@@ -127,6 +135,7 @@ const opts = program.opts<{
   allowShutdown: boolean
   yes: boolean
   wait: boolean
+  configFormat: 'standalone' | 'kubernetes'
   targetCommand?: string
   targetTimeout: number
   idpPort?: number
@@ -244,10 +253,10 @@ try {
     }
     title = `target ${opts.target}, profile ${profileNames?.join(', ') ?? '(by --only)'}`
   } else {
-    const gateway = await startGateway(fixtures)
+    const gateway = await startGateway(fixtures, { configFormat: opts.configFormat })
     target = gateway.target
     stop = gateway.stop
-    title = `embedded reference proxy (gatehouse) at ${target.base}`
+    title = `embedded reference proxy (gatehouse, ${opts.configFormat} configuration) at ${target.base}`
   }
   targetInfo = {
     base: target.base,

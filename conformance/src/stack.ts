@@ -4,7 +4,7 @@
  * needs — gatehouse YAML and the seed's Kubernetes manifests — for `--target` runs.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +14,7 @@ import { freePort } from '@gatehouse/support'
 import { stringify } from 'yaml'
 import { REQUIRED_SCOPE } from './catalogue/scopes.js'
 import { CORS, jwtPolicy, MCP_MATCHES, mcpRoute } from './gateway-config.js'
+import { kubernetesFiles } from './kubernetes-config.js'
 import type { Target } from './types.js'
 
 /** Defined in gateway-config.ts; still exported here, where they were. */
@@ -228,6 +229,11 @@ export interface GatewayOptions {
   command?: readonly string[]
   /** The process's environment. Default: this process's. */
   env?: NodeJS.ProcessEnv
+  /**
+   * How the configuration is written: gatehouse's standalone YAML (default) or Kubernetes
+   * manifests (`kubernetes-config.ts`), in a directory given to `-f`.
+   */
+  configFormat?: 'standalone' | 'kubernetes'
 }
 
 /** A gatehouse child process started by {@link startGatehouse}. */
@@ -255,8 +261,15 @@ export async function startGatehouse(
     )
   }
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))
-  const file = join(dir, 'gatehouse.yaml')
-  writeFileSync(file, stringify(config))
+  let file = join(dir, 'gatehouse.yaml')
+  if (options.configFormat === 'kubernetes') {
+    file = join(dir, 'manifests')
+    mkdirSync(file)
+    for (const [name, text] of Object.entries(kubernetesFiles(config)))
+      writeFileSync(join(file, name), text)
+  } else {
+    writeFileSync(file, stringify(config))
+  }
   const [command, ...prefix] = options.command ?? [TSX, entry]
   const child = spawn(command as string, [...prefix, '-f', file], {
     stdio: ['ignore', 'pipe', 'pipe'],

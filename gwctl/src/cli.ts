@@ -9,6 +9,7 @@ import type { Action } from './commands/context.js'
 import { logCommand } from './commands/log.js'
 import { metricsCommand } from './commands/metrics.js'
 import { profileCommand } from './commands/profile.js'
+import { statusCommand } from './commands/status.js'
 import { traceCommand } from './commands/trace.js'
 import { GWCTL_VERSION, versionCommand } from './commands/version.js'
 import { GwctlError } from './errors.js'
@@ -28,6 +29,7 @@ The admin interface listens on config.adminAddr (default localhost:15000).
 
 Examples:
   gwctl proxy config all --local -o short
+  gwctl proxy status
   gwctl proxy trace --local
   gwctl -p 15001 proxy profile heap --local
   gwctl --admin unix:/run/gatehouse/admin.sock proxy log --level debug`,
@@ -38,6 +40,7 @@ Examples:
   proxy.addCommand(profileCommand(setAction))
   proxy.addCommand(logCommand(setAction))
   proxy.addCommand(metricsCommand(setAction))
+  proxy.addCommand(statusCommand(setAction))
   program.addCommand(proxy)
   program.addCommand(versionCommand(setAction))
   configureTree(program, io)

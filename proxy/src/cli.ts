@@ -4,33 +4,46 @@
  */
 import { parseArgs } from 'node:util'
 import { onShutdownSignals } from '@gatehouse/support'
-import { GatehouseError } from './errors.js'
+import { ConfigError, GatehouseError } from './errors.js'
 import type { Gatehouse } from './index.js'
 import { VERSION } from './version.js'
 
-const USAGE = `Usage: gatehouse -f <config.yaml> [--validate]
+const USAGE = `Usage: gatehouse -f <config.yaml | manifests.yaml | dir/> [-f ...] [--validate]
 
 Protects an MCP server with OAuth 2.0 bearer JWTs from an external identity provider.
 
 Options:
-  -f, --file <path>   configuration file (YAML); \${ENV} and \${ENV:-default} are substituted
+  -f, --file <path>   configuration: the standalone file, or Kubernetes manifests (several
+                      documents, kind: List, or a directory of them); repeatable.
+                      \${ENV} and \${ENV:-default} are substituted
+      --api-group <g> API group of GatewayBackend and GatewayPolicy (default gateway.example.dev)
       --validate      check the configuration file and exit (0 valid, 1 invalid)
   -v, --version       print the version
   -h, --help          print this help
 
-Docs: docs/configuration.md (every field), docs/admin-api.md (admin interface).`
+Reload: the files are watched; SIGHUP and admin POST /reload reload them too. A configuration
+that fails validation is refused and the running one keeps serving.
+
+Docs: docs/configuration.md (every field, "Kubernetes resources"), docs/admin-api.md (admin interface).`
 
 /**
  * Runs the command.
  * @returns the exit code (the process exits with it once the proxy stopped).
  */
 export async function run(argv: readonly string[]): Promise<number> {
-  let values: { file?: string; validate?: boolean; version?: boolean; help?: boolean }
+  let values: {
+    file?: string[]
+    'api-group'?: string
+    validate?: boolean
+    version?: boolean
+    help?: boolean
+  }
   try {
     ;({ values } = parseArgs({
       args: [...argv],
       options: {
-        file: { type: 'string', short: 'f' },
+        file: { type: 'string', short: 'f', multiple: true },
+        'api-group': { type: 'string' },
         validate: { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
@@ -50,28 +63,45 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(`gatehouse ${VERSION}\n`)
     return 0
   }
-  if (!values.file) {
+  if (!values.file || values.file.length === 0) {
     process.stderr.write(`gatehouse: missing -f <config.yaml>\n\n${USAGE}\n`)
     return 2
   }
   try {
     // Loaded only now, so that --help, --version and usage errors stay cheap (no proxy, no
     // dependencies: the build puts these imports in chunks of their own).
-    const { loadConfigFile } = await import('./config/load.js')
-    const config = await loadConfigFile(values.file)
+    const { loadConfigSources, requireListener, resourceProblems } = await import(
+      './config/sources.js'
+    )
+    const loadOptions = values['api-group'] ? { apiGroup: values['api-group'] } : {}
+    const source = await loadConfigSources(values.file, loadOptions)
+    const { config } = source
+    const label = values.file.join(', ')
+    const { checkCompilable } = await import('./compile.js')
+    try {
+      await checkCompilable(config, label)
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err
+      throw new ConfigError('GW_ERR_CONFIG_INVALID', err.issues.map(source.locate), label)
+    }
     if (values.validate) {
-      const { checkCompilable } = await import('./compile.js')
       const { configWarnings } = await import('./config/warnings.js')
-      await checkCompilable(config, values.file)
-      for (const w of configWarnings(config)) {
+      const warnings = [
+        ...source.warnings,
+        ...configWarnings(config).map(source.locate),
+        ...resourceProblems(source.resources),
+      ]
+      for (const w of warnings)
         process.stderr.write(`gatehouse: warning: ${w.path}: ${w.message}\n`)
-      }
       const n = (o: object) => Object.keys(o).length
+      const resources =
+        source.format === 'kubernetes' ? `${source.resources.length} resource(s) -> ` : ''
       process.stdout.write(
-        `${values.file}: configuration is valid (${n(config.gateways)} gateway(s), ${n(config.routes)} route(s), ${n(config.backends)} backend(s), ${n(config.policies)} policy(ies))\n`,
+        `${label}: configuration is valid (${resources}${n(config.gateways)} gateway(s), ${n(config.routes)} route(s), ${n(config.backends)} backend(s), ${n(config.policies)} policy(ies))\n`,
       )
       return 0
     }
+    requireListener(config, label)
     // Handlers first: a signal that arrives while starting (or just after the "listening" line)
     // must still stop gracefully, not kill the process with the default action.
     // The first signal drains (the proxy logs its own stop, and this function returns once
@@ -86,9 +116,29 @@ export async function run(argv: readonly string[]): Promise<number> {
       { name: 'gatehouse', announce: false, exit: false },
     )
     const { startGatehouse } = await import('./index.js')
-    gatehouse = await startGatehouse({ config, configFile: values.file })
+    const loadConfig = async () => {
+      const next = await loadConfigSources(values.file as string[], loadOptions)
+      try {
+        await checkCompilable(next.config, label)
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err
+        throw new ConfigError('GW_ERR_CONFIG_INVALID', err.issues.map(next.locate), label)
+      }
+      return next
+    }
+    gatehouse = await startGatehouse({ config, configFile: label, source, loadConfig })
     if (early) void gatehouse.stop(early)
+    const running = gatehouse
+    // Reload triggers: SIGHUP and changes to the files (admin POST /reload is the third).
+    const onHup = () => void running.reload('SIGHUP')
+    process.on('SIGHUP', onHup)
+    const { watchSources } = await import('./config/watch.js')
+    const watcher = watchSources(values.file, () => void running.reload('watch'), {
+      log: running.logging.logger('proxy::config'),
+    })
     await gatehouse.stopped
+    watcher.close()
+    process.off('SIGHUP', onHup)
     return 0
   } catch (err) {
     if (err instanceof GatehouseError) {

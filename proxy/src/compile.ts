@@ -3,6 +3,7 @@
  * routers per gateway, upstream pools, compiled CORS filters and compiled auth policies.
  * Configuration → snapshot → request pipeline; nothing flows back.
  */
+import { isDeepStrictEqual } from 'node:util'
 import type { AuthContext, AuthPolicy, CompileAuthPolicy } from './auth/types.js'
 import type { GatehouseConfig } from './config/schema.js'
 import { compileCors } from './dataplane/cors.js'
@@ -23,6 +24,8 @@ export interface Snapshot {
   gateways: Map<string, GatewayRuntime>
   /** Route names per gateway. */
   routesOf: Map<string, string[]>
+  /** The MCP-aware stage of each route and the policies it was compiled from (kept on reload). */
+  mcpOfRoute: Map<string, { stage: McpRoutePolicy | undefined; from: unknown }>
 }
 
 /** Loads the auth layer's static checks and compiler (kept out of start-up when unused). */
@@ -95,14 +98,23 @@ function originCheckFor(
   })
 }
 
-/** Builds the snapshot. Policies are compiled but not started. */
+/**
+ * Builds the snapshot. Policies are compiled but not started. With `previous` (a reload), what did
+ * not change is taken over instead of rebuilt: an upstream whose backend is the same (its pooled
+ * connections), a policy whose configuration and JWKS backends are the same (its key sets and
+ * discovery document: nothing is fetched again), a route's MCP stage whose policies are the same
+ * (its rate-limit buckets). {@link retireSnapshot} then ends what was not taken over.
+ */
 export async function compileSnapshot(
   config: Readonly<GatehouseConfig>,
   services: { logging: Logging; tasks: TaskRegistry },
+  previous?: Snapshot,
 ): Promise<Snapshot> {
   const upstreams = new Map<string, Upstream>()
-  for (const [name, backend] of Object.entries(config.backends))
-    upstreams.set(name, createUpstream(backend))
+  for (const [name, backend] of Object.entries(config.backends)) {
+    const same = previous && isDeepStrictEqual(previous.config.backends[name], backend)
+    upstreams.set(name, (same && previous.upstreams.get(name)) || createUpstream(backend))
+  }
 
   const policies = new Map<string, AuthPolicy>()
   const policiesOfRoute = new Map<string, AuthPolicy[]>()
@@ -110,7 +122,9 @@ export async function compileSnapshot(
     const { compileAuthPolicy } = await authLayer()
     const ctx: AuthContext = { config, upstreams, ...services }
     for (const [name, policy] of Object.entries(config.policies)) {
-      const compiled = compileAuthPolicy(name, policy, ctx)
+      const compiled =
+        (previous && reusablePolicy(previous, name, policy, upstreams)) ||
+        compileAuthPolicy(name, policy, ctx)
       policies.set(name, compiled)
       for (const ref of policy.targetRefs) {
         const list = policiesOfRoute.get(ref.name) ?? []
@@ -121,7 +135,7 @@ export async function compileSnapshot(
   }
 
   // One MCP-aware stage per route, shared by its rules and gateways (one set of rate-limit buckets).
-  const mcpOfRoute = new Map<string, McpRoutePolicy | undefined>()
+  const mcpOfRoute: Snapshot['mcpOfRoute'] = new Map()
   const mcpAware = Object.values(config.policies).some(
     (p) => p.traffic.mcpAuthorization !== undefined || p.traffic.localRateLimit !== undefined,
   )
@@ -133,7 +147,12 @@ export async function compileSnapshot(
     const attached = Object.entries(config.policies)
       .filter(([, p]) => p.targetRefs.some((ref) => ref.name === routeName))
       .map(([name, policy]) => ({ name, policy }))
-    mcpOfRoute.set(routeName, compileMcpRoutePolicy(attached))
+    const before = previous?.mcpOfRoute.get(routeName)
+    const stage =
+      before && isDeepStrictEqual(before.from, attached)
+        ? before.stage
+        : compileMcpRoutePolicy(attached)
+    mcpOfRoute.set(routeName, { stage, from: attached })
   }
 
   const gateways = new Map<string, GatewayRuntime>()
@@ -158,7 +177,7 @@ export async function compileSnapshot(
           cors: corsFilter ? compileCors(corsFilter.cors) : undefined,
           origin: originCheckFor(config, routeName, corsFilter?.cors.allowOrigins),
           policies: policiesOfRoute.get(routeName) ?? [],
-          mcp: mcpOfRoute.get(routeName),
+          mcp: mcpOfRoute.get(routeName)?.stage,
         }
         for (const m of rule.matches)
           entries.push({ type: m.path.type, value: m.path.value, target })
@@ -166,5 +185,38 @@ export async function compileSnapshot(
     }
     gateways.set(gwName, { name: gwName, router: createRouter(entries) })
   }
-  return { config, upstreams, policies, gateways, routesOf }
+  return { config, upstreams, policies, gateways, routesOf, mcpOfRoute }
+}
+
+/** A compiled policy of `previous` that can serve `policy` as it is: same config, same JWKS upstreams. */
+function reusablePolicy(
+  previous: Snapshot,
+  name: string,
+  policy: GatehouseConfig['policies'][string],
+  upstreams: ReadonlyMap<string, Upstream>,
+): AuthPolicy | undefined {
+  const compiled = previous.policies.get(name)
+  if (!compiled || !isDeepStrictEqual(previous.config.policies[name], policy)) return undefined
+  const backends = (policy.traffic.jwtAuthentication?.providers ?? []).flatMap((p) =>
+    p.jwks.remote ? [p.jwks.remote.backendRef.name] : [],
+  )
+  const same = backends.every((b) => upstreams.get(b) === previous.upstreams.get(b))
+  return same ? compiled : undefined
+}
+
+/**
+ * Ends what `previous` held and `next` did not take over: stops the policies' refresh timers and
+ * closes the upstreams once their in-flight requests are done (requests that started on
+ * `previous` finish on it).
+ */
+export async function retireSnapshot(
+  previous: Snapshot,
+  next: Snapshot | undefined,
+): Promise<void> {
+  const keptPolicies = new Set(next?.policies.values() ?? [])
+  for (const p of previous.policies.values()) if (!keptPolicies.has(p)) p.stop()
+  const keptUpstreams = new Set(next?.upstreams.values() ?? [])
+  await Promise.allSettled(
+    [...previous.upstreams.values()].filter((u) => !keptUpstreams.has(u)).map((u) => u.close()),
+  )
 }

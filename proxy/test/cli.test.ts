@@ -213,3 +213,91 @@ describe('gatehouse CLI', () => {
     }
   })
 })
+
+describe('gatehouse CLI with Kubernetes manifests', () => {
+  const example = (p: string) => new URL(`../../examples/kubernetes/${p}`, import.meta.url).pathname
+
+  it('validates a multi-document manifest and a directory of them', async () => {
+    const one = await gatehouse(['--validate', '-f', example('mcp-auth.yaml')])
+    expect(one.stderr).toBe('')
+    expect(one.stdout).toContain(
+      'configuration is valid (7 resource(s) -> 1 gateway(s), 1 route(s), 2 backend(s), 2 policy(ies))',
+    )
+    expect(one.code).toBe(0)
+    const dir = await gatehouse(['--validate', '-f', example('demo/')])
+    expect(dir.code).toBe(0)
+    expect(dir.stdout).toContain('6 resource(s) -> 1 gateway(s)')
+  })
+
+  it('exits 1 naming the resource, field and line of a CEL expression that does not type-check', async () => {
+    const typo = readFileSync(example('mcp-auth.yaml'), 'utf8').replace(
+      `'"AI-Users" in jwt.groups'`,
+      `'"AI-Users" in jwtt.groups'`,
+    )
+    const r = await gatehouse(['--validate', '-f', file(typo)])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(
+      /GatewayPolicy default\/mcp-auth: spec\.traffic\.authorization\.policy\.matchExpressions\[0\]: invalid CEL .*Unknown variable: jwtt.*config\.yaml line 119\)/,
+    )
+  })
+
+  it('warns about a broken reference and an unknown kind, and refuses to start without a listener', async () => {
+    // Without its Gateway (the first document), plus a kind gatehouse does not read.
+    const text = readFileSync(example('mcp-auth.yaml'), 'utf8')
+      .replace(/^apiVersion: gateway\.networking\.k8s\.io\/v1\nkind: Gateway\n[\s\S]*?---\n/m, '')
+      .concat('---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm }\ndata: {}\n')
+    expect(text).not.toMatch(/^kind: Gateway$/m)
+    const path = file(text)
+    const validate = await gatehouse(['--validate', '-f', path])
+    expect(validate.code).toBe(0)
+    expect(validate.stderr).toContain(
+      'gatehouse: warning: ConfigMap default/cm (v1): not a kind gatehouse reads',
+    )
+    expect(validate.stderr).toContain(
+      'HTTPRoute default/mcp parent gateway-system/gateway: Accepted False (NoMatchingParent): Gateway gateway-system/gateway not found',
+    )
+    const start = await gatehouse(['-f', path])
+    expect(start.code).toBe(1)
+    expect(start.stderr).toContain('Gateway: no HTTP listener to serve')
+  })
+})
+
+describe('gatehouse CLI reload triggers', () => {
+  it('reloads when its file changes and on SIGHUP, logging each', async () => {
+    const [port, admin] = [await freePort(), await freePort()]
+    const text = (level: string) =>
+      `config: { adminAddr: "127.0.0.1:${admin}", logLevel: ${level} }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }\n`
+    const path = file(text('info'))
+    const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
+    let out = ''
+    const seen = (s: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => out.includes(s) && resolve()
+        child.stdout.on('data', (c) => {
+          out += c
+          check()
+        })
+        check()
+      })
+    try {
+      await seen('for configuration changes')
+      // A change the watcher sees: the gateway's port moves.
+      const moved = await freePort()
+      writeFileSync(path, text('info').replace(`port: ${port}`, `port: ${moved}`))
+      await seen('configuration reloaded (watch)')
+      expect((await fetch(`http://127.0.0.1:${moved}/x`)).status).toBe(404)
+      child.kill('SIGHUP')
+      const dump = async () =>
+        (await (await fetch(`http://127.0.0.1:${admin}/config_dump`)).json()) as {
+          reload?: { trigger: string; result: string }
+        }
+      for (let i = 0; i < 200 && (await dump()).reload?.trigger !== 'SIGHUP'; i++) {
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect((await dump()).reload).toMatchObject({ trigger: 'SIGHUP', result: 'unchanged' })
+    } finally {
+      child.kill('SIGTERM')
+      await new Promise((r) => child.on('close', r))
+    }
+  })
+})

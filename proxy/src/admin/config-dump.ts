@@ -7,6 +7,7 @@ import { isSecretHeader, REDACTED, redactExpression, redactValue } from '@gateho
 import { z } from 'zod'
 import type { PolicyStatus } from '../auth/types.js'
 import type { PolicyConfig } from '../config/schema.js'
+import type { ReloadRecord } from '../reload.js'
 import type { AdminContext } from './context.js'
 
 const ConditionStatus = z.enum(['True', 'False', 'Unknown'])
@@ -25,6 +26,38 @@ export const PolicyStatusDump = z.object({
   reason: z.string().describe('CamelCase reason, e.g. Programmed, JwksUnavailable.'),
   message: z.string(),
   conditions: z.array(Condition),
+})
+
+/** A Gateway API condition of a Kubernetes resource (metav1.Condition). */
+export const ResourceCondition = z.object({
+  type: z.enum(['Accepted', 'ResolvedRefs', 'Attached', 'Programmed']),
+  status: ConditionStatus,
+  reason: z
+    .string()
+    .describe('CamelCase Gateway API reason, e.g. BackendNotFound, RefNotPermitted.'),
+  message: z.string(),
+  observedGeneration: z.number().int(),
+  lastTransitionTime: z.string().describe('RFC 3339 time the status last changed.'),
+})
+
+/** The status of one Kubernetes resource the configuration was translated from. */
+export const ResourceStatusDump = z.object({
+  kind: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  generation: z.number().int(),
+  gatehouseName: z.string().optional().describe('Its name in the translated configuration.'),
+  conditions: z.array(ResourceCondition),
+  parents: z
+    .array(
+      z.object({
+        parentRef: z.record(z.string(), z.string()),
+        controllerName: z.string(),
+        conditions: z.array(ResourceCondition),
+      }),
+    )
+    .optional()
+    .describe('HTTPRoute: its status towards each parentRef (Gateway API RouteParentStatus).'),
 })
 
 /** The whole dump. */
@@ -88,6 +121,20 @@ export const ConfigDump = z
         status: PolicyStatusDump,
       }),
     ),
+    reload: z
+      .object({
+        at: z.string().describe('RFC 3339 time the last reload finished.'),
+        trigger: z.enum(['watch', 'SIGHUP', 'admin', 'api']),
+        result: z.enum(['success', 'unchanged', 'failure']),
+        message: z.string(),
+      })
+      .optional()
+      .describe('The last configuration reload; absent when there was none.'),
+    resources: z
+      .array(ResourceStatusDump)
+      .describe(
+        'Kubernetes resources the configuration came from, with Gateway API status; empty for a standalone file.',
+      ),
     workloads: z.array(z.unknown()).describe('Always empty in standalone mode.'),
     services: z.array(z.unknown()).describe('Always empty in standalone mode.'),
   })
@@ -222,6 +269,8 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
         status: policyStatusDump(policy ? policy.status() : NOT_COMPILED),
       }
     }),
+    ...(ctx.lastReload?.() ? { reload: { ...(ctx.lastReload() as ReloadRecord) } } : {}),
+    resources: [...(ctx.resources?.() ?? [])],
     workloads: [],
     services: [],
   }

@@ -4,10 +4,12 @@
  */
 import type { AuthPolicy } from '../auth/types.js'
 import type { GatehouseConfig } from '../config/schema.js'
+import type { ReloadRecord } from '../reload.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { Metrics } from '../telemetry/metrics.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { TraceBus } from '../telemetry/trace-bus.js'
+import type { ResourceStatus } from './resource-status.js'
 
 /** A listening gateway. */
 export interface GatewayInfo {
@@ -29,6 +31,12 @@ export interface AdminContext {
   /** Compiled policies by name, with their live status. */
   policies(): ReadonlyMap<string, AuthPolicy>
   gateways(): readonly GatewayInfo[]
+  /** Reloads the configuration (`POST /reload`); absent: the endpoint answers 503. */
+  reload?(): Promise<ReloadRecord>
+  /** The last reload, if any. */
+  lastReload?(): ReloadRecord | undefined
+  /** Kubernetes resources and their Gateway API status (absent or empty: a standalone file). */
+  resources?(): readonly ResourceStatus[]
   readonly traceBus: TraceBus
   readonly logging: Logging
   readonly tasks: TaskRegistry

@@ -11,6 +11,7 @@ import { memoryReport } from './memory.js'
 import { serveMetrics } from './metrics.js'
 import { type HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
 import { serveCpuProfile, serveHeapProfile } from './profile-endpoints.js'
+import { reloadRoute } from './reload.js'
 import { requestUrl, sendJson, sendText } from './reply.js'
 import { tasksReport } from './tasks.js'
 import { serveTrace } from './trace.js'
@@ -117,6 +118,7 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
         return sendText(reply, 200, 'OK, shutting down: draining in-flight requests')
       },
     },
+    reloadRoute(ctx),
     {
       path: '/ui',
       methods: ['GET'],

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml'
-import { ConfigError } from '../errors.js'
+import { ConfigError, type ConfigIssue } from '../errors.js'
 import { checkReferences } from './cross-references.js'
 import { substituteScalars } from './env.js'
 import { formatZodIssues } from './issues.js'
@@ -52,15 +52,34 @@ export function parseConfig(
   const envIssues = substituteScalars(doc, env)
   if (envIssues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', envIssues, file)
   const raw = doc.toJS() ?? {}
-  const result = GatehouseConfig.safeParse(raw, { reportInput: true })
-  if (!result.success) {
-    const issues = formatZodIssues(result.error).map((i) => ({
+  return validateConfig(
+    raw,
+    (i) => ({
       ...i,
       message: i.message + yamlPathOf(doc, lc, i.path.replace(/\[(\d+)\]/g, '.$1').split('.')),
-    }))
-    throw new ConfigError('GW_ERR_CONFIG_INVALID', issues, file)
+    }),
+    file,
+  )
+}
+
+/**
+ * Validates a parsed configuration (the schema, then cross-references) and freezes it: the one
+ * validation every source goes through (the standalone file, translated Kubernetes resources).
+ * @param locate - adds where an issue was written (a line, a resource) to its message; an issue
+ * it maps to `undefined` is dropped
+ */
+export function validateConfig(
+  raw: unknown,
+  locate: (issue: ConfigIssue) => ConfigIssue | undefined,
+  file?: string,
+): Readonly<GatehouseConfig> {
+  const located = (issues: ConfigIssue[]) =>
+    issues.map(locate).filter((i): i is ConfigIssue => i !== undefined)
+  const result = GatehouseConfig.safeParse(raw, { reportInput: true })
+  if (!result.success) {
+    throw new ConfigError('GW_ERR_CONFIG_INVALID', located(formatZodIssues(result.error)), file)
   }
-  const refIssues = checkReferences(result.data)
+  const refIssues = located(checkReferences(result.data))
   if (refIssues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', refIssues, file)
   return deepFreeze(result.data)
 }
@@ -83,7 +102,8 @@ export async function loadConfigFile(file: string): Promise<Readonly<GatehouseCo
   return parseConfig(text, file)
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a value and everything in it. */
+export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value)
     for (const v of Object.values(value)) deepFreeze(v)

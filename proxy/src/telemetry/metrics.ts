@@ -156,10 +156,19 @@ export class Metrics {
     ),
   )
 
+  readonly configReloads = new Counter(
+    metric(
+      this.registry,
+      'gatehouse_config_reloads_total',
+      'Configuration reloads, by result: success (a new configuration serves), unchanged, failure (the previous one keeps serving).',
+      ['result'],
+    ),
+  )
+
   /** Tool names as labels: at most 200 distinct per process. */
   readonly tools = new BoundedLabel(200)
   /** Issuers as labels (configured, but bounded all the same). */
-  readonly #issuers: ReadonlySet<string> | undefined
+  #issuers: ReadonlySet<string> | undefined
   readonly #onJwks = (message: unknown) => {
     const m = message as JwksRefreshMessage
     if (this.#issuers && !this.#issuers.has(m.issuer)) return
@@ -176,6 +185,11 @@ export class Metrics {
     this.#issuers = options.issuers ? new Set(options.issuers) : undefined
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry })
     subscribe(jwksRefreshChannel.name, this.#onJwks)
+  }
+
+  /** The issuers whose JWKS refreshes are counted, after a reload changed the policies. */
+  setIssuers(issuers: Iterable<string>): void {
+    this.#issuers = new Set(issuers)
   }
 
   /** An MCP method as a label: known methods by name, anything else `other`. */

@@ -1,0 +1,158 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Gatehouse, loadConfigSources, startGatehouse } from '@gatehouse/proxy'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse, stringify } from 'yaml'
+import { runGwctl, startBackend, startLiveGatehouse } from '../helpers.js'
+
+const GROUP = 'gateway.example.dev'
+const GW = 'gateway.networking.k8s.io'
+const res = (apiVersion: string, kind: string, name: string, spec: Record<string, unknown>) => ({
+  apiVersion,
+  kind,
+  metadata: { name, generation: 3 },
+  spec,
+})
+const route = (name: string, prefix: string, backend: string) =>
+  res(`${GW}/v1`, 'HTTPRoute', name, {
+    parentRefs: [{ name: 'gw' }],
+    rules: [
+      {
+        matches: [{ path: { type: 'PathPrefix', value: prefix } }],
+        backendRefs: [{ group: GROUP, kind: 'GatewayBackend', name: backend }],
+      },
+    ],
+  })
+
+/** Starts gatehouse from manifests: a healthy route, and with `broken` one to a missing backend. */
+async function startFromManifests(backendPort: number, broken: boolean): Promise<Gatehouse> {
+  const docs = [
+    { config: { adminAddr: '127.0.0.1:0', logLevel: 'error' } },
+    res(`${GW}/v1`, 'Gateway', 'gw', {
+      listeners: [{ name: 'http', protocol: 'HTTP', port: 3000 }],
+    }),
+    res(`${GROUP}/v1alpha1`, 'GatewayBackend', 'mcp-backend', {
+      static: { host: '127.0.0.1', port: backendPort },
+    }),
+    route('mcp', '/mcp', 'mcp-backend'),
+    ...(broken ? [route('other', '/other', 'missing')] : []),
+  ]
+  const dir = mkdtempSync(join(tmpdir(), 'gwctl-status-'))
+  writeFileSync(join(dir, 'all.yaml'), docs.map((d) => stringify(d)).join('---\n'))
+  const source = await loadConfigSources([dir], { env: {} })
+  return startGatehouse({ config: source.config, source, ephemeralPorts: true })
+}
+
+const adminOf = (g: Gatehouse) => (g.adminUrl ?? '').replace(/^http:\/\//, '')
+
+describe('gwctl proxy status against gatehouse started from manifests', () => {
+  let backend: Awaited<ReturnType<typeof startBackend>>
+  let healthy: Gatehouse
+  let broken: Gatehouse
+  beforeAll(async () => {
+    backend = await startBackend()
+    healthy = await startFromManifests(backend.port, false)
+    broken = await startFromManifests(backend.port, true)
+  })
+  afterAll(async () => {
+    await healthy.stop('test finished')
+    await broken.stop('test finished')
+    await backend.close()
+  })
+
+  it('shows every resource Programmed in a table and exits 0', async () => {
+    const r = await runGwctl(['--admin', adminOf(healthy), 'proxy', 'status'])
+    expect(r.stderr).toBe('')
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(
+      /^KIND\s+NAME\s+ACCEPTED\s+RESOLVEDREFS\s+ATTACHED\s+PROGRAMMED\s+REASON$/,
+    )
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^HTTPRoute\s+default\/mcp\s+True\s+True\s+True\s+True$/),
+    )
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^Gateway\s+default\/gw\s+True\s+True\s+True\s+True$/),
+    )
+    expect(r.code).toBe(0)
+  })
+
+  it('exits 1 and names the reason when a route is not Programmed', async () => {
+    const r = await runGwctl(['--admin', adminOf(broken), 'proxy', 'status'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(
+      /HTTPRoute\s+default\/other\s+True\s+False\s+False\s+False\s+BackendNotFound: GatewayBackend default\/missing not found/,
+    )
+  })
+
+  it('prints Gateway API status as YAML with -o yaml: reasons, generations, transition times, parents', async () => {
+    const r = await runGwctl(['--admin', adminOf(broken), 'proxy', 'status', '-o', 'yaml'])
+    expect(r.code).toBe(1)
+    const doc = parse(r.stdout) as { resources: Array<Record<string, unknown>> }
+    const other = doc.resources.find((x) => x.name === 'other') as {
+      conditions: Array<Record<string, unknown>>
+      parents: Array<{
+        parentRef: Record<string, string>
+        conditions: Array<Record<string, unknown>>
+      }>
+    }
+    expect(other.conditions.map((c) => c.type)).toEqual([
+      'Accepted',
+      'ResolvedRefs',
+      'Attached',
+      'Programmed',
+    ])
+    expect(other.conditions[1]).toMatchObject({
+      status: 'False',
+      reason: 'BackendNotFound',
+      observedGeneration: 3,
+    })
+    expect(Date.parse(String(other.conditions[1]?.lastTransitionTime))).not.toBeNaN()
+    expect(other.parents[0]?.parentRef).toMatchObject({
+      kind: 'Gateway',
+      name: 'gw',
+      namespace: 'default',
+    })
+    expect(other.parents[0]?.conditions[1]).toMatchObject({ type: 'ResolvedRefs', status: 'False' })
+  })
+})
+
+describe('gwctl proxy status against a standalone gatehouse', () => {
+  it('shows each policy; no policy is nothing to fail on', async () => {
+    const live = await startLiveGatehouse()
+    try {
+      const r = await runGwctl(['-p', live.adminPort, 'proxy', 'status'])
+      expect(r.stdout).toMatch(/^KIND\s+NAME/)
+      expect(r.stdout).toContain('<none>')
+      expect(r.code).toBe(0)
+    } finally {
+      await live.close()
+    }
+  })
+})
+
+describe('gwctl proxy status after a reload that failed', () => {
+  it('shows the configuration not Programmed, with the reason, and exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gwctl-status-'))
+    const dump = {
+      binds: [],
+      routes: [],
+      backends: [],
+      policies: [],
+      resources: [],
+      reload: {
+        at: '2026-11-25T17:00:00.000Z',
+        trigger: 'watch',
+        result: 'failure',
+        message: 'a.yaml: invalid configuration (line 3)',
+      },
+    }
+    writeFileSync(join(dir, 'dump.json'), JSON.stringify(dump))
+    const r = await runGwctl(['proxy', 'status', '--file', join(dir, 'dump.json')])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(
+      /Configuration\s+last-reload\s+False\s+-\s+-\s+False\s+Invalid: reload at 2026-11-25T17:00:00.000Z refused, the previous configuration serves: a\.yaml: invalid configuration \(line 3\)/,
+    )
+    expect(r.stdout).toContain('last reload: failure at 2026-11-25T17:00:00.000Z')
+  })
+})

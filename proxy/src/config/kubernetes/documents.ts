@@ -1,0 +1,131 @@
+/**
+ * Reading configuration sources: files and directories of YAML documents, as `kubectl apply -f`
+ * reads them. A file may hold several documents (`---`); a directory contributes its `.yaml`,
+ * `.yml` and `.json` files in name order, skipping hidden entries (a Kubernetes ConfigMap volume's
+ * `..data` and `..<timestamp>` entries: its files are symlinks through `..data`, read once each).
+ * `${ENV}` is substituted in each document's scalars, as for the standalone file (`../env.ts`).
+ */
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { type Document, isMap, isSeq, LineCounter, parseAllDocuments } from 'yaml'
+import { ConfigError, type ConfigIssue } from '../../errors.js'
+import { substituteScalars } from '../env.js'
+
+/** One parsed YAML document and where it came from. */
+export interface SourceDocument {
+  /** The file it was read from. */
+  file: string
+  /** The whole file's text. */
+  text: string
+  /** Its position among the file's documents (0-based). */
+  index: number
+  /** The parsed document (for line numbers). */
+  doc: Document
+  lines: LineCounter
+  /** Its value, `${ENV}` substituted. */
+  value: unknown
+}
+
+const EXTENSIONS = /\.(ya?ml|json)$/i
+
+/** The files a path stands for: itself, or a directory's YAML and JSON files in name order. */
+export async function sourceFiles(path: string): Promise<string[]> {
+  let info: Awaited<ReturnType<typeof stat>>
+  try {
+    info = await stat(path)
+  } catch (cause) {
+    const reason =
+      (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(cause)
+    throw new ConfigError(
+      'GW_ERR_CONFIG_READ',
+      [{ path: '', message: `cannot read the configuration: ${reason}` }],
+      path,
+      { cause },
+    )
+  }
+  if (!info.isDirectory()) return [path]
+  const names = (await readdir(path)).filter((n) => !n.startsWith('.') && EXTENSIONS.test(n))
+  if (names.length === 0) {
+    throw new ConfigError(
+      'GW_ERR_CONFIG_READ',
+      [{ path: '', message: 'the directory holds no .yaml, .yml or .json file' }],
+      path,
+    )
+  }
+  return names.sort().map((n) => join(path, n))
+}
+
+/**
+ * Parses one file's text into its documents (empty ones dropped). Throws {@link ConfigError}
+ * naming the file and line of every YAML or `${ENV}` problem.
+ */
+export function parseDocuments(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): SourceDocument[] {
+  const lines = new LineCounter()
+  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true })
+  const list = Array.isArray(docs) ? docs : []
+  const issues: ConfigIssue[] = []
+  for (const doc of list) {
+    for (const e of doc.errors) {
+      const line = e.linePos?.[0]?.line
+      issues.push({
+        path: '',
+        message: `YAML: ${e.message.split('\n')[0]}${line ? ` (line ${line})` : ''}`,
+      })
+    }
+  }
+  if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_PARSE', issues, file)
+  const out: SourceDocument[] = []
+  list.forEach((doc, index) => {
+    for (const issue of substituteScalars(doc, env)) issues.push(issue)
+    const value = doc.toJS()
+    if (value === null || value === undefined) return
+    out.push({ file, text, index, doc, lines, value })
+  })
+  if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', issues, file)
+  return out
+}
+
+/** Reads every document of the given files and directories, in order. */
+export async function readDocuments(
+  paths: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SourceDocument[]> {
+  const out: SourceDocument[] = []
+  for (const path of paths) {
+    for (const file of await sourceFiles(path)) {
+      let text: string
+      try {
+        text = await readFile(file, 'utf8')
+      } catch (cause) {
+        throw new ConfigError(
+          'GW_ERR_CONFIG_READ',
+          [{ path: '', message: `cannot read the configuration file: ${String(cause)}` }],
+          file,
+          { cause },
+        )
+      }
+      out.push(...parseDocuments(text, file, env))
+    }
+  }
+  return out
+}
+
+/** ` (file.yaml line 12)` for a path inside a document, or the nearest ancestor that exists. */
+export function lineOf(source: SourceDocument, path: readonly (string | number)[]): string {
+  let node: unknown = source.doc.contents
+  let found = node
+  for (const key of path) {
+    if (isMap(node)) node = node.get(key, true)
+    else if (isSeq(node)) node = node.get(Number(key), true)
+    else node = undefined
+    if (node === undefined) break
+    found = node
+  }
+  const range = (found as { range?: [number, number, number] } | undefined)?.range
+  if (!range) return ` (${source.file})`
+  return ` (${source.file} line ${source.lines.linePos(range[0]).line})`
+}
