@@ -7,21 +7,10 @@
  * reload is in `/config_dump`, counted by `gatehouse_config_reloads_total{result}`).
  */
 import type { Logger } from 'pino'
+import type { ReloadRecord, ReloadTrigger } from './admin/context.js'
 import { ConfigError } from './errors.js'
 
-/** What asked for a reload. */
-export type ReloadTrigger = 'watch' | 'SIGHUP' | 'admin' | 'api'
-
-/** The outcome of one reload. */
-export interface ReloadRecord {
-  /** When it finished (RFC 3339). */
-  at: string
-  trigger: ReloadTrigger
-  /** `success`: a new configuration serves; `unchanged`: it was the same; `failure`: the old one still serves. */
-  result: 'success' | 'unchanged' | 'failure'
-  /** What changed, or why it failed (every problem, located). */
-  message: string
-}
+export type { ReloadRecord, ReloadTrigger } from './admin/context.js'
 
 /** Options of {@link Reloader}. */
 export interface ReloaderOptions {

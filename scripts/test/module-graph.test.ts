@@ -89,6 +89,7 @@ function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<stri
 const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts'],
   ['index.ts'],
+  ['live-runtime.ts', 'reload.ts'],
   ['compile.ts'],
   ['admin', 'dataplane'],
   ['broker'],

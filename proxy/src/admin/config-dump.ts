@@ -7,8 +7,7 @@ import { isSecretHeader, REDACTED, redactExpression, redactValue } from '@gateho
 import { z } from 'zod'
 import type { PolicyStatus } from '../auth/types.js'
 import type { PolicyConfig } from '../config/schema.js'
-import type { ReloadRecord } from '../reload.js'
-import type { AdminContext } from './context.js'
+import type { AdminContext, ReloadRecord } from './context.js'
 
 const ConditionStatus = z.enum(['True', 'False', 'Unknown'])
 

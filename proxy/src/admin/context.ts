@@ -4,12 +4,25 @@
  */
 import type { AuthPolicy } from '../auth/types.js'
 import type { GatehouseConfig } from '../config/schema.js'
-import type { ReloadRecord } from '../reload.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { Metrics } from '../telemetry/metrics.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { TraceBus } from '../telemetry/trace-bus.js'
 import type { ResourceStatus } from './resource-status.js'
+
+/** What asked for a reload. */
+export type ReloadTrigger = 'watch' | 'SIGHUP' | 'admin' | 'api'
+
+/** The outcome of one reload. */
+export interface ReloadRecord {
+  /** When it finished (RFC 3339). */
+  at: string
+  trigger: ReloadTrigger
+  /** `success`: a new configuration serves; `unchanged`: it was the same; `failure`: the old one still serves. */
+  result: 'success' | 'unchanged' | 'failure'
+  /** What changed, or why it failed (every problem, located). */
+  message: string
+}
 
 /** A listening gateway. */
 export interface GatewayInfo {

@@ -7,7 +7,6 @@
 import type { FastifyReply } from 'fastify'
 import type { AdminContext } from './context.js'
 import { sendJson } from './reply.js'
-import type { AdminRoute } from './routes.js'
 
 /** Answers one reload request. */
 export async function serveReload(ctx: AdminContext, reply: FastifyReply): Promise<FastifyReply> {
@@ -19,15 +18,4 @@ export async function serveReload(ctx: AdminContext, reply: FastifyReply): Promi
   }
   const record = await ctx.reload()
   return sendJson(reply, record.result === 'failure' ? 422 : 200, record)
-}
-
-/** The endpoint's entry in the admin table. */
-export function reloadRoute(ctx: AdminContext): AdminRoute {
-  return {
-    path: '/reload',
-    methods: ['POST'],
-    description:
-      'reload the configuration files: validated and compiled before they replace the running configuration',
-    handle: (_request, reply) => serveReload(ctx, reply),
-  }
 }

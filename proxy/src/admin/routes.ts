@@ -11,7 +11,7 @@ import { memoryReport } from './memory.js'
 import { serveMetrics } from './metrics.js'
 import { type HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
 import { serveCpuProfile, serveHeapProfile } from './profile-endpoints.js'
-import { reloadRoute } from './reload.js'
+import { serveReload } from './reload.js'
 import { requestUrl, sendJson, sendText } from './reply.js'
 import { tasksReport } from './tasks.js'
 import { serveTrace } from './trace.js'
@@ -118,7 +118,13 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
         return sendText(reply, 200, 'OK, shutting down: draining in-flight requests')
       },
     },
-    reloadRoute(ctx),
+    {
+      path: '/reload',
+      methods: ['POST'],
+      description:
+        'reload the configuration files: validated and compiled before they replace the running configuration',
+      handle: (_request, reply) => serveReload(ctx, reply),
+    },
     {
       path: '/ui',
       methods: ['GET'],
