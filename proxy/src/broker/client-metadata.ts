@@ -126,7 +126,7 @@ export function clientIdUrlProblem(url: string, allowHttp: boolean): string | un
   return undefined
 }
 
-/** The client a fetched document describes, or a refusal naming the member at fault. */
+/** The client a fetched document describes, or a refusal naming the member that is wrong. */
 export function parseDocument(url: string, body: Buffer): BrokerClient {
   let json: unknown
   try {
