@@ -97,6 +97,8 @@ export class IdpClient {
     p.set('state', state)
     p.set('code_challenge', codeChallenge)
     p.set('code_challenge_method', 'S256')
+    // OpenID Connect Core §11: a refresh token for offline_access needs prompt=consent.
+    if (this.#o.client.scopes.includes('offline_access')) p.set('prompt', 'consent')
     // seed: the first audience goes to the provider as `audience` (no RFC 8707).
     if (this.#o.audience) p.set('audience', this.#o.audience)
     return { ok: true, url: url.toString() }

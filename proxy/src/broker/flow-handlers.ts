@@ -1,11 +1,10 @@
 /**
- * The broker's HTTP surface (issue #22; broker-design.md): one dispatcher for the paths under
- * `<issuer>/oauth/` — authorize, consent, callback, token (this flow) and register (RFC 7591) —
- * plus the RFC 8414 metadata at `/.well-known/oauth-authorization-server<issuer path>`. Any other
- * path under `<issuer>/oauth/` is a local 404: nothing there is ever forwarded to the backend.
+ * The authorization flow's endpoints (issue #22 items 3-5), ready for the broker's dispatcher
+ * (`endpoints.ts`): `<issuer>/oauth/authorize`, `/consent`, `/callback` and `/token`, each with
+ * its method, over one {@link FlowContext} compiled from the broker's context.
  *
  * Failures a handler does not turn into an OAuth answer itself (the store full or down) are
- * answered here: a page for the browser endpoints, RFC 6749 §5.2 JSON for the others.
+ * answered here: a page for the browser endpoints, RFC 6749 §5.2 JSON for the token endpoint.
  */
 import type { pino } from 'pino'
 import type { DiscoveryCache } from '../auth/discovery.js'
@@ -85,62 +84,11 @@ export function flowContext(base: BrokerBase): FlowContext {
   }
 }
 
-type Route = { methods: readonly string[]; kind: 'page' | 'json'; handle: BrokerHandler }
-
-/** The broker endpoints of one policy. */
-export class BrokerEndpoints {
-  readonly #prefix: string
-  readonly #metadataPath: string
-  readonly #metadata: BrokerHandler | undefined
-  readonly #routes: ReadonlyMap<string, Route>
-  readonly #log: pino.Logger
-
-  /**
-   * @param handlers registration (RFC 7591) and metadata (RFC 8414), served by `register.ts` and
-   *   `metadata.ts`; absent ones answer 404.
-   */
-  constructor(
-    base: BrokerBase,
-    handlers: { register?: BrokerHandler; metadata?: BrokerHandler } = {},
-  ) {
-    const flow = flowContext(base)
-    this.#log = base.log
-    this.#prefix = `${base.urls.issuerPath}/oauth/`
-    this.#metadataPath = base.urls.metadataPath
-    this.#metadata = handlers.metadata
-    const routes = new Map<string, Route>([
-      ['authorize', { methods: ['GET'], kind: 'page', handle: (r) => authorize(flow, r) }],
-      ['consent', { methods: ['POST'], kind: 'page', handle: (r) => consent(flow, r) }],
-      ['callback', { methods: ['GET'], kind: 'page', handle: (r) => callback(flow, r) }],
-      ['token', { methods: ['POST'], kind: 'json', handle: (r) => token(flow, r) }],
-    ])
-    if (handlers.register) {
-      routes.set('register', { methods: ['POST'], kind: 'json', handle: handlers.register })
-    }
-    this.#routes = routes
-  }
-
-  /** Serves the request when it is a broker endpoint; `undefined` otherwise. */
-  async serve(req: LocalRequest): Promise<LocalResponse | undefined> {
-    if (req.path === this.#metadataPath && this.#metadata) {
-      return this.#run({ methods: ['GET', 'HEAD'], kind: 'json', handle: this.#metadata }, req)
-    }
-    if (!req.path.startsWith(this.#prefix)) return undefined
-    const route = this.#routes.get(req.path.slice(this.#prefix.length))
-    if (!route) {
-      return errorResponse(404, 'not_found', `no OAuth endpoint at ${req.path} on this gateway`)
-    }
-    return this.#run(route, req)
-  }
-
-  async #run(route: Route, req: LocalRequest): Promise<LocalResponse> {
-    if (!route.methods.includes(req.method)) {
-      return errorResponse(405, 'invalid_request', `${req.path} takes ${route.methods[0]}`, {
-        allow: `${route.methods.join(', ')}, OPTIONS`,
-      })
-    }
+/** A page for the browser endpoints, RFC 6749 §5.2 JSON for the token endpoint. */
+function guarded(kind: 'page' | 'json', handle: BrokerHandler, log: pino.Logger): BrokerHandler {
+  return async (req) => {
     try {
-      return await route.handle(req)
+      return await handle(req)
     } catch (err) {
       const e =
         err instanceof RequestError
@@ -152,10 +100,52 @@ export class BrokerEndpoints {
               'the gateway failed to handle the request',
             )
       if (!(err instanceof RequestError)) {
-        this.#log.error({ err: (err as Error).message, path: req.path }, 'broker endpoint failed')
+        log.error({ err: (err as Error).message, path: req.path }, 'broker endpoint failed')
       }
-      if (route.kind === 'json') return fromRequestError(e)
+      if (kind === 'json') return fromRequestError(e)
       return errorPage(e.status, 'The gateway cannot complete this now', e.message, e.headers)
     }
+  }
+}
+
+/** Only `method` (and the CORS preflight, answered before this) reaches the handler. */
+function only(method: string, handle: BrokerHandler): BrokerHandler {
+  return async (req) =>
+    req.method === method
+      ? handle(req)
+      : errorResponse(405, 'invalid_request', `${req.path} takes ${method}`, {
+          allow: `${method}, OPTIONS`,
+        })
+}
+
+/**
+ * The authorization flow's endpoints of one broker: `authorize`, `consent`, `callback` (pages
+ * for the browser) and `token` (JSON), for `endpoints.ts` to dispatch.
+ */
+export function flowHandlers(base: BrokerBase): {
+  authorize: BrokerHandler
+  consent: BrokerHandler
+  callback: BrokerHandler
+  token: BrokerHandler
+} {
+  const flow = flowContext(base)
+  const log = base.log
+  return {
+    authorize: only(
+      'GET',
+      guarded('page', (r) => authorize(flow, r), log),
+    ),
+    consent: only(
+      'POST',
+      guarded('page', (r) => consent(flow, r), log),
+    ),
+    callback: only(
+      'GET',
+      guarded('page', (r) => callback(flow, r), log),
+    ),
+    token: only(
+      'POST',
+      guarded('json', (r) => token(flow, r), log),
+    ),
   }
 }
