@@ -28,8 +28,8 @@ import { errorPage } from './pages.js'
 import { Signer } from './signing.js'
 import { token } from './token.js'
 
-/** A local endpoint. */
-export type BrokerHandler = (req: LocalRequest) => Promise<LocalResponse>
+/** A local endpoint (the same shape as `endpoints.ts`'s `BrokerHandler`). */
+type BrokerHandler = (req: LocalRequest) => Promise<LocalResponse>
 
 /** What the flow needs from the broker's shared context (`context.ts`). */
 export interface BrokerBase {

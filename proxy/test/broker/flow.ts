@@ -25,7 +25,7 @@ export async function obtainCode(
   const redirectUri = options.redirectUri ?? 'http://127.0.0.1:33418/callback'
   const browser = options.browser ?? new TestBrowser()
   const url = authorizationUrl(stack, {
-    client_id: options.clientId,
+    ...(options.clientId ? { client_id: options.clientId } : {}),
     redirect_uri: redirectUri,
     state,
     code_challenge: challenge,
