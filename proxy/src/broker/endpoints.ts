@@ -6,6 +6,7 @@
  */
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import { BROKER_PATHS, type BrokerContext } from './context.js'
+import { flowHandlers } from './flow-handlers.js'
 import { serveBrokerMetadata } from './metadata.js'
 import { Registration } from './register.js'
 
@@ -17,6 +18,7 @@ function handlers(ctx: BrokerContext): Partial<Record<keyof typeof BROKER_PATHS,
   const registration = new Registration(ctx)
   return {
     register: (req) => registration.serve(req),
+    ...flowHandlers(ctx),
   }
 }
 
