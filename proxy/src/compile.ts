@@ -103,10 +103,6 @@ export async function compileSnapshot(
   if (Object.keys(config.policies).length > 0) {
     const { compileAuthPolicy } = await authLayer()
     const ctx: AuthContext = { config, upstreams, ...services }
-    // Broker mode (issue #22), loaded only when a policy asks for it, like the auth layer.
-    if (Object.values(config.policies).some((p) => p.traffic.jwtAuthentication?.mcp?.broker)) {
-      ctx.createBroker = (await import('./broker/broker.js')).createBroker
-    }
     for (const [name, policy] of Object.entries(config.policies)) {
       const compiled = compileAuthPolicy(name, policy, ctx)
       policies.set(name, compiled)

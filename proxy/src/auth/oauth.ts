@@ -11,6 +11,8 @@
  * - `POST …/client-registration`: RFC 7591 registration, answered with `mcp.clientId` or proxied
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
+
+import type { BrokerEndpoints } from '../broker/endpoints.js'
 import type { McpAuthConfig } from '../config/schema.js'
 import { RequestError } from '../errors.js'
 import {
@@ -29,7 +31,6 @@ import {
 } from './documents.js'
 import { describeError, requestUpstream } from './fetch.js'
 import { redirectUrisProblem } from './redirect-uri.js'
-import type { BrokerInstance } from './types.js'
 
 const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
 const WELL_KNOWN_AS = '/.well-known/oauth-authorization-server'
@@ -46,7 +47,7 @@ export interface OAuthEndpointsOptions {
   /** The org-domain backend, for proxied registrations. */
   orgUpstream: Upstream | undefined
   /** Broker mode (`mcp.broker`, issue #22): the gateway's own authorization server. */
-  broker?: BrokerInstance | undefined
+  broker?: { endpoints: BrokerEndpoints; issuer: string } | undefined
 }
 
 /** The MCP OAuth endpoints of one policy. */

@@ -4,14 +4,12 @@
  * reads raw policy configuration itself.
  */
 import type { IncomingHttpHeaders } from 'node:http'
-import type { pino } from 'pino'
-import type { GatehouseConfig, McpAuthConfig, PolicyConfig } from '../config/schema.js'
+import type { GatehouseConfig, PolicyConfig } from '../config/schema.js'
 import type { LocalRequest, LocalResponse } from '../http/local-response.js'
 import type { Upstream } from '../http/upstream.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
-import type { DiscoveryCache } from './discovery.js'
 
 /** Status of a policy as reported by `/config_dump` (seed: conditions Accepted, Attached). */
 export interface PolicyStatus {
@@ -35,40 +33,7 @@ export interface AuthContext {
   upstreams: ReadonlyMap<string, Upstream>
   logging: Logging
   tasks: TaskRegistry
-  /**
-   * Builds broker mode for a policy with `mcp.broker` (issue #22). The broker lives in
-   * `proxy/src/broker/`, which uses the auth layer; the compiler hands its factory in, so the
-   * auth layer never imports it. Absent when no policy asks for broker mode.
-   */
-  createBroker?: CreateBroker
 }
-
-/** One policy's broker: the gateway's own authorization server (`proxy/src/broker/`). */
-export interface BrokerInstance {
-  /** RFC 8414 issuer, the identifier derived from `mcp.resourceMetadata.resource`. */
-  readonly issuer: string
-  /** Its endpoints: the response, or `undefined` for a path that is not one of them. */
-  readonly endpoints: { serve(req: LocalRequest): Promise<LocalResponse | undefined> }
-  /** Releases its store (the Redis connection). */
-  close(): Promise<void>
-  /** A view for `/config_dump`: no secret. */
-  dump(): Record<string, unknown>
-}
-
-/** What a broker is built from. */
-export interface BrokerOptions {
-  mcp: McpAuthConfig
-  /** The first provider's issuer and audience: the IdP the broker is a client of. */
-  idpIssuer: string
-  audience: string | undefined
-  discovery: DiscoveryCache
-  /** The JWKS backend (the org domain), through which the IdP's endpoints are called. */
-  orgUpstream: Upstream | undefined
-  log: pino.Logger
-}
-
-/** Signature of the broker factory (implemented in `../broker/broker.ts`). */
-export type CreateBroker = (options: BrokerOptions) => BrokerInstance
 
 /** A request being authenticated. */
 export interface AuthRequest {
