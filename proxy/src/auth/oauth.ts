@@ -11,8 +11,6 @@
  * - `POST …/client-registration`: RFC 7591 registration, answered with `mcp.clientId` or proxied
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
-
-import type { BrokerEndpoints } from '../broker/endpoints.js'
 import type { McpAuthConfig } from '../config/schema.js'
 import { RequestError } from '../errors.js'
 import {
@@ -31,6 +29,7 @@ import {
 } from './documents.js'
 import { describeError, requestUpstream } from './fetch.js'
 import { redirectUrisProblem } from './redirect-uri.js'
+import type { BrokerExtension } from './types.js'
 
 const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
 const WELL_KNOWN_AS = '/.well-known/oauth-authorization-server'
@@ -47,7 +46,7 @@ export interface OAuthEndpointsOptions {
   /** The org-domain backend, for proxied registrations. */
   orgUpstream: Upstream | undefined
   /** Broker mode (`mcp.broker`, issue #22): the gateway's own authorization server. */
-  broker?: { endpoints: BrokerEndpoints; issuer: string } | undefined
+  broker?: BrokerExtension | undefined
 }
 
 /** The MCP OAuth endpoints of one policy. */
@@ -85,7 +84,7 @@ export class OAuthEndpoints {
   /** Serves the request when it is one of the endpoints. */
   async serve(req: LocalRequest): Promise<LocalResponse | undefined> {
     const path = req.path
-    const brokered = await this.#o.broker?.endpoints.serve(req)
+    const brokered = await this.#o.broker?.serve(req)
     if (brokered) return brokered
     if (!path.startsWith('/.well-known/')) return undefined
     if (path === `${WELL_KNOWN_PRM}${this.resourcePath}` || path === WELL_KNOWN_PRM) {

@@ -5,8 +5,6 @@
  * transformation (`./transformation.ts`, request headers from the claims). The refusals are built
  * in `./challenge.ts`. This module composes them and reports the policy's status.
  */
-import { type BrokerContext, createBrokerContext } from '../broker/context.js'
-import { BrokerEndpoints } from '../broker/endpoints.js'
 import { compileCel } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
@@ -22,6 +20,7 @@ import type {
   AuthPolicy,
   AuthRequest,
   AuthResult,
+  BrokerExtension,
   CompileAuthPolicy,
   PolicyStatus,
 } from './types.js'
@@ -77,7 +76,7 @@ class CompiledPolicy implements AuthPolicy {
   readonly #transformation: HeaderTransformation | undefined
   readonly #oauth: OAuthEndpoints | undefined
   readonly #discovery: DiscoveryCache | undefined
-  readonly #broker: BrokerContext | undefined
+  readonly #broker: BrokerExtension | undefined
   readonly #log
   #wasProgrammed: boolean | undefined
 
@@ -98,10 +97,12 @@ class CompiledPolicy implements AuthPolicy {
         ctx.logging.logger('proxy::auth::mcp'),
         ctx.tasks,
       )
-      const broker = jwt.mcp.broker
-      if (broker) {
-        this.#broker = createBrokerContext({
-          mcp: { ...jwt.mcp, broker },
+      if (jwt.mcp.broker) {
+        if (!ctx.createBroker) {
+          throw new Error(`policy ${name}: broker mode needs the broker layer (compile.ts)`)
+        }
+        this.#broker = ctx.createBroker({
+          mcp: jwt.mcp,
           idpIssuer: first.issuer,
           audience: first.audiences[0],
           discovery: this.#discovery,
@@ -115,9 +116,7 @@ class CompiledPolicy implements AuthPolicy {
         audience: first.audiences[0],
         discovery: this.#discovery,
         orgUpstream,
-        broker: this.#broker
-          ? { endpoints: new BrokerEndpoints(this.#broker), issuer: this.#broker.urls.issuer }
-          : undefined,
+        broker: this.#broker,
       })
     }
     const challenge = new Challenge(
@@ -202,7 +201,7 @@ class CompiledPolicy implements AuthPolicy {
   stop(): void {
     for (const k of this.#keySets) k.stop()
     // Closing releases the Redis connection; a failure to close is nothing to act on.
-    this.#broker?.store.close().catch(() => {})
+    this.#broker?.close().catch(() => {})
   }
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
@@ -239,15 +238,7 @@ class CompiledPolicy implements AuthPolicy {
             resource: jwt.mcp.resourceMetadata.resource,
             issuerMode: jwt.mcp.issuerMode,
             discovery: this.#discovery?.dump() ?? null,
-            ...(this.#broker
-              ? {
-                  broker: {
-                    issuer: this.#broker.urls.issuer,
-                    upstreamClientId: this.#broker.idp.clientId,
-                    store: 'redis' in this.#broker.config.store ? 'redis' : 'memory',
-                  },
-                }
-              : {}),
+            ...(this.#broker ? { broker: this.#broker.dump() } : {}),
           }
         : null,
       rules: this.#authorization?.expressions ?? [],
