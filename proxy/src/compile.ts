@@ -120,7 +120,13 @@ export async function compileSnapshot(
   const policiesOfRoute = new Map<string, AuthPolicy[]>()
   if (Object.keys(config.policies).length > 0) {
     const { compileAuthPolicy } = await authLayer()
-    const ctx: AuthContext = { config, upstreams, ...services }
+    // Broker mode (issue #22) is loaded only when a policy uses it; broker/ builds on auth/, so
+    // it is wired here rather than imported by the auth layer.
+    const brokered = Object.values(config.policies).some(
+      (p) => p.traffic.jwtAuthentication?.mcp?.broker !== undefined,
+    )
+    const createBroker = brokered ? (await import('./broker/create.js')).createBroker : undefined
+    const ctx: AuthContext = { config, upstreams, ...services, createBroker }
     for (const [name, policy] of Object.entries(config.policies)) {
       const compiled =
         (previous && reusablePolicy(previous, name, policy, upstreams)) ||

@@ -20,6 +20,7 @@ import type {
   AuthPolicy,
   AuthRequest,
   AuthResult,
+  BrokerExtension,
   CompileAuthPolicy,
   PolicyStatus,
 } from './types.js'
@@ -74,6 +75,7 @@ class CompiledPolicy implements AuthPolicy {
   readonly #transformation: HeaderTransformation | undefined
   readonly #oauth: OAuthEndpoints | undefined
   readonly #discovery: DiscoveryCache | undefined
+  readonly #broker: BrokerExtension | undefined
   readonly #log
   #wasProgrammed: boolean | undefined
 
@@ -93,12 +95,26 @@ class CompiledPolicy implements AuthPolicy {
         ctx.logging.logger('proxy::auth::mcp'),
         ctx.tasks,
       )
+      if (jwt.mcp.broker) {
+        if (!ctx.createBroker) {
+          throw new Error(`policy ${name}: broker mode needs the broker layer (compile.ts)`)
+        }
+        this.#broker = ctx.createBroker({
+          mcp: jwt.mcp,
+          idpIssuer: first.issuer,
+          audience: first.audiences[0],
+          discovery: this.#discovery,
+          orgUpstream,
+          log: ctx.logging.logger('proxy::auth::mcp'),
+        })
+      }
       this.#oauth = new OAuthEndpoints({
         mcp: jwt.mcp,
         issuer: first.issuer,
         audience: first.audiences[0],
         discovery: this.#discovery,
         orgUpstream,
+        broker: this.#broker,
       })
     }
     const challenge = new Challenge(
@@ -178,6 +194,8 @@ class CompiledPolicy implements AuthPolicy {
   stop(): void {
     for (const k of this.#keySets) k.stop()
     void this.#discovery?.close()
+    // Closing releases the Redis connection; a failure to close is nothing to act on.
+    this.#broker?.close().catch(() => {})
   }
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
@@ -214,6 +232,7 @@ class CompiledPolicy implements AuthPolicy {
             resource: jwt.mcp.resourceMetadata.resource,
             issuerMode: jwt.mcp.issuerMode,
             discovery: this.#discovery?.dump() ?? null,
+            ...(this.#broker ? { broker: this.#broker.dump() } : {}),
           }
         : null,
       rules: this.#authorization?.expressions ?? [],

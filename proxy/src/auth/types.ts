@@ -4,12 +4,14 @@
  * reads raw policy configuration itself.
  */
 import type { IncomingHttpHeaders } from 'node:http'
-import type { GatehouseConfig, PolicyConfig } from '../config/schema.js'
+import type { pino } from 'pino'
+import type { GatehouseConfig, McpAuthConfig, PolicyConfig } from '../config/schema.js'
 import type { LocalRequest, LocalResponse } from '../http/local-response.js'
 import type { Upstream } from '../http/upstream.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
+import type { DiscoveryCache } from './discovery.js'
 
 /** Status of a policy as reported by `/config_dump` (seed: conditions Accepted, Attached). */
 export interface PolicyStatus {
@@ -23,6 +25,31 @@ export interface PolicyStatus {
   message: string
 }
 
+/**
+ * Broker mode's endpoints of one policy (`mcp.broker`, issue #22). Built by `broker/`, which
+ * builds on this layer, so this layer only knows this shape (no import cycle).
+ */
+export interface BrokerExtension {
+  /** The broker's issuer (RFC 8414 §2), which the protected-resource metadata names. */
+  readonly issuer: string
+  /** Answers the broker's metadata and `<issuer>/oauth/*`; `undefined` for other paths. */
+  serve(req: LocalRequest): Promise<LocalResponse | undefined>
+  /** Releases the store (the Redis connection). */
+  close(): Promise<void>
+  /** A view for `/config_dump`: no secret. */
+  dump(): Record<string, unknown>
+}
+
+/** What a broker is built from: the policy's `mcp` block and its first provider. */
+export interface BrokerInputs {
+  mcp: McpAuthConfig
+  idpIssuer: string
+  audience: string | undefined
+  discovery: DiscoveryCache
+  orgUpstream: Upstream | undefined
+  log: pino.Logger
+}
+
 /** What the auth layer needs from the rest of the proxy. */
 export interface AuthContext {
   /** The whole validated configuration (for backends and routes the policy refers to). */
@@ -31,6 +58,8 @@ export interface AuthContext {
   upstreams: ReadonlyMap<string, Upstream>
   logging: Logging
   tasks: TaskRegistry
+  /** Builds broker mode for a policy with `mcp.broker` (set by `compile.ts`). */
+  createBroker?: ((inputs: BrokerInputs) => BrokerExtension) | undefined
 }
 
 /** A request being authenticated. */

@@ -1,0 +1,33 @@
+/**
+ * Broker mode for one policy (issue #22), as the auth layer sees it: built from the policy's
+ * `mcp` block by `compile.ts` and handed to the policy as a {@link BrokerExtension}, so that
+ * `auth/` never imports `broker/` (which builds on `auth/`).
+ */
+import type { BrokerExtension, BrokerInputs } from '../auth/types.js'
+import { createBrokerContext } from './context.js'
+import { BrokerEndpoints } from './endpoints.js'
+
+/** Builds the broker of a policy whose `mcp.broker` is set. */
+export function createBroker(inputs: BrokerInputs): BrokerExtension {
+  const broker = inputs.mcp.broker
+  if (!broker) throw new Error('createBroker: the policy has no mcp.broker')
+  const ctx = createBrokerContext({
+    mcp: { ...inputs.mcp, broker },
+    idpIssuer: inputs.idpIssuer,
+    audience: inputs.audience,
+    discovery: inputs.discovery,
+    orgUpstream: inputs.orgUpstream,
+    log: inputs.log,
+  })
+  const endpoints = new BrokerEndpoints(ctx)
+  return {
+    issuer: ctx.urls.issuer,
+    serve: (req) => endpoints.serve(req),
+    close: () => ctx.store.close(),
+    dump: () => ({
+      issuer: ctx.urls.issuer,
+      upstreamClientId: ctx.idp.clientId,
+      store: 'redis' in ctx.config.store ? 'redis' : 'memory',
+    }),
+  }
+}
