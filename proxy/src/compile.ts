@@ -102,13 +102,11 @@ export async function compileSnapshot(
   const policiesOfRoute = new Map<string, AuthPolicy[]>()
   if (Object.keys(config.policies).length > 0) {
     const { compileAuthPolicy } = await authLayer()
-    // Broker mode (issue #22) is loaded only when a policy uses it; broker/ builds on auth/, so
-    // it is wired here rather than imported by the auth layer.
-    const brokered = Object.values(config.policies).some(
-      (p) => p.traffic.jwtAuthentication?.mcp?.broker !== undefined,
-    )
-    const createBroker = brokered ? (await import('./broker/create.js')).createBroker : undefined
-    const ctx: AuthContext = { config, upstreams, ...services, createBroker }
+    const ctx: AuthContext = { config, upstreams, ...services }
+    // Broker mode (issue #22), loaded only when a policy asks for it, like the auth layer.
+    if (Object.values(config.policies).some((p) => p.traffic.jwtAuthentication?.mcp?.broker)) {
+      ctx.createBroker = (await import('./broker/broker.js')).createBroker
+    }
     for (const [name, policy] of Object.entries(config.policies)) {
       const compiled = compileAuthPolicy(name, policy, ctx)
       policies.set(name, compiled)

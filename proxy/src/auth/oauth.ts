@@ -29,7 +29,7 @@ import {
 } from './documents.js'
 import { describeError, requestUpstream } from './fetch.js'
 import { redirectUrisProblem } from './redirect-uri.js'
-import type { BrokerExtension } from './types.js'
+import type { BrokerInstance } from './types.js'
 
 const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
 const WELL_KNOWN_AS = '/.well-known/oauth-authorization-server'
@@ -46,7 +46,7 @@ export interface OAuthEndpointsOptions {
   /** The org-domain backend, for proxied registrations. */
   orgUpstream: Upstream | undefined
   /** Broker mode (`mcp.broker`, issue #22): the gateway's own authorization server. */
-  broker?: BrokerExtension | undefined
+  broker?: BrokerInstance | undefined
 }
 
 /** The MCP OAuth endpoints of one policy. */
@@ -84,7 +84,7 @@ export class OAuthEndpoints {
   /** Serves the request when it is one of the endpoints. */
   async serve(req: LocalRequest): Promise<LocalResponse | undefined> {
     const path = req.path
-    const brokered = await this.#o.broker?.serve(req)
+    const brokered = await this.#o.broker?.endpoints.serve(req)
     if (brokered) return brokered
     if (!path.startsWith('/.well-known/')) return undefined
     if (path === `${WELL_KNOWN_PRM}${this.resourcePath}` || path === WELL_KNOWN_PRM) {

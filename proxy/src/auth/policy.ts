@@ -20,7 +20,7 @@ import type {
   AuthPolicy,
   AuthRequest,
   AuthResult,
-  BrokerExtension,
+  BrokerInstance,
   CompileAuthPolicy,
   PolicyStatus,
 } from './types.js'
@@ -76,7 +76,7 @@ class CompiledPolicy implements AuthPolicy {
   readonly #transformation: HeaderTransformation | undefined
   readonly #oauth: OAuthEndpoints | undefined
   readonly #discovery: DiscoveryCache | undefined
-  readonly #broker: BrokerExtension | undefined
+  readonly #broker: BrokerInstance | undefined
   readonly #log
   #wasProgrammed: boolean | undefined
 
@@ -98,9 +98,7 @@ class CompiledPolicy implements AuthPolicy {
         ctx.tasks,
       )
       if (jwt.mcp.broker) {
-        if (!ctx.createBroker) {
-          throw new Error(`policy ${name}: broker mode needs the broker layer (compile.ts)`)
-        }
+        if (!ctx.createBroker) throw new Error(`policy ${name}: broker mode needs the broker layer`)
         this.#broker = ctx.createBroker({
           mcp: jwt.mcp,
           idpIssuer: first.issuer,

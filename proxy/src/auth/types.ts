@@ -27,31 +27,6 @@ export interface PolicyStatus {
   message: string
 }
 
-/**
- * Broker mode's endpoints of one policy (`mcp.broker`, issue #22). Built by `broker/`, which
- * builds on this layer, so this layer only knows this shape (no import cycle).
- */
-export interface BrokerExtension {
-  /** The broker's issuer (RFC 8414 §2), which the protected-resource metadata names. */
-  readonly issuer: string
-  /** Answers the broker's metadata and `<issuer>/oauth/*`; `undefined` for other paths. */
-  serve(req: LocalRequest): Promise<LocalResponse | undefined>
-  /** Releases the store (the Redis connection). */
-  close(): Promise<void>
-  /** A view for `/config_dump`: no secret. */
-  dump(): Record<string, unknown>
-}
-
-/** What a broker is built from: the policy's `mcp` block and its first provider. */
-export interface BrokerInputs {
-  mcp: McpAuthConfig
-  idpIssuer: string
-  audience: string | undefined
-  discovery: DiscoveryCache
-  orgUpstream: Upstream | undefined
-  log: pino.Logger
-}
-
 /** What the auth layer needs from the rest of the proxy. */
 export interface AuthContext {
   /** The whole validated configuration (for backends and routes the policy refers to). */
@@ -60,9 +35,40 @@ export interface AuthContext {
   upstreams: ReadonlyMap<string, Upstream>
   logging: Logging
   tasks: TaskRegistry
-  /** Builds broker mode for a policy with `mcp.broker` (set by `compile.ts`). */
-  createBroker?: ((inputs: BrokerInputs) => BrokerExtension) | undefined
+  /**
+   * Builds broker mode for a policy with `mcp.broker` (issue #22). The broker lives in
+   * `proxy/src/broker/`, which uses the auth layer; the compiler hands its factory in, so the
+   * auth layer never imports it. Absent when no policy asks for broker mode.
+   */
+  createBroker?: CreateBroker
 }
+
+/** One policy's broker: the gateway's own authorization server (`proxy/src/broker/`). */
+export interface BrokerInstance {
+  /** RFC 8414 issuer, the identifier derived from `mcp.resourceMetadata.resource`. */
+  readonly issuer: string
+  /** Its endpoints: the response, or `undefined` for a path that is not one of them. */
+  readonly endpoints: { serve(req: LocalRequest): Promise<LocalResponse | undefined> }
+  /** Releases its store (the Redis connection). */
+  close(): Promise<void>
+  /** A view for `/config_dump`: no secret. */
+  dump(): Record<string, unknown>
+}
+
+/** What a broker is built from. */
+export interface BrokerOptions {
+  mcp: McpAuthConfig
+  /** The first provider's issuer and audience: the IdP the broker is a client of. */
+  idpIssuer: string
+  audience: string | undefined
+  discovery: DiscoveryCache
+  /** The JWKS backend (the org domain), through which the IdP's endpoints are called. */
+  orgUpstream: Upstream | undefined
+  log: pino.Logger
+}
+
+/** Signature of the broker factory (implemented in `../broker/broker.ts`). */
+export type CreateBroker = (options: BrokerOptions) => BrokerInstance
 
 /** A request being authenticated. */
 export interface AuthRequest {
