@@ -11,6 +11,7 @@ import {
   Client,
   type OAuthClientMetadata,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
   StreamableHTTPClientTransport,
@@ -27,6 +28,7 @@ class BrowserProvider implements OAuthClientProvider {
   #tokens: StoredOAuthTokens | undefined
   #verifier = ''
   #state = ''
+  #discovery: OAuthDiscoveryState | undefined
   /** The authorization response, once its `state` was checked. */
   callbackParams: URLSearchParams | undefined
   authorizations = 0
@@ -70,6 +72,13 @@ class BrowserProvider implements OAuthClientProvider {
   }
   codeVerifier() {
     return this.#verifier
+  }
+  // Kept so the SDK can bind the callback to the authorization server it started with.
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.#discovery = state
+  }
+  discoveryState() {
+    return this.#discovery
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {

@@ -30,6 +30,8 @@ export interface DemoStackOptions {
    * trusts MCP Inspector's default origin). Default none.
    */
   trustedOrigins?: string[]
+  /** Changes the moved configuration before gatehouse starts (diagnostics: another mode). */
+  configure?(config: GatehouseConfigInput): void
 }
 
 /** A running demo stack. */
@@ -97,9 +99,9 @@ export async function startDemoStack(options: DemoStackOptions = {}): Promise<De
   for (let attempt = 1; gatehouse === undefined; attempt++) {
     gatewayPort = await freePort()
     try {
-      gatehouse = await startTestGatehouse(demoConfig(yamlText, { gatewayPort, idp, backend }), {
-        ephemeralPorts: false,
-      })
+      const config = demoConfig(yamlText, { gatewayPort, idp, backend })
+      options.configure?.(config)
+      gatehouse = await startTestGatehouse(config, { ephemeralPorts: false })
     } catch (err) {
       if (!isAddressInUse(err) || attempt >= 5) {
         await backend.stop()
