@@ -1,7 +1,8 @@
 /**
  * `npm run setup:test-tools` (part of `npm test`): makes sure the system programs some tests
  * drive are there — Debian's Chromium for the browser tests (through `playwright-core`, which never
- * downloads a browser of its own) and tmux for gwctl's terminal-UI tests.
+ * downloads a browser of its own), tmux for gwctl's terminal-UI tests and redis-server for the
+ * broker's Redis store tests.
  *
  * Each is looked for where the tests look for it. Where one is missing on a Debian-like machine
  * where we are root (a fresh CI machine), the distribution package is installed with apt-get.
@@ -11,6 +12,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { chromiumPath } from './chromium.js'
+import { redisServerPath } from './redis.js'
 import { tmuxPath } from './tmux.js'
 
 interface Tool {
@@ -36,6 +38,12 @@ const TOOLS: Tool[] = [
     path: tmuxPath(),
     debianPackage: 'tmux',
     override: 'TMUX_PATH',
+  },
+  {
+    purpose: 'broker Redis store tests',
+    path: redisServerPath(),
+    debianPackage: 'redis-server',
+    override: 'REDIS_SERVER_PATH',
   },
 ]
 

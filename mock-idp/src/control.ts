@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sendJson } from '@gatehouse/support'
 import { type JWTPayload, SignJWT } from 'jose'
 import type { KeyRing } from './keys.js'
+import type { FaultEndpoint } from './options.js'
 import type { Store } from './store.js'
 
 /** An authorization server as the control API sees it. */
@@ -27,10 +28,7 @@ export interface ControlServer {
 export interface ControlContext {
   servers: Map<string, ControlServer>
   users: Map<string, { login: string; groups: string[] }>
-  faults: Map<
-    'jwks' | 'discovery' | 'registration',
-    { mode: 'error' | 'hang' | 'slow'; status?: number; delayMs?: number }
-  >
+  faults: Map<FaultEndpoint, { mode: 'error' | 'hang' | 'slow'; status?: number; delayMs?: number }>
   hanging: Set<ServerResponse>
   requests: unknown[]
   registrations: unknown[]
@@ -168,13 +166,15 @@ export async function handleControl(
       }
       if (method === 'POST') {
         const f = await parse<{
-          endpoint: 'jwks' | 'discovery' | 'registration'
+          endpoint: FaultEndpoint
           mode: 'error' | 'hang' | 'slow' | 'ok'
           status?: number
           delayMs?: number
         }>()
-        if (!['jwks', 'discovery', 'registration'].includes(f.endpoint)) {
-          return sendJson(res, 400, { error: 'endpoint must be jwks, discovery or registration' })
+        if (!['jwks', 'discovery', 'registration', 'token'].includes(f.endpoint)) {
+          return sendJson(res, 400, {
+            error: 'endpoint must be jwks, discovery, registration or token',
+          })
         }
         if (f.mode === 'ok') ctx.faults.delete(f.endpoint)
         else if (['error', 'hang', 'slow'].includes(f.mode))

@@ -1,6 +1,6 @@
 /**
  * Faults injected through the control API (`/__control/faults`): an endpoint (key set, discovery,
- * registration) that errors, hangs or answers slowly, so the proxy's failure handling can be tested
+ * registration, token) that errors, hangs or answers slowly, so the proxy's failure handling can be tested
  * against a real provider on demand.
  */
 import type { ServerResponse } from 'node:http'

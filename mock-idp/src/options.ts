@@ -108,7 +108,7 @@ export interface MockIdp {
 }
 
 /** The endpoints a fault can hit. */
-export type FaultEndpoint = 'jwks' | 'discovery' | 'registration'
+export type FaultEndpoint = 'jwks' | 'discovery' | 'registration' | 'token'
 /** How an endpoint misbehaves. */
 export interface Fault {
   mode: 'error' | 'hang' | 'slow'

@@ -117,6 +117,9 @@ async function serveAuthServer(
   ) {
     if (await ctx.faults.apply('discovery', res)) return
   }
+  if (rest === '/v1/token') {
+    if (await ctx.faults.apply('token', res)) return
+  }
   if (rest.startsWith('/interaction/'))
     return handleInteraction(ctx.interaction, s.provider, s.issuer, req, res)
   if (rest === '/v1/authorize') {

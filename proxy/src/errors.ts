@@ -25,6 +25,10 @@ export const ERROR_CODES = [
   'GW_ERR_UPSTREAM',
   'GW_ERR_JWKS_UNAVAILABLE',
   'GW_ERR_DISCOVERY_UNAVAILABLE',
+  'GW_ERR_STORE_FULL',
+  'GW_ERR_STORE_UNAVAILABLE',
+  'GW_ERR_CLIENT_METADATA',
+  'GW_ERR_REGISTRATION_LIMIT',
 ] as const
 
 /** A union of the codes, for narrowing. */

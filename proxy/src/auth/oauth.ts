@@ -11,6 +11,8 @@
  * - `POST …/client-registration`: RFC 7591 registration, answered with `mcp.clientId` or proxied
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
+
+import type { BrokerEndpoints } from '../broker/endpoints.js'
 import type { McpAuthConfig } from '../config/schema.js'
 import { RequestError } from '../errors.js'
 import {
@@ -28,6 +30,7 @@ import {
   type ProtectedResourceMetadata,
 } from './documents.js'
 import { describeError, requestUpstream } from './fetch.js'
+import { redirectUrisProblem } from './redirect-uri.js'
 
 const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
 const WELL_KNOWN_AS = '/.well-known/oauth-authorization-server'
@@ -43,6 +46,8 @@ export interface OAuthEndpointsOptions {
   discovery: DiscoveryCache
   /** The org-domain backend, for proxied registrations. */
   orgUpstream: Upstream | undefined
+  /** Broker mode (`mcp.broker`, issue #22): the gateway's own authorization server. */
+  broker?: { endpoints: BrokerEndpoints; issuer: string } | undefined
 }
 
 /** The MCP OAuth endpoints of one policy. */
@@ -73,17 +78,21 @@ export class OAuthEndpoints {
 
   /** The authorization-server identifier clients are sent to. */
   get #authorizationServer(): string {
+    if (this.#o.broker) return this.#o.broker.issuer
     return this.#bridged ? `${this.base}${this.resourcePath}` : this.#o.issuer
   }
 
   /** Serves the request when it is one of the endpoints. */
   async serve(req: LocalRequest): Promise<LocalResponse | undefined> {
     const path = req.path
+    const brokered = await this.#o.broker?.endpoints.serve(req)
+    if (brokered) return brokered
     if (!path.startsWith('/.well-known/')) return undefined
     if (path === `${WELL_KNOWN_PRM}${this.resourcePath}` || path === WELL_KNOWN_PRM) {
       return onlyGet(req) ?? this.#protectedResource()
     }
-    if (!this.#bridged) return undefined
+    // In broker mode the pass-through metadata and registration are not served.
+    if (!this.#bridged || this.#o.broker) return undefined
     if (path === `${WELL_KNOWN_AS}${this.resourcePath}`) {
       return onlyGet(req) ?? (await this.#authorizationServerMetadata())
     }
@@ -196,6 +205,10 @@ export class OAuthEndpoints {
     const redirectUris = metadata.redirect_uris
     const clientId = this.#o.mcp.clientId
     if (clientId) {
+      // Issue #24 item 10: the one redirect URI check (https, or http on loopback; no fragment,
+      // userinfo, javascript:/data:/file: or relative URI; not empty). RFC 7591 §3.2.2.
+      const problem = redirectUrisProblem(redirectUris)
+      if (problem) return errorResponse(400, 'invalid_redirect_uri', `${problem} (RFC 7591 §2)`)
       // The pre-registered public client (PKCE): no secret, no client authentication.
       return {
         status: 201,
@@ -212,7 +225,7 @@ export class OAuthEndpoints {
           ]),
           client_id: clientId,
           client_id_issued_at: Math.floor(Date.now() / 1000),
-          redirect_uris: redirectUris ?? [],
+          redirect_uris: redirectUris,
           grant_types: metadata.grant_types ?? ['authorization_code', 'refresh_token'],
           response_types: metadata.response_types ?? ['code'],
           token_endpoint_auth_method: 'none',

@@ -5,6 +5,8 @@
  * transformation (`./transformation.ts`, request headers from the claims). The refusals are built
  * in `./challenge.ts`. This module composes them and reports the policy's status.
  */
+import { type BrokerContext, createBrokerContext } from '../broker/context.js'
+import { BrokerEndpoints } from '../broker/endpoints.js'
 import { compileCel } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
@@ -75,6 +77,7 @@ class CompiledPolicy implements AuthPolicy {
   readonly #transformation: HeaderTransformation | undefined
   readonly #oauth: OAuthEndpoints | undefined
   readonly #discovery: DiscoveryCache | undefined
+  readonly #broker: BrokerContext | undefined
   readonly #log
   #wasProgrammed: boolean | undefined
 
@@ -95,12 +98,26 @@ class CompiledPolicy implements AuthPolicy {
         ctx.logging.logger('proxy::auth::mcp'),
         ctx.tasks,
       )
+      const broker = jwt.mcp.broker
+      if (broker) {
+        this.#broker = createBrokerContext({
+          mcp: { ...jwt.mcp, broker },
+          idpIssuer: first.issuer,
+          audience: first.audiences[0],
+          discovery: this.#discovery,
+          orgUpstream,
+          log: ctx.logging.logger('proxy::auth::mcp'),
+        })
+      }
       this.#oauth = new OAuthEndpoints({
         mcp: jwt.mcp,
         issuer: first.issuer,
         audience: first.audiences[0],
         discovery: this.#discovery,
         orgUpstream,
+        broker: this.#broker
+          ? { endpoints: new BrokerEndpoints(this.#broker), issuer: this.#broker.urls.issuer }
+          : undefined,
       })
     }
     const challenge = new Challenge(
@@ -184,6 +201,8 @@ class CompiledPolicy implements AuthPolicy {
 
   stop(): void {
     for (const k of this.#keySets) k.stop()
+    // Closing releases the Redis connection; a failure to close is nothing to act on.
+    this.#broker?.store.close().catch(() => {})
   }
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
@@ -220,6 +239,15 @@ class CompiledPolicy implements AuthPolicy {
             resource: jwt.mcp.resourceMetadata.resource,
             issuerMode: jwt.mcp.issuerMode,
             discovery: this.#discovery?.dump() ?? null,
+            ...(this.#broker
+              ? {
+                  broker: {
+                    issuer: this.#broker.urls.issuer,
+                    upstreamClientId: this.#broker.idp.clientId,
+                    store: 'redis' in this.#broker.config.store ? 'redis' : 'memory',
+                  },
+                }
+              : {}),
           }
         : null,
       rules: this.#authorization?.expressions ?? [],

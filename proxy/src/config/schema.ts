@@ -20,6 +20,7 @@ import {
   OriginValidation,
   ResourceMetadata,
 } from './schema/authentication.js'
+import { Broker, type BrokerRedisStore } from './schema/broker.js'
 import { name } from './schema/common.js'
 import {
   BackendConfig,
@@ -51,6 +52,7 @@ export {
   BackendConfig,
   BackendRef,
   BackendTls,
+  Broker,
   CorsFilter,
   GatewayConfig,
   GatewayLimits,
@@ -103,6 +105,10 @@ export type GatehouseConfigInput = z.input<typeof GatehouseConfig>
 export type JwtProviderConfig = z.output<typeof JwtProvider>
 /** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuth>
+/** A validated `mcp.broker` block (broker mode, issue #22). */
+export type BrokerConfig = z.output<typeof Broker>
+/** A validated `mcp.broker.store.redis` block. */
+export type BrokerRedisStoreConfig = z.output<typeof BrokerRedisStore>
 /** A validated `mcp.originValidation` block. */
 export type OriginValidationConfig = z.output<typeof OriginValidation>
 /** A validated CORS filter. */

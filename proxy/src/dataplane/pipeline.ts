@@ -199,6 +199,8 @@ export function createPipeline(
     return {
       method: ctx.method,
       path: ctx.path,
+      query: ctx.query,
+      remoteAddress: req.socket.remoteAddress,
       headers: req.headers,
       get headersDistinct() {
         return req.headersDistinct
@@ -210,8 +212,9 @@ export function createPipeline(
 
   async function authenticate(ctx: RequestContext, rule: CompiledRule): Promise<number> {
     const local = localRequest(ctx)
-    // The MCP OAuth endpoints all live under /.well-known/ (RFC 8615): skip the lookup otherwise.
-    if (ctx.path.startsWith('/.well-known/')) {
+    // The MCP OAuth endpoints live under /.well-known/ (RFC 8615), and in broker mode under
+    // <issuer>/oauth/ (issue #22): skip the lookup otherwise.
+    if (ctx.path.startsWith('/.well-known/') || ctx.path.includes('/oauth/')) {
       ctx.task.stage('mcp_oauth')
       for (const policy of rule.policies) {
         const answer = await policy.serveOAuth(local)

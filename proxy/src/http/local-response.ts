@@ -11,6 +11,10 @@ export interface LocalRequest {
   method: string
   /** Path without the query, normalised (dataplane/target.ts). */
   path: string
+  /** The query with its leading `?`, or `''` (absent where no handler reads it). */
+  query?: string
+  /** The client's address (the TCP peer), for per-source limits. */
+  remoteAddress?: string | undefined
   headers: IncomingHttpHeaders
   /** Every value of each header (Node's `headersDistinct`; `headers` drops repeated ones). */
   headersDistinct: Readonly<Record<string, readonly string[] | undefined>>

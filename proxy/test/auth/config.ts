@@ -18,6 +18,8 @@ export interface AuthConfigOptions {
   cors?: boolean
   /** The CORS filter's allowHeaders; default the seed's Origin, Authorization, Content-Type. */
   allowHeaders?: string[]
+  /** `mcp.broker` (broker mode, issue #22); absent: pass-through. */
+  broker?: Record<string, unknown>
 }
 
 /** The seed's reference setup, pointed at the given IdP and backend. */
@@ -111,5 +113,6 @@ function mcpBlock(o: AuthConfigOptions) {
     },
     ...(o.issuerMode ? { issuerMode: o.issuerMode } : {}),
     ...(o.requiredScopes ? { requiredScopes: o.requiredScopes } : {}),
+    ...(o.broker ? { broker: o.broker } : {}),
   }
 }

@@ -298,7 +298,11 @@ describe('client registration (RFC 7591), pre-registered client', () => {
       request(
         'POST',
         REGISTER,
-        JSON.stringify({ grant_types: ['authorization_code'], response_types: ['code'] }),
+        JSON.stringify({
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          redirect_uris: ['http://127.0.0.1:6274/cb'],
+        }),
         { 'content-type': 'Application/JSON; charset=utf-8' },
       ),
     )
@@ -306,9 +310,37 @@ describe('client registration (RFC 7591), pre-registered client', () => {
     expect(body(res)).toMatchObject({
       grant_types: ['authorization_code'],
       response_types: ['code'],
-      redirect_uris: [],
+      redirect_uris: ['http://127.0.0.1:6274/cb'],
     })
   })
+
+  // Issue #24 item 10: clientId mode used to accept every one of these.
+  it.each([
+    ['javascript:', ['javascript:alert(document.cookie)'], /scheme "javascript:"/],
+    ['data:', ['data:text/html,<script>alert(1)</script>'], /scheme "data:"/],
+    ['file:', ['file:///etc/passwd'], /scheme "file:"/],
+    ['a relative URI', ['/callback'], /not an absolute URI/],
+    ['a fragment', ['https://app.example/cb#x'], /fragment/],
+    ['userinfo', ['https://evil.example@app.example/cb'], /userinfo/],
+    ['an empty list', [], /is empty/],
+    ['no list at all', undefined, /expected an array/],
+    ['http to a public host', ['http://app.example/cb'], /not loopback/],
+  ])(
+    'refuses %s in redirect_uris with invalid_redirect_uri (issue #24 item 10)',
+    async (_, uris, reason) => {
+      const res = await serve(
+        endpoints({ clientId: 'demo-client' }),
+        request(
+          'POST',
+          REGISTER,
+          JSON.stringify(uris === undefined ? {} : { redirect_uris: uris }),
+        ),
+      )
+      expect(res.status).toBe(400)
+      expect(body(res).error).toBe('invalid_redirect_uri')
+      expect(String(body(res).error_description)).toMatch(reason)
+    },
+  )
 
   const refusals: Array<[string, LocalRequest, number, string, string]> = [
     [
@@ -384,10 +416,11 @@ describe('client registration (RFC 7591), pre-registered client', () => {
   })
 
   it('takes a body of exactly 16 KiB', async () => {
-    const filler = 'x'.repeat(16 * 1024 - '{"client_name":""}'.length)
+    const uris = '"redirect_uris":["http://127.0.0.1/cb"]'
+    const filler = 'x'.repeat(16 * 1024 - `{${uris},"client_name":""}`.length)
     const res = await serve(
       endpoints({ clientId: 'demo-client' }),
-      request('POST', REGISTER, `{"client_name":"${filler}"}`),
+      request('POST', REGISTER, `{${uris},"client_name":"${filler}"}`),
     )
     expect(res.status).toBe(201)
   })

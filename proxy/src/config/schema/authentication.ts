@@ -3,6 +3,7 @@
  * MCP OAuth discovery settings (`mcp`), with DNS rebinding protection on MCP routes.
  */
 import { z } from 'zod'
+import { Broker } from './broker.js'
 import { duration } from './common.js'
 import { BackendRef } from './listeners.js'
 
@@ -125,31 +126,61 @@ export const OriginValidation = z
   )
 
 /** `jwtAuthentication.mcp`: MCP OAuth discovery and the BridgedIdp bridging. */
-export const McpAuth = z.strictObject({
-  provider: z
-    .enum(['BridgedIdp'])
-    .optional()
-    .describe('BridgedIdp bridges the IdP gaps: AS metadata from OIDC discovery, audience, DCR.'),
-  clientId: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Pre-registered client id that answers Dynamic Client Registration.'),
-  resourceMetadata: ResourceMetadata,
-  issuerMode: z
-    .enum(['Provider', 'Gateway'])
-    .default('Provider')
-    .describe(
-      'issuer in the served AS metadata: Provider (the seed: the IdP issuer) or Gateway (<base>/mcp, for clients that enforce RFC 8414 §3.3).',
-    ),
-  requiredScopes: z
-    .array(z.string().min(1))
-    .optional()
-    .describe(
-      'Scopes named in the 403 insufficient_scope challenge. Default: none (no step-up loop).',
-    ),
-  originValidation: OriginValidation.optional(),
-})
+export const McpAuth = z
+  .strictObject({
+    provider: z
+      .enum(['BridgedIdp'])
+      .optional()
+      .describe('BridgedIdp bridges the IdP gaps: AS metadata from OIDC discovery, audience, DCR.'),
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Pre-registered client id that answers Dynamic Client Registration.'),
+    resourceMetadata: ResourceMetadata,
+    issuerMode: z
+      .enum(['Provider', 'Gateway'])
+      .default('Provider')
+      .describe(
+        'issuer in the served AS metadata: Provider (the seed: the IdP issuer) or Gateway (<base>/mcp, for clients that enforce RFC 8414 §3.3).',
+      ),
+    requiredScopes: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'Scopes named in the 403 insufficient_scope challenge. Default: none (no step-up loop).',
+      ),
+    originValidation: OriginValidation.optional(),
+    broker: Broker.optional(),
+  })
+  .superRefine((mcp, ctx) => {
+    const broker = mcp.broker
+    if (!broker) return
+    const issue = (path: (string | number)[], message: string) =>
+      ctx.addIssue({ code: 'custom', path: ['broker', ...path], message })
+    if (mcp.provider !== 'BridgedIdp') {
+      issue([], 'broker mode needs provider: BridgedIdp (the gateway brokers that IdP)')
+    }
+    const client = broker.upstreamClient
+    if (!client.clientId && !mcp.clientId) {
+      issue(
+        ['upstreamClient', 'clientId'],
+        "required when mcp.clientId is not set: the gateway's pre-registered client id at the IdP",
+      )
+    }
+    if (client.tokenEndpointAuthMethod?.startsWith('client_secret') && !client.clientSecret) {
+      issue(
+        ['upstreamClient', 'clientSecret'],
+        `required with tokenEndpointAuthMethod ${client.tokenEndpointAuthMethod}; write it as \${VAR}`,
+      )
+    }
+    if ('redis' in broker.store && !broker.secret) {
+      issue(
+        ['secret'],
+        'required with store.redis: every replica must sign state and cookies with the same key (e.g. `openssl rand -base64 32`, passed as ${VAR})',
+      )
+    }
+  })
 
 /** `traffic.jwtAuthentication` (seed: GatewayPolicy). */
 export const JwtAuthentication = z.strictObject({

@@ -1,0 +1,120 @@
+/**
+ * What every broker endpoint (issue #22) reads: the compiled broker configuration, its issuer and
+ * endpoint URLs, the store, the client registry and the IdP it brokers. Built once per policy
+ * (`createBrokerContext`); handlers never read raw configuration.
+ */
+import { randomBytes } from 'node:crypto'
+import type { pino } from 'pino'
+import type { DiscoveryCache } from '../auth/discovery.js'
+import type { BrokerConfig, McpAuthConfig } from '../config/schema.js'
+import type { Upstream } from '../http/upstream.js'
+import type { BrokerStore } from '../store/types.js'
+import { ClientMetadataDocuments } from './client-metadata.js'
+import { ClientRegistry } from './clients.js'
+import { createStore } from './store.js'
+
+/** The path of every broker endpoint below the issuer (broker-design.md). */
+export const BROKER_PATHS = {
+  register: '/oauth/register',
+  authorize: '/oauth/authorize',
+  consent: '/oauth/consent',
+  callback: '/oauth/callback',
+  token: '/oauth/token',
+} as const
+
+/** The issuer and endpoint URLs of the gateway's authorization server. */
+export interface BrokerUrls {
+  /** RFC 8414 §2 issuer: the identifier derived from `mcp.resourceMetadata.resource`. */
+  issuer: string
+  /** Path of the issuer (`/mcp`, or `''` for a resource at the root). */
+  issuerPath: string
+  /** RFC 8414 §3.1: `/.well-known/oauth-authorization-server` + the issuer's path. */
+  metadataPath: string
+  authorizationEndpoint: string
+  tokenEndpoint: string
+  registrationEndpoint: string
+  consentEndpoint: string
+  /** The gateway's redirect URI at the IdP. */
+  callbackUrl: string
+}
+
+/** Everything a broker endpoint needs. */
+export interface BrokerContext {
+  readonly config: BrokerConfig
+  readonly mcp: McpAuthConfig
+  readonly urls: BrokerUrls
+  /** The resource clients must name (`resource`, RFC 8707): `mcp.resourceMetadata.resource`. */
+  readonly resource: string
+  /** HMAC key for state, CSRF tokens and consent cookies (`broker.secret`, or random). */
+  readonly secret: Buffer
+  readonly store: BrokerStore
+  readonly clients: ClientRegistry
+  /** The IdP: its issuer, OIDC discovery, the audience parameter and its backend. */
+  readonly idp: {
+    issuer: string
+    audience: string | undefined
+    discovery: DiscoveryCache
+    upstream: Upstream | undefined
+    /** The gateway's client id at the IdP (`upstreamClient.clientId`, default `mcp.clientId`). */
+    clientId: string
+  }
+  readonly log: pino.Logger
+}
+
+/** Inputs of {@link createBrokerContext}. */
+export interface BrokerContextOptions {
+  mcp: McpAuthConfig & { broker: BrokerConfig }
+  idpIssuer: string
+  audience: string | undefined
+  discovery: DiscoveryCache
+  orgUpstream: Upstream | undefined
+  log: pino.Logger
+}
+
+/** The issuer and endpoint URLs for a resource (RFC 8414 §3, §3.3). */
+export function brokerUrls(resource: string): BrokerUrls {
+  const url = new URL(resource)
+  // No trailing slash, query or fragment: RFC 8414 §2 issuer.
+  const issuerPath = url.pathname.replace(/\/+$/, '')
+  const issuer = `${url.origin}${issuerPath}`
+  return {
+    issuer,
+    issuerPath,
+    metadataPath: `/.well-known/oauth-authorization-server${issuerPath}`,
+    authorizationEndpoint: `${issuer}${BROKER_PATHS.authorize}`,
+    tokenEndpoint: `${issuer}${BROKER_PATHS.token}`,
+    registrationEndpoint: `${issuer}${BROKER_PATHS.register}`,
+    consentEndpoint: `${issuer}${BROKER_PATHS.consent}`,
+    callbackUrl: `${issuer}${BROKER_PATHS.callback}`,
+  }
+}
+
+/** Builds the context of one policy's broker (its store is opened lazily by the store itself). */
+export function createBrokerContext(o: BrokerContextOptions): BrokerContext {
+  const config = o.mcp.broker
+  const store = createStore(config.store)
+  const cimd = config.clientMetadataDocuments
+  const clients = new ClientRegistry({
+    store,
+    configuredClientId: o.mcp.clientId,
+    metadataDocuments: cimd.enabled ? new ClientMetadataDocuments(cimd, store) : undefined,
+  })
+  return {
+    config,
+    mcp: o.mcp,
+    urls: brokerUrls(o.mcp.resourceMetadata.resource),
+    resource: o.mcp.resourceMetadata.resource,
+    secret: config.secret ? Buffer.from(config.secret, 'utf8') : randomBytes(32),
+    store,
+    clients,
+    idp: {
+      issuer: o.idpIssuer,
+      audience: o.audience,
+      discovery: o.discovery,
+      upstream: o.orgUpstream,
+      // The schema requires one of the two (mcp.broker.upstreamClient.clientId).
+      clientId: config.upstreamClient.clientId ?? o.mcp.clientId ?? '',
+    },
+    log: o.log,
+  }
+}

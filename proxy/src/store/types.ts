@@ -1,0 +1,49 @@
+/**
+ * The broker's state behind one interface (issue #22 item 6): registered clients, pending
+ * authorizations, one-time codes, refresh grants, consents and the Client ID Metadata Document
+ * cache. Implementations: `./memory.ts` (one replica) and `./redis.ts` (replicas sharing a Redis
+ * server). Nothing else in the data plane knows which one runs.
+ *
+ * Every entry has a TTL, and every namespace a size bound: a full namespace refuses new entries
+ * with `StoreFullError` (`./errors.ts`) rather than evict live ones (an attacker who fills the store must not
+ * push out other users' pending authorizations or codes).
+ */
+
+/** JSON-serialisable value. */
+export type StoreValue =
+  | string
+  | number
+  | boolean
+  | null
+  | StoreValue[]
+  | { [k: string]: StoreValue }
+
+/** Namespaces with their own TTL and size bound. */
+export type StoreNamespace = 'client' | 'pending' | 'code' | 'grant' | 'consent' | 'cimd'
+
+/** Every namespace, for implementations that keep per-namespace structures. */
+export const STORE_NAMESPACES: readonly StoreNamespace[] = [
+  'client',
+  'pending',
+  'code',
+  'grant',
+  'consent',
+  'cimd',
+]
+
+/** The broker's state store. */
+export interface BrokerStore {
+  /**
+   * Stores under ns/key for ttlMs (replacing an entry with that key); rejects with a typed
+   * `StoreFullError` when ns is at its bound and the key is new.
+   */
+  put(ns: StoreNamespace, key: string, value: StoreValue, ttlMs: number): Promise<void>
+  /** The live value, or `undefined` when absent or expired. */
+  get(ns: StoreNamespace, key: string): Promise<StoreValue | undefined>
+  /** Reads and deletes atomically: of concurrent callers at most one gets the value (one-time codes). */
+  take(ns: StoreNamespace, key: string): Promise<StoreValue | undefined>
+  /** Removes the entry, if any. */
+  delete(ns: StoreNamespace, key: string): Promise<void>
+  /** Releases timers and connections; later calls reject. */
+  close(): Promise<void>
+}
