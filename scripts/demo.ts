@@ -105,6 +105,13 @@ Gatehouse demo stack is running (loopback only):
    BOB=${tokenCmd('bob')}
    ${mcpCurl(` -H "authorization: Bearer $BOB"`)}
 
+4) A real MCP client, OAuth included. The gateway runs in broker mode: it is the OAuth
+   authorization server clients see (${gw}/mcp/oauth/...), and the mock IdP's client.
+   MCP Inspector:  npx @modelcontextprotocol/inspector
+     In its web page: Transport Type "Streamable HTTP", URL ${gw}/mcp, Connect.
+     It registers at the gateway; allow it on the gateway's consent page, then sign in at the
+     mock IdP's form as alice (tools listed, echo works) or bob (refused with 403).
+
 Discovery:  curl -s ${gw}/.well-known/oauth-protected-resource/mcp
             curl -s ${gw}/.well-known/oauth-authorization-server/mcp
 Debugging:  npx gwctl proxy trace --local     (then send a request)

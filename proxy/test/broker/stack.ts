@@ -118,3 +118,23 @@ export async function tokenRequest(
     body: (await res.json()) as Record<string, unknown>,
   }
 }
+
+/** Registers a client at the gateway (RFC 7591); returns its id and secret (if confidential). */
+export async function registerClient(
+  stack: Pick<BrokerStack, 'issuer'>,
+  metadata: Record<string, unknown>,
+): Promise<{ clientId: string; clientSecret?: string }> {
+  const res = await fetch(`${stack.issuer}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(metadata),
+  })
+  const body = (await res.json()) as { client_id?: string; client_secret?: string }
+  if (res.status !== 201 || !body.client_id) {
+    throw new Error(`registration failed: HTTP ${res.status} ${JSON.stringify(body)}`)
+  }
+  return {
+    clientId: body.client_id,
+    ...(body.client_secret ? { clientSecret: body.client_secret } : {}),
+  }
+}

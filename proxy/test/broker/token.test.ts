@@ -8,8 +8,16 @@
 import { initializeBody } from '@gatehouse/mock-mcp'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pkce } from './browser.js'
 import { obtainCode } from './flow.js'
-import { type BrokerStack, DEMO_CLIENT, startBrokerStack, tokenRequest } from './stack.js'
+import {
+  authorizationUrl,
+  type BrokerStack,
+  DEMO_CLIENT,
+  registerClient,
+  startBrokerStack,
+  tokenRequest,
+} from './stack.js'
 
 let stack: BrokerStack
 
@@ -225,5 +233,140 @@ describe('broker /token, requests', () => {
       { origin: 'http://localhost:6274' },
     )
     expect(res.headers.get('access-control-allow-origin')).toBeTruthy()
+  })
+})
+
+describe('broker flow with registered clients', () => {
+  const exact = 'http://127.0.0.1:45001/cb'
+
+  it('a registered client must use its redirect URI exactly: another loopback port is refused with a page', async () => {
+    const { clientId } = await registerClient(stack, {
+      redirect_uris: [exact],
+      token_endpoint_auth_method: 'none',
+      client_name: 'Exact <b>Client</b>',
+    })
+    for (const other of [
+      'http://127.0.0.1:45002/cb',
+      `${exact}/`,
+      `${exact}?x=1`,
+      'http://localhost:45001/cb',
+    ]) {
+      const res = await fetch(
+        authorizationUrl(stack, {
+          client_id: clientId,
+          redirect_uri: other,
+          state: 's',
+          code_challenge: pkce().challenge,
+          code_challenge_method: 'S256',
+        }),
+        { redirect: 'manual' },
+      )
+      expect(res.status, other).toBe(400)
+      expect(res.headers.get('location'), other).toBeNull()
+    }
+    const ok = await fetch(
+      authorizationUrl(stack, {
+        client_id: clientId,
+        redirect_uri: exact,
+        state: 's',
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+      { redirect: 'manual' },
+    )
+    expect(ok.status).toBe(200)
+    const page = await ok.text()
+    expect(page).toContain('Exact &#60;b&#62;Client&#60;/b&#62;')
+  })
+
+  it('a code issued to one client is refused to another, and is spent', async () => {
+    const a = await registerClient(stack, {
+      redirect_uris: [exact],
+      token_endpoint_auth_method: 'none',
+    })
+    const b = await registerClient(stack, {
+      redirect_uris: [exact],
+      token_endpoint_auth_method: 'none',
+    })
+    const got = await obtainCode(stack, 'alice', { clientId: a.clientId, redirectUri: exact })
+    const stolen = await tokenRequest(stack, {
+      grant_type: 'authorization_code',
+      client_id: b.clientId,
+      code: got.code,
+      redirect_uri: exact,
+      code_verifier: got.verifier,
+    })
+    expect(stolen.status).toBe(400)
+    expect(stolen.body.error).toBe('invalid_grant')
+    const own = await tokenRequest(stack, {
+      grant_type: 'authorization_code',
+      client_id: a.clientId,
+      code: got.code,
+      redirect_uri: exact,
+      code_verifier: got.verifier,
+    })
+    expect(own.status).toBe(400)
+  })
+
+  it('client_secret_basic: the registered secret in Basic works; none, post or a wrong secret do not', async () => {
+    const c = await registerClient(stack, {
+      redirect_uris: [exact],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })
+    expect(c.clientSecret).toBeTruthy()
+    const basic = (secret: string) => ({
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+    })
+    const got = await obtainCode(stack, 'alice', { clientId: c.clientId, redirectUri: exact })
+    const form = {
+      grant_type: 'authorization_code',
+      code: got.code,
+      redirect_uri: exact,
+      code_verifier: got.verifier,
+    }
+    const wrong = await tokenRequest(stack, form, basic('wrong'))
+    expect(wrong.status).toBe(401)
+    expect(wrong.headers.get('www-authenticate')).toContain('Basic')
+    const asPost = await tokenRequest(stack, {
+      ...form,
+      client_id: c.clientId,
+      client_secret: c.clientSecret ?? '',
+    })
+    expect(asPost.status).toBe(401)
+    const asNone = await tokenRequest(stack, { ...form, client_id: c.clientId })
+    expect(asNone.status).toBe(401)
+    // Client authentication failed before the code was looked at: it is still good.
+    const ok = await tokenRequest(stack, form, basic(c.clientSecret ?? ''))
+    expect(ok.status).toBe(200)
+    const refreshed = await tokenRequest(
+      stack,
+      { grant_type: 'refresh_token', refresh_token: String(ok.body.refresh_token) },
+      basic(c.clientSecret ?? ''),
+    )
+    expect(refreshed.status).toBe(200)
+  })
+
+  it('client_secret_post: the registered secret in the body works; Basic does not', async () => {
+    const c = await registerClient(stack, {
+      redirect_uris: [exact],
+      token_endpoint_auth_method: 'client_secret_post',
+    })
+    const got = await obtainCode(stack, 'alice', { clientId: c.clientId, redirectUri: exact })
+    const form = {
+      grant_type: 'authorization_code',
+      code: got.code,
+      redirect_uri: exact,
+      code_verifier: got.verifier,
+    }
+    const basic = {
+      authorization: `Basic ${Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64')}`,
+    }
+    expect((await tokenRequest(stack, form, basic)).status).toBe(401)
+    const ok = await tokenRequest(stack, {
+      ...form,
+      client_id: c.clientId,
+      client_secret: c.clientSecret ?? '',
+    })
+    expect(ok.status).toBe(200)
   })
 })
