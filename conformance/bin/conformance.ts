@@ -12,10 +12,11 @@ import { freePort } from '@gatehouse/support'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { stringify } from 'yaml'
 import { commaList } from '../src/cli-options.js'
+import { selectProfiles, TARGET_PROFILES } from '../src/profiles.js'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
 import { gatehouseConfig, kubernetesManifests, startFixtures, startGateway } from '../src/stack.js'
-import { PROFILES, type Profile, type Result, type Target } from '../src/types.js'
+import { PROFILES, type Requirement, type Result, type Target } from '../src/types.js'
 
 /** The port of a URL, the scheme's default when it names none. */
 const portOf = (u: string) => {
@@ -77,9 +78,10 @@ const program = new Command()
   )
   .option('--no-wait', 'with --target: the same as --yes')
   .addOption(
-    new Option('--profile <names>', `profiles to run (${PROFILES.join(', ')})`).argParser(
-      commaList,
-    ),
+    new Option(
+      '--profile <names>',
+      `profiles to judge: ${TARGET_PROFILES.join(', ')} (or the catalogue's ${PROFILES.join(', ')}); default: every profile for the embedded proxy, resource-server for --target`,
+    ).argParser(commaList),
   )
   .option('--only <ids>', 'run only these requirement IDs', commaList)
   .option('--skip <ids>', 'skip these requirement IDs', commaList)
@@ -108,13 +110,14 @@ const opts = program.opts<{
   json?: string
 }>()
 
-for (const p of opts.profile ?? []) {
-  if (!(PROFILES as readonly string[]).includes(p)) {
-    process.stderr.write(
-      `conformance: unknown profile "${p}"; profiles are ${PROFILES.join(', ')}\n`,
-    )
-    process.exit(2)
-  }
+// A foreign target is judged as a resource server unless it claims more (issue 23, item 7).
+const profileNames = opts.profile ?? (opts.target && !opts.only ? ['resource-server'] : undefined)
+let select: ((r: Requirement) => boolean) | undefined
+try {
+  select = profileNames ? selectProfiles(profileNames) : undefined
+} catch (err) {
+  process.stderr.write(`conformance: ${(err as Error).message}\n`)
+  process.exit(2)
 }
 let baseline: Set<string> | undefined
 if (opts.baseline) {
@@ -186,7 +189,7 @@ try {
       secrets: [],
       allowShutdown: opts.allowShutdown,
     }
-    title = `target ${opts.target}`
+    title = `target ${opts.target}, profile ${profileNames?.join(', ') ?? '(by --only)'}`
   } else {
     const gateway = await startGateway(fixtures)
     target = gateway.target
@@ -200,7 +203,7 @@ try {
   }
   try {
     results = await runChecks(target, {
-      ...(opts.profile ? { profiles: opts.profile as Profile[] } : {}),
+      ...(select ? { select } : {}),
       ...(opts.only ? { only: opts.only } : {}),
       ...(opts.skip ? { skip: opts.skip } : {}),
       ...(baseline ? { baseline } : {}),

@@ -3,6 +3,8 @@ import { summarize } from './runner.js'
 import { PROFILES, type ReportRow } from './types.js'
 
 const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const
+/** The message prefix of a check a run never reached (client mode, refusal.ts). */
+const NOT_REACHED = 'not reached: '
 
 /**
  * The console report; its last line is `N passed, N failed, N skipped`. Rows are grouped by
@@ -18,7 +20,18 @@ export function consoleReport(
     const rs = results.filter((r) => r.profile === profile && r.message !== 'not selected')
     if (rs.length === 0) continue
     lines.push(`[${profile}]`)
+    // One root cause, reported once: the checks a run never reached, on one line.
+    const notReached = new Map<string, string[]>()
     for (const r of rs) {
+      if (r.status === 'skipped' && r.message?.startsWith(NOT_REACHED))
+        notReached.set(r.message, [...(notReached.get(r.message) ?? []), r.id])
+    }
+    for (const [message, ids] of notReached) {
+      lines.push(`  SKIP ${ids.join(', ')}`)
+      lines.push(`         ${message}`)
+    }
+    for (const r of rs) {
+      if (r.status === 'skipped' && r.message && notReached.has(r.message)) continue
       const note =
         r.baseline === 'expected-failure'
           ? ' (expected failure, baseline)'

@@ -19,6 +19,8 @@ import {
 
 /** Selection and baseline. */
 export interface RunOptions {
+  /** Selects requirements (the `--profile` target profiles, profiles.ts). */
+  select?: (r: Requirement) => boolean
   profiles?: readonly Profile[]
   only?: readonly string[]
   skip?: readonly string[]
@@ -129,6 +131,7 @@ export async function runChecks(target: Target, options: RunOptions = {}): Promi
     }
     const selected =
       (!options.profiles || options.profiles.includes(req.profile)) &&
+      (!options.select || options.select(req)) &&
       (!options.only || options.only.includes(req.id)) &&
       !options.skip?.includes(req.id)
     if (!selected) {

@@ -15,6 +15,7 @@ export const PROFILES = [
   'transport',
   'mcp-policy',
   'admin',
+  'broker',
 ] as const
 /** One of {@link PROFILES}. */
 export type Profile = (typeof PROFILES)[number]
@@ -121,10 +122,26 @@ export interface Requirement {
   source: string
   /** The requirement, stated so a reader of the report understands a failure. */
   text: string
+  /**
+   * The sentence of {@link source} it checks, verbatim (markup dropped). Its RFC 2119 keyword
+   * is {@link level}; a seed sentence states none (conformance/test/levels.test.ts).
+   */
+  quote?: string
+  /**
+   * Why {@link level} is below the keyword of {@link quote}, when it is (never above it): the one
+   * place a level and its sentence may differ, said in the open.
+   */
+  levelNote?: string
   /** Runs the check; throws CheckFailure / CheckSkipped. */
   check(ctx: CheckContext): Promise<void>
   /** Runs after every other check (it may stop the target). */
   last?: boolean
+  /**
+   * One of the MCP authorization duties every resource server has, whoever built it: judged in
+   * the `resource-server` target profile (profiles.ts), the default of `--target`. Its quote is
+   * an MCP or RFC sentence with a keyword, never a gatehouse feature (levels.test.ts).
+   */
+  resourceServer?: true
 }
 
 /** Outcome of one requirement. */

@@ -97,6 +97,9 @@ export function createRouter(ctx: RouterContext): Handler {
 }
 
 /** A request under one authorization server's `/oauth2/<id>`; `rest` is the path below it. */
+/** The scope an authorization request without one is processed with (RFC 6749 §3.3). */
+const DEFAULT_SCOPE = 'openid'
+
 async function serveAuthServer(
   ctx: RouterContext,
   s: AuthServer,
@@ -130,6 +133,12 @@ async function serveAuthServer(
         error: 'access_denied',
         error_description: `Policy evaluation failed for this request: the audience "${audience}" is not the audience of authorization server ${s.id} ("${s.audience}").`,
       })
+    }
+    // RFC 6749 §3.3: a request without scope is processed with a pre-defined default (openid),
+    // not refused (oidc-provider alone answers access_denied when no scope was granted).
+    if (req.method === 'GET' && !url.searchParams.get('scope')) {
+      url.searchParams.set('scope', DEFAULT_SCOPE)
+      req.url = `${url.pathname}${url.search}`
     }
     const auto = ctx.autoSignIn
     if (auto && req.method === 'GET' && req.headers[AUTO_SIGN_IN_HEADER] !== auto.hopSecret) {

@@ -61,6 +61,16 @@ describe('autoSignIn', () => {
     expect(claims.sub).toBe('alice')
   })
 
+  it('processes a request without scope with the default scope openid (RFC 6749 §3.3)', async () => {
+    const { url, verifier } = authorizeUrl(idp)
+    url.searchParams.delete('scope')
+    const res = await oneHop(url)
+    const back = new URL(res.headers.get('location') ?? '')
+    expect(back.searchParams.get('error')).toBeNull()
+    const claims = await redeem(idp, back.searchParams.get('code') ?? '', verifier)
+    expect(claims.scp).toEqual(['openid'])
+  })
+
   it('signs in the known user a login_hint names instead', async () => {
     const { url, verifier } = authorizeUrl(idp, { login_hint: 'bob' })
     const back = new URL((await oneHop(url)).headers.get('location') ?? '')

@@ -34,6 +34,8 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-001',
     level: 'MUST',
+    quote:
+      'Runtime configuration loaded: binds, listeners, routes, backends, workloads, services, policies',
     profile: 'admin',
     source: `${SEED_ADMIN}: GET /config_dump`,
     text: 'GET /config_dump answers 200 JSON with binds, routes, backends, policies, workloads and services.',
@@ -47,6 +49,8 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-002',
     level: 'MUST',
+    quote:
+      'Status: the policy reports conditions Accepted and Attached, each with value True when healthy.',
     profile: 'admin',
     source: 'seed: GatewayPolicy (Status: Accepted and Attached True when healthy)',
     text: 'A healthy policy reports conditions Accepted=True and Attached=True.',
@@ -69,6 +73,7 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-003',
     level: 'MUST',
+    quote: 'Policy is Accepted but is not programmed on the data plane',
     profile: 'admin',
     source: 'seed: States ("Policy is Accepted but is not programmed on the data plane")',
     text: 'A policy whose key set cannot be fetched is Accepted but reported as not programmed.',
@@ -94,6 +99,8 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-004',
     level: 'MUST',
+    quote:
+      "Secrets never appear (client secrets, API tokens, keys' private parts, bearer tokens): redacted.",
     profile: 'admin',
     source: 'Gatehouse issue 5 (secrets never appear); seed: Authentication 5',
     text: 'The configuration dump contains none of the secrets in the configuration.',
@@ -107,6 +114,8 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-005',
     level: 'MUST',
+    quote:
+      'Streams a JSON-over-SSE trace of the next request the proxy handles (selected route, applied policies, chosen backend, response status)',
     profile: 'admin',
     source: `${SEED_ADMIN}: GET /debug/trace ("JSON-over-SSE trace of the next request")`,
     text: 'GET /debug/trace is a text/event-stream that carries JSON events of the next request, ending with it.',
@@ -160,6 +169,8 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-006',
     level: 'MUST',
+    quote:
+      'POST with level sets it; the response is a text line reporting the current log level filter',
     profile: 'admin',
     source: `${SEED_ADMIN}: GET, POST /logging`,
     text: 'POST /logging?level=debug sets the level at once; GET /logging then reports it in a text line.',
@@ -175,6 +186,7 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-007',
     level: 'MUST',
+    quote: 'an invalid filter → 400 naming what is wrong.',
     profile: 'admin',
     source: 'Gatehouse issue 5 (invalid filter → 400)',
     text: 'An invalid log level is refused with 400 and the level in force does not change.',
@@ -194,6 +206,7 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-008',
     level: 'SHOULD',
+    quote: 'Allocator and process memory statistics',
     profile: 'admin',
     source: `${SEED_ADMIN}: GET /memory`,
     text: 'GET /memory answers 200 with memory statistics.',
@@ -211,6 +224,7 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-009',
     level: 'MUST',
+    quote: 'Query seconds integer 1–300, default 10; frequency integer 1–1000 Hz, default 100.',
     profile: 'admin',
     source: 'seed: Limits (CPU profile duration 1–300 s, rate 1–1000 Hz)',
     text: 'GET /debug/pprof/profile refuses seconds or frequency out of range with 400.',
@@ -232,6 +246,7 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-010',
     level: 'SHOULD',
+    quote: 'Returns a profile file.',
     profile: 'admin',
     source: `${SEED_ADMIN}: GET /debug/pprof/profile, /debug/pprof/heap`,
     text: 'CPU (seconds=1) and heap profiles are returned as gzipped profile files.',
@@ -253,6 +268,7 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-011',
     level: 'SHOULD',
+    quote: 'Live async task tree',
     profile: 'admin',
     source: `${SEED_ADMIN}: GET /debug/tasks`,
     text: 'GET /debug/tasks answers 200 with the task tree.',
@@ -270,6 +286,8 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-012',
     level: 'MUST',
+    quote:
+      'Admin interface: no authentication; it binds to loopback only, so only a client on the same host reaches it.',
     profile: 'admin',
     source: 'seed: Authentication 5 ("it binds to loopback only")',
     text: 'The admin interface listens on the loopback address it was given only: another address of 127.0.0.0/8 cannot connect.',
@@ -299,6 +317,7 @@ export const admin: Requirement[] = [
   {
     id: 'ADM-013',
     level: 'MUST',
+    quote: 'Triggers graceful shutdown',
     profile: 'admin',
     source: `${SEED_ADMIN}: any /quitquitquit ("Triggers graceful shutdown")`,
     text: 'POST /quitquitquit answers and shuts the proxy down gracefully (the gateway stops accepting).',

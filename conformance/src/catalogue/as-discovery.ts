@@ -32,6 +32,7 @@ export const asDiscovery: Requirement[] = [
   {
     id: 'ASM-006',
     level: 'MUST',
+    quote: `The "issuer" value returned MUST be identical to the authorization server's issuer identifier value into which the well-known URI string was inserted to create the URL used to retrieve the metadata.`,
     profile: 'bridged-idp',
     source: 'RFC 8414 §3.3 (issuer identical to the identifier the metadata URL was built from)',
     text: "When the metadata's issuer is not the provider's (the gateway names itself, gatehouse's issuerMode: Gateway), it is exactly the authorization-server identifier of the protected-resource metadata, from which the metadata URL was derived.",
@@ -48,6 +49,10 @@ export const asDiscovery: Requirement[] = [
   {
     id: 'ASM-007',
     level: 'SHOULD',
+    levelNote:
+      "below the quote's MUST: the seed (the product spec) makes the provider's issuer the default, so a seed-conformant gateway gets a warning here, not a failure; ASM-006 is the MUST once the gateway names itself",
+    quote:
+      'If these values are not identical, the data contained in the response MUST NOT be used.',
     profile: 'bridged-idp',
     source: `RFC 8414 §3.3; ${MCP} "Authorization Server Metadata Discovery" (clients validate the metadata per RFC 8414); seed: Endpoints (issuer is the provider's — the default this flags)`,
     text: "The metadata's issuer is the authorization-server identifier clients derived its URL from, so a strict client accepts it: the seed's default, the provider's issuer, is rejected by RFC 8414 §3.3 clients (gatehouse: issuerMode: Gateway).",
@@ -66,6 +71,8 @@ export const asDiscovery: Requirement[] = [
   {
     id: 'ASM-008',
     level: 'MUST',
+    quote:
+      'Authorization servers providing OpenID Connect Discovery 1.0 MUST include code_challenge_methods_supported in their metadata to ensure MCP compatibility.',
     profile: 'bridged-idp',
     source: `${MCP} "Authorization Code Protection" (without code_challenge_methods_supported clients MUST refuse to proceed; S256); OAuth 2.1 §4.1.1`,
     text: 'The metadata advertises PKCE: code_challenge_methods_supported contains "S256".',
@@ -82,6 +89,7 @@ export const asDiscovery: Requirement[] = [
   {
     id: 'ASM-009',
     level: 'MUST',
+    quote: 'Request and response parameters MUST NOT be included more than once.',
     profile: 'bridged-idp',
     source: `RFC 8707 §2; ${MCP} "Resource Parameter Implementation"; RFC 6749 §3.1 (the endpoint's query is kept, no parameter twice)`,
     text: "An authorization request built from the metadata as a 2025-11-25 client builds it reaches the provider with the client's resource parameter once and unchanged, through any redirect of the gateway's.",
@@ -134,6 +142,8 @@ export const asDiscovery: Requirement[] = [
   {
     id: 'ASM-010',
     level: 'MUST',
+    quote:
+      'MCP authorization servers MUST provide at least one of the following discovery mechanisms:',
     profile: 'bridged-idp',
     source: `${MCP} "Authorization Server Metadata Discovery" (RFC 8414 path insertion, OIDC path insertion, OIDC path appending, in that order); RFC 8414 §3.1, §5`,
     text: "Trying the well-known URLs of the protected-resource metadata's authorization server in the 2025-11-25 order, a client gets the gateway's metadata: the forms before it answer 4xx (so the client moves on), the first 200 is the metadata, and every form that answers 200 serves the same one.",

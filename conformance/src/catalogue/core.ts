@@ -15,12 +15,15 @@ function hostile(
   what: string,
   mint: Record<string, unknown>,
   source: string,
+  quote: string,
 ): Requirement {
   return {
     id,
     level: 'MUST',
     profile: 'core',
     source,
+    quote,
+    resourceServer: true,
     text: `A bearer token that is ${what} is rejected with 401.`,
     async check(ctx) {
       const res = await postMcp(ctx, { token: await token(ctx, mint) })
@@ -34,8 +37,10 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-001',
     level: 'MUST',
+    resourceServer: true,
+    quote: 'Servers MUST return appropriate HTTP status codes for authorization errors:',
     profile: 'core',
-    source: `${SEED_ERRORS}; seed: Authentication 1`,
+    source: `MCP authorization 2025-11-25 §Error Handling; ${SEED_ERRORS}; seed: Authentication 1`,
     text: 'POST /mcp without a bearer token is rejected with 401.',
     async check(ctx) {
       const res = await postMcp(ctx)
@@ -45,6 +50,8 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-002',
     level: 'MUST',
+    quote:
+      'Without a valid token: 401 with header WWW-Authenticate: Bearer resource_metadata="{base_url_as_configured}/.well-known/oauth-protected-resource/mcp" (the URL is built from mcp.resourceMetadata.resource host).',
     profile: 'core',
     source: 'seed: Endpoints (POST /mcp); RFC 9728 §5.1; MCP authorization 2025-06-18 §2.3.1',
     text: 'The 401 carries WWW-Authenticate: Bearer resource_metadata="<configured base>/.well-known/oauth-protected-resource/mcp", built from the configured resource, not the request Host.',
@@ -66,9 +73,12 @@ export const core: Requirement[] = [
   },
   {
     id: 'AUTH-003',
-    level: 'MUST',
+    level: 'SHOULD',
+    resourceServer: true,
+    quote:
+      'If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute to provide the client with the reason why the access request was declined.',
     profile: 'core',
-    source: 'RFC 6750 §3.1',
+    source: 'RFC 6750 §3.1; RFC 6750 §3 (the error attribute)',
     text: 'An invalid token gets 401 with error="invalid_token" in the challenge.',
     async check(ctx) {
       const res = await postMcp(ctx, { token: 'not-a-jwt' })
@@ -84,6 +94,8 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-004',
     level: 'SHOULD',
+    quote:
+      'Upstream refused → 502, upstream timeout → 504, no route → 404, each with a JSON body {error, error_description}.',
     profile: 'core',
     source: 'Gatehouse issue 2 (error bodies)',
     text: 'Error answers have a JSON body {error, error_description}.',
@@ -100,54 +112,70 @@ export const core: Requirement[] = [
       )
     },
   },
-  hostile('AUTH-010', 'expired', { sub: 'alice', expiresIn: -600 }, 'RFC 7519 §4.1.4'),
+  hostile(
+    'AUTH-010',
+    'expired',
+    { sub: 'alice', expiresIn: -600 },
+    'RFC 7519 §4.1.4',
+    'The "exp" (expiration time) claim identifies the expiration time on or after which the JWT MUST NOT be accepted for processing.',
+  ),
   hostile(
     'AUTH-011',
     'not yet valid (nbf in the future)',
     { sub: 'alice', notBefore: 3600 },
     'RFC 7519 §4.1.5',
+    'The "nbf" (not before) claim identifies the time before which the JWT MUST NOT be accepted for processing.',
   ),
   hostile(
     'AUTH-012',
     'issued by another issuer',
     { sub: 'alice', claims: { iss: 'https://attacker.example/oauth2/default' } },
-    'seed: Authentication 2 ("iss equals the configured issuer")',
+    'seed: Authentication 2 ("iss equals the configured issuer"); MCP authorization 2025-11-25 §Token Handling',
+    'MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens as described in OAuth 2.1 Section 5.2.',
   ),
   hostile(
     'AUTH-013',
     'for another audience',
     { sub: 'alice', claims: { aud: 'api://another-resource' } },
-    'seed: Authentication 2 ("aud matches the configured audience"); MCP authorization 2025-06-18 §2.6',
+    'seed: Authentication 2 ("aud matches the configured audience"); MCP authorization 2025-06-18 §2.6; MCP authorization 2025-11-25 §Token Handling',
+    'MCP servers MUST validate that access tokens were issued specifically for them as the intended audience, according to RFC 8707 Section 2.',
   ),
   hostile(
     'AUTH-014',
     'signed with a key the issuer does not publish',
     { sub: 'alice', forge: 'unknown-kid' },
-    'seed: Authentication 2 (signature)',
+    'seed: Authentication 2 (signature); MCP authorization 2025-11-25 §Token Handling',
+    'MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens as described in OAuth 2.1 Section 5.2.',
   ),
   hostile(
     'AUTH-015',
     'unsigned (alg "none")',
     { sub: 'alice', forge: 'alg-none' },
     'RFC 8725 §3.1',
+    'Libraries MUST enable the caller to specify a supported set of algorithms and MUST NOT use any other algorithms when performing cryptographic operations.',
   ),
   hostile(
     'AUTH-016',
     "HS256-signed with the issuer's public key",
     { sub: 'alice', forge: 'hs256-public-key' },
     'RFC 8725 §2.1, §3.1',
+    'Each key MUST be used with exactly one algorithm, and this MUST be checked when the cryptographic operation is performed.',
   ),
   hostile(
     'AUTH-024',
     'validly signed but without an exp claim',
     { sub: 'alice', claims: { exp: null } },
     'RFC 9068 §2.2 (exp is REQUIRED in a JWT access token); MCP authorization 2025-11-25 "Token Handling" (validate per OAuth 2.1 §5.2)',
+    'exp REQUIRED - as defined in Section 4.1.4 of [RFC7519].',
   ),
   {
     id: 'AUTH-017',
     level: 'MUST',
+    resourceServer: true,
+    quote:
+      'MCP servers, acting in their role as an OAuth 2.1 resource server, MUST validate access tokens as described in OAuth 2.1 Section 5.2.',
     profile: 'core',
-    source: 'seed: Authentication 2 (signature)',
+    source: 'MCP authorization 2025-11-25 §Token Handling; seed: Authentication 2 (signature)',
     text: 'A token whose claims were changed after signing is rejected with 401.',
     async check(ctx) {
       const [header, , signature] = (await token(ctx, { sub: 'bob' })).split('.')
@@ -159,6 +187,7 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-020',
     level: 'MUST',
+    quote: 'Forwarded to the MCP backend when authentication and authorization pass.',
     profile: 'core',
     source: 'seed: Endpoints (POST /mcp: forwarded when authentication and authorization pass)',
     text: 'A valid token of a user the rules allow is forwarded to the MCP backend (200).',
@@ -170,6 +199,8 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-021',
     level: 'MUST',
+    resourceServer: true,
+    quote: 'Access tokens MUST NOT be included in the URI query string',
     profile: 'core',
     source:
       'MCP authorization 2025-06-18 §2.6.1 ("MUST NOT include access tokens in the URI query string")',
@@ -183,6 +214,7 @@ export const core: Requirement[] = [
   {
     id: 'AUTH-022',
     level: 'MUST',
+    quote: 'The MCP server MUST NOT pass through the token it received from the MCP client.',
     profile: 'core',
     source:
       'MCP authorization 2025-11-25 "Access Token Privilege Restriction" ("MUST NOT pass through the token it received from the MCP client"); MCP security best practices (Token Passthrough)',
@@ -206,6 +238,8 @@ export const core: Requirement[] = [
   {
     id: 'AUTHZ-001',
     level: 'MUST',
+    quote:
+      'Authorization: after authentication, every rule in matchExpressions is evaluated on the claims; a valid token that fails the rules (for example no required group in the groups claim, including client-only tokens not issued for a user) gets 403.',
     profile: 'core',
     source: `${SEED_ERRORS} ("Valid token, authorization rule not satisfied → 403"); seed: Authentication 3`,
     text: 'A valid token that fails the authorization rules (user not in the group) gets 403, not 401.',
@@ -216,7 +250,9 @@ export const core: Requirement[] = [
   },
   {
     id: 'AUTHZ-002',
-    level: 'MUST',
+    level: 'SHOULD',
+    quote:
+      'When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with:',
     profile: 'core',
     source: 'RFC 6750 §3.1; MCP authorization 2025-11-25 (scope challenge)',
     text: 'The 403 carries WWW-Authenticate: Bearer error="insufficient_scope" with the resource_metadata URL.',
@@ -238,6 +274,8 @@ export const core: Requirement[] = [
   {
     id: 'AUTHZ-003',
     level: 'MUST',
+    quote:
+      'Authorization: after authentication, every rule in matchExpressions is evaluated on the claims; a valid token that fails the rules (for example no required group in the groups claim, including client-only tokens not issued for a user) gets 403.',
     profile: 'core',
     source: 'seed: Authentication 3 ("including client-only tokens not issued for a user")',
     text: 'A client-credentials token (no user, no groups claim) gets 403: a rule that cannot be evaluated denies.',
@@ -249,6 +287,8 @@ export const core: Requirement[] = [
   {
     id: 'FAIL-001',
     level: 'MUST',
+    quote:
+      'The provider does not publish keys at /.well-known/jwks.json; a wrong path makes key fetch fail and token validation fail',
     profile: 'core',
     source: `${SEED_ERRORS} ("Wrong domain or JWKS path … token validation fails"); seed: States`,
     text: 'On a route whose policy cannot fetch its key set (wrong jwksPath), a valid token is rejected with 401 — never passed through.',

@@ -117,6 +117,8 @@ export const flow: Requirement[] = [
   {
     id: 'FLOW-001',
     level: 'MUST',
+    quote:
+      'The OAuth flow for MCP clients: the client discovers the authorization server through the gateway, uses the pre-registered client id, and sends the user to the provider to log in and consent; public client with PKCE.',
     profile: 'flow',
     source:
       'MCP 2025-11-25 Authorization §Authorization Flow Steps; RFC 9728 §5.1; RFC 8414 §3; RFC 7591 §3; RFC 7636 §4; RFC 8707 §2; seed: Authentication 4',

@@ -101,6 +101,8 @@ export const mcpPolicy: Requirement[] = [
   {
     id: 'MCPP-001',
     level: 'MUST',
+    quote:
+      'An MCP authorization policy can authorize individual tools instead of the whole endpoint; its fields: not shown.',
     profile: 'mcp-policy',
     source:
       'seed: GatewayPolicy ("an MCP authorization policy can authorize individual tools"); MCP 2025-06-18 Tools §Error Handling',
@@ -145,6 +147,8 @@ export const mcpPolicy: Requirement[] = [
   {
     id: 'MCPP-002',
     level: 'MUST',
+    quote:
+      'An MCP authorization policy can authorize individual tools instead of the whole endpoint; its fields: not shown.',
     profile: 'mcp-policy',
     source:
       'seed: GatewayPolicy (MCP authorization policy); agentgateway mcpAuthorization (list filtering)',
@@ -170,6 +174,8 @@ export const mcpPolicy: Requirement[] = [
   {
     id: 'MCPP-003',
     level: 'MUST',
+    quote:
+      'The claims of the verified token are also available to other route-level policies such as rate limiting and transformations.',
     profile: 'mcp-policy',
     source:
       'seed: GatewayPolicy ("claims … available to other route-level policies such as rate limiting"); RFC 6585 §4; RFC 9110 §10.2.3',
@@ -200,6 +206,8 @@ export const mcpPolicy: Requirement[] = [
   {
     id: 'MCPP-004',
     level: 'SHOULD',
+    quote:
+      'Rate limiting keyed by a CEL expression over claims and MCP fields (e.g. per jwt.sub per tool), local token buckets, 429 with Retry-After and RateLimit headers',
     profile: 'mcp-policy',
     source: 'draft-ietf-httpapi-ratelimit-headers-10 §3, §4; Gatehouse issue 14',
     text: 'A 429 from a rate limit carries the RateLimit-Policy and RateLimit fields, the latter with r=0.',
@@ -221,6 +229,8 @@ export const mcpPolicy: Requirement[] = [
   {
     id: 'MCPP-005',
     level: 'MUST',
+    quote:
+      'Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body.',
     profile: 'mcp-policy',
     source:
       'MCP draft (2026-07-28) Streamable HTTP §Server Validation (Mcp-Method, Mcp-Name; SEP-2243)',

@@ -20,6 +20,9 @@ export const scopes: Requirement[] = [
   {
     id: 'AUTH-023',
     level: 'SHOULD',
+    resourceServer: true,
+    quote:
+      'MCP servers SHOULD include a scope parameter in the WWW-Authenticate header as defined in RFC 6750 Section 3 to indicate the scopes required for accessing the resource.',
     profile: 'core',
     source: `${MCP_2025_11_25} "Protected Resource Metadata Discovery Requirements" (servers SHOULD include scope in WWW-Authenticate); RFC 6750 §3`,
     text: 'When the protected-resource metadata lists scopes_supported, the 401 challenge names the scopes to ask for in scope="…".',
@@ -39,6 +42,8 @@ export const scopes: Requirement[] = [
   {
     id: 'AUTHZ-004',
     level: 'SHOULD',
+    quote:
+      'When responding with insufficient scope errors, servers SHOULD include the scopes needed to satisfy the current request in the scope parameter.',
     profile: 'core',
     source: `${MCP_2025_11_25} "Scope Challenge Handling" (Runtime Insufficient Scope Errors: 403 with error="insufficient_scope" and scope="…"); RFC 6750 §3.1`,
     text: `On a route that requires the scope ${REQUIRED_SCOPE}, a token without it gets 403 error="insufficient_scope" whose scope="…" names it, so the client can step up; a token with it gets through.`,

@@ -36,9 +36,10 @@ const PARALLEL = 32
 export const resumption: Requirement = {
   id: 'TRN-006',
   level: 'MUST',
+  quote: 'Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and Accept pass through',
   profile: 'transport',
   source:
-    'MCP 2025-11-25 Transports §Resumability and Redelivery (Last-Event-ID on GET; the server MAY replay the messages after it); RFC 9110 §7.6 (a proxy forwards end-to-end fields)',
+    'MCP 2025-11-25 Transports §Resumability and Redelivery (Last-Event-ID on GET; the server MAY replay the messages after it); RFC 9110 §7.6 (a proxy forwards end-to-end fields); Gatehouse issue 2 (Last-Event-ID passes through)',
   text: 'A client that reconnects its GET stream with Last-Event-ID through the gateway receives the events after that id, replayed by the backend, with their ids.',
   async check(ctx) {
     const session = await openSession(ctx)
@@ -95,6 +96,7 @@ async function pool<T, R>(items: T[], parallel: number, fn: (item: T) => Promise
 export const manyStreams: Requirement = {
   id: 'TRN-007',
   level: 'MUST',
+  quote: 'a check that 129+ concurrent streams do not block a new request.',
   profile: 'transport',
   source:
     'MCP 2025-06-18 Transports §Listening for Messages from the Server (a stream per session, open as long as the session); Gatehouse issue 11 (the old per-backend pool cap of 128)',

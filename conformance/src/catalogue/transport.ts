@@ -37,6 +37,7 @@ export const transport: Requirement[] = [
   {
     id: 'TRN-001',
     level: 'MUST',
+    quote: 'The proxy forwards MCP traffic at the path prefix /mcp to an MCP backend.',
     profile: 'transport',
     source: 'seed: Endpoints (POST /mcp, initialize); seed: What the service does 1',
     text: 'An MCP client with a valid token initializes a session through the gateway and calls a tool.',
@@ -62,8 +63,10 @@ export const transport: Requirement[] = [
   {
     id: 'TRN-002',
     level: 'MUST',
+    quote: 'Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and Accept pass through',
     profile: 'transport',
-    source: 'MCP 2025-06-18 Transports §Session Management (Mcp-Session-Id)',
+    source:
+      'MCP 2025-06-18 Transports §Session Management (Mcp-Session-Id); Gatehouse issue 2 (headers pass through)',
     text: 'The Mcp-Session-Id header passes both ways: the session id reaches the client and follow-up requests in the session work.',
     async check(ctx) {
       const { client, transport } = await connect(ctx)
@@ -85,6 +88,8 @@ export const transport: Requirement[] = [
   {
     id: 'TRN-003',
     level: 'MUST',
+    quote:
+      'an SSE response (text/event-stream) reaches the client event by event as the backend writes it',
     profile: 'transport',
     source:
       'MCP 2025-06-18 Transports §Sending Messages to the Server (SSE stream); Gatehouse issue 2 (no buffering)',
@@ -122,8 +127,11 @@ export const transport: Requirement[] = [
   {
     id: 'TRN-004',
     level: 'SHOULD',
+    quote:
+      'Forwarding of /mcp (POST, GET, DELETE) to the MCP backend with streaming in both directions and no buffering',
     profile: 'transport',
-    source: 'MCP 2025-06-18 Transports §Session Management (DELETE ends a session)',
+    source:
+      'MCP 2025-06-18 Transports §Session Management (DELETE ends a session); Gatehouse issue 2 (DELETE forwarded)',
     text: 'DELETE with the session id ends the session; a later request in it gets 404.',
     async check(ctx) {
       const { client, transport } = await connect(ctx)
@@ -148,6 +156,8 @@ export const transport: Requirement[] = [
   {
     id: 'TRN-005',
     level: 'MUST',
+    quote:
+      'If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.',
     profile: 'transport',
     source:
       'MCP 2025-06-18 and 2025-11-25 Transports §Security Warning (servers MUST validate the Origin header: DNS rebinding)',

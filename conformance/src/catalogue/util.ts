@@ -51,15 +51,48 @@ export function challengeParams(header: string | null): Record<string, string> |
 /** The protected-resource metadata path the gateway must serve for `/mcp` (RFC 9728 §3.1). */
 export const PRM_PATH = '/.well-known/oauth-protected-resource/mcp'
 
-/** The gateway's protected-resource metadata (path form), read from `base` (default: the target). */
+/**
+ * The protected-resource metadata of `base` (default: the target) as a 2025-11-25 client finds it
+ * (MCP: "use the resource metadata URL from the parsed WWW-Authenticate headers when present;
+ * otherwise … the well-known URIs"): the URL a 401 names, else the path form, else the root form
+ * (RFC 9728 §5.1 allows it). `url` is where it was found.
+ */
+export async function discoverPrm(
+  ctx: CheckContext,
+  base: string = ctx.target.base,
+): Promise<{ url: string; doc: Record<string, unknown> }> {
+  const tried: string[] = []
+  const fetchDoc = async (url: string) => {
+    const res = await ctx.http(url)
+    tried.push(`${url} → ${res.status}`)
+    if (res.status !== 200) return undefined
+    try {
+      const doc: unknown = res.json()
+      return doc && typeof doc === 'object' ? (doc as Record<string, unknown>) : undefined
+    } catch {
+      return undefined
+    }
+  }
+  const named = challengeParams(
+    (await postMcp(ctx, { base })).headers.get('www-authenticate'),
+  )?.resource_metadata
+  for (const url of [
+    ...(named ? [reachable(ctx, named)] : []),
+    `${base}${PRM_PATH}`,
+    `${base}/.well-known/oauth-protected-resource`,
+  ]) {
+    const doc = await fetchDoc(url)
+    if (doc) return { url, doc }
+  }
+  throw new CheckFailure('protected-resource metadata (200 JSON)', tried.join('; '))
+}
+
+/** The target's protected-resource metadata, wherever it is served ({@link discoverPrm}). */
 export async function prmDocument(
   ctx: CheckContext,
   base: string = ctx.target.base,
 ): Promise<Record<string, unknown>> {
-  const res = await ctx.http(`${base}${PRM_PATH}`)
-  if (res.status !== 200)
-    throw new CheckFailure('the protected-resource metadata (200)', `${res.status}`)
-  return res.json()
+  return (await discoverPrm(ctx, base)).doc
 }
 
 /**

@@ -30,6 +30,8 @@ export interface ClientInvocation {
   serverUrl: string
   /** `MCP_CONFORMANCE_SCENARIO`. */
   clientScenario: string
+  /** `MCP_CONFORMANCE_PROTOCOL_VERSION`; default {@link PROTOCOL_VERSION}. */
+  protocolVersion?: string
   /** Our scenario name, as `GATEHOUSE_CONFORMANCE_SCENARIO`. */
   scenario: string
   context?: Record<string, unknown>
@@ -45,7 +47,7 @@ export function executeClient(inv: ClientInvocation): Promise<ClientRun> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     MCP_CONFORMANCE_SCENARIO: inv.clientScenario,
-    MCP_CONFORMANCE_PROTOCOL_VERSION: PROTOCOL_VERSION,
+    MCP_CONFORMANCE_PROTOCOL_VERSION: inv.protocolVersion ?? PROTOCOL_VERSION,
     GATEHOUSE_CONFORMANCE_SCENARIO: inv.scenario,
   }
   if (inv.context)

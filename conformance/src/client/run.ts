@@ -8,6 +8,7 @@ import type { ReportRow } from '../types.js'
 import { CLIENT_CATALOGUE, type ClientRequirement } from './checks/index.js'
 import { type ClientRun, executeClient } from './execute.js'
 import { Flow } from './flow.js'
+import { progressOf } from './refusal.js'
 import { type ScenarioStack, startScenarioStack } from './scenario-stack.js'
 import type { ClientScenario } from './scenarios.js'
 import { type Recorded, toEvidence } from './traffic.js'
@@ -58,6 +59,7 @@ export function judge(
   options: JudgeOptions = {},
 ): ClientResult[] {
   const flow = new Flow(entries, stack.facts)
+  const progress = progressOf(flow, stack.facts, run)
   const scenario = stack.scenario
   const results: ClientResult[] = []
   for (const req of options.catalogue ?? CLIENT_CATALOGUE) {
@@ -76,6 +78,10 @@ export function judge(
       results.push({ ...base, status: 'skipped', message: 'not selected' })
       continue
     }
+    if (req.needs && !progress.reached.has(req.needs)) {
+      results.push({ ...base, status: 'skipped', message: `not reached: ${progress.cause}` })
+      continue
+    }
     let shown: Recorded | undefined
     let result: ClientResult
     try {
@@ -84,6 +90,7 @@ export function judge(
         facts: stack.facts,
         flow,
         run,
+        progress,
         evidence: (e) => {
           shown = e
         },
@@ -115,6 +122,7 @@ export async function runOnStack(
     command,
     serverUrl: stack.serverUrl,
     clientScenario: stack.scenario.clientScenario,
+    protocolVersion: stack.scenario.protocolVersion,
     scenario: stack.scenario.name,
     ...(context ? { context } : {}),
     timeoutMs: options.timeoutMs,

@@ -12,6 +12,7 @@ import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
 import { type Recorder, startRecorder } from './recorder.js'
 import { type ClientScenario, PRE_REGISTERED, type StackHandles } from './scenarios.js'
+import { composeShapers, reshapers } from './shapers.js'
 import { Traffic } from './traffic.js'
 
 /** What the checks know about a stack, independently of what the client did. */
@@ -25,6 +26,11 @@ export interface StackFacts {
   prmRootUrl: string
   /** The authorization server PRM names (`authorization_servers[0]`). */
   authServer: string
+  /**
+   * The `issuer` of the AS metadata the client is served: {@link authServer} unless the
+   * scenario's gateway names the IdP's issuer instead (RFC 8414 §3.3 broken on purpose).
+   */
+  asIssuer: string
   /** The IdP's endpoints (without query). */
   authorizeUrl: string
   tokenUrl: string
@@ -84,6 +90,7 @@ function gatewayConfig(
           mcp: {
             ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
             ...(g.bridged && g.clientId ? { clientId: idp.publicClientId } : {}),
+            ...(g.bridged && g.issuerMode ? { issuerMode: g.issuerMode } : {}),
             resourceMetadata: {
               resource,
               scopesSupported: g.scopesSupported,
@@ -151,12 +158,14 @@ export async function startScenarioStack(
       },
     }
     const context = contextOf(scenario)
+    const gatewayIssuer = scenario.gateway.bridged && scenario.gateway.issuerMode === 'Gateway'
     const facts: StackFacts = {
       gatewayOrigin: gwRecorder.origin,
       resource,
       prmPathUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource/mcp`,
       prmRootUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource`,
       authServer: scenario.gateway.bridged ? resource : idp.issuer,
+      asIssuer: scenario.gateway.bridged && gatewayIssuer ? resource : idp.issuer,
       authorizeUrl: `${idp.issuer}/v1/authorize`,
       tokenUrl: `${idp.issuer}/v1/token`,
       revocationUrl: `${idp.issuer}/v1/revoke`,
@@ -177,7 +186,15 @@ export async function startScenarioStack(
         traffic.clear()
         const shapers = scenario.shapers?.(handles) ?? {}
         gwRecorder.setShaper(shapers.gateway)
-        idpRecorder.setShaper(shapers.idp)
+        // The scenario's forgery first: the rewrite leaves a forged iss alone.
+        idpRecorder.setShaper(
+          composeShapers(
+            shapers.idp,
+            gatewayIssuer
+              ? reshapers.issAsGateway(handles.authorizePath, idp.issuer, resource)
+              : undefined,
+          ),
+        )
       },
       async stop() {
         for (const part of started.reverse()) await part.stop()

@@ -34,6 +34,12 @@ export interface GatewayShape {
   rules: string[]
   /** `clockSkew` of the provider; default gatehouse's (60 s). */
   clockSkew?: string
+  /**
+   * With `bridged`: the `issuer` of the AS metadata the gateway serves — `Gateway` (`<base>/mcp`,
+   * the identifier the client derives from PRM, so RFC 8414 §3.3 holds) or `Provider` (the
+   * seed's default, the IdP's issuer: metadata a client MUST NOT use, RFC 8414 §3.3).
+   */
+  issuerMode?: 'Provider' | 'Gateway'
 }
 
 /** What a scenario's shapers may do to the stack while the client runs. */
@@ -55,6 +61,16 @@ export interface ClientScenario {
    * one needs, so clients written for that suite run unchanged.
    */
   clientScenario: string
+  /**
+   * `MCP_CONFORMANCE_PROTOCOL_VERSION`: the spec version the official suite (0.1.16) lists for
+   * {@link clientScenario} (`conformance/test/client/scenarios.test.ts` holds them in step).
+   */
+  protocolVersion: string
+  /**
+   * Getting through needs a behaviour the spec only recommends (step-up: "Clients SHOULD respond
+   * to these errors…"; refresh): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST).
+   */
+  throughBy?: 'SHOULD'
   /** One line. */
   title: string
   outcome: Outcome
@@ -95,6 +111,7 @@ const SIGN_IN = { autoSignIn: 'alice' }
 const BRIDGED: GatewayShape = {
   bridged: true,
   clientId: true,
+  issuerMode: 'Gateway',
   audience: 'server',
   scopesSupported: SEED_SCOPES,
   rules: [SEED_RULE],
@@ -122,6 +139,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'bridged-client-id',
     clientScenario: 'auth/metadata-default',
+    protocolVersion: '2025-11-25',
     title:
       "The seed: BridgedIdp with mcp.clientId; the gateway serves AS metadata and answers registration with the IdP's client id",
     outcome: 'complete',
@@ -132,6 +150,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'bridged-proxied-dcr',
     clientScenario: 'auth/metadata-default',
+    protocolVersion: '2025-11-25',
     title:
       "BridgedIdp without clientId: registration is proxied to the IdP's org-level endpoint (open here)",
     outcome: 'complete',
@@ -142,6 +161,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'standards-idp',
     clientScenario: 'auth/metadata-default',
+    protocolVersion: '2025-11-25',
     title:
       'A standards IdP: PRM names it; RFC 8414 path-form metadata, RFC 8707 audience, open registration',
     outcome: 'complete',
@@ -152,6 +172,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'prm-root-only',
     clientScenario: 'auth/metadata-var3',
+    protocolVersion: '2025-11-25',
     title: 'PRM only at the root form; the challenge names that URL (the path form is 404)',
     outcome: 'complete',
     registration: 'dcr',
@@ -162,6 +183,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'no-resource-metadata',
     clientScenario: 'auth/metadata-var2',
+    protocolVersion: '2025-11-25',
     title: 'No resource_metadata in the challenge: well-known discovery, path form (404) then root',
     outcome: 'complete',
     registration: 'dcr',
@@ -172,6 +194,8 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'scope-step-up',
     clientScenario: 'auth/scope-step-up',
+    protocolVersion: '2025-11-25',
+    throughBy: 'SHOULD',
     title:
       '403 insufficient_scope with scope="mcp:tools": one step-up authorization must get through',
     outcome: 'complete',
@@ -195,6 +219,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'scope-retry-limit',
     clientScenario: 'auth/scope-retry-limit',
+    protocolVersion: '2025-11-25',
     title:
       '403 insufficient_scope with scope="mcp:admin" that no new authorization satisfies (the user also lacks the group a rule wants): the client must stop',
     outcome: 'refuse',
@@ -215,6 +240,8 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'token-refresh',
     clientScenario: 'auth/offline-access-scope',
+    protocolVersion: 'draft',
+    throughBy: 'SHOULD',
     title:
       'The access token expires (offline_access granted a refresh token): refresh, do not sign in again',
     outcome: 'complete',
@@ -230,6 +257,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'key-rotation',
     clientScenario: 'auth/metadata-default',
+    protocolVersion: '2025-11-25',
     title:
       "The IdP rotates its signing key mid-session and drops the old one: the session's token is refused",
     outcome: 'complete',
@@ -241,6 +269,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'pre-registered',
     clientScenario: 'auth/pre-registration',
+    protocolVersion: '2025-11-25',
     title:
       'A pre-registered confidential client (MCP_CONFORMANCE_CONTEXT); the IdP has no path-form metadata',
     outcome: 'complete',
@@ -260,6 +289,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'cimd',
     clientScenario: 'auth/basic-cimd',
+    protocolVersion: '2025-11-25',
     title: 'The IdP advertises Client ID Metadata Documents (and open registration)',
     outcome: 'complete',
     registration: 'cimd',
@@ -272,6 +302,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'forged-state',
     clientScenario: 'auth/metadata-default',
+    protocolVersion: '2025-11-25',
     title: 'The first authorization response carries a state the client never sent (CSRF)',
     outcome: 'any',
     registration: 'dcr',
@@ -281,13 +312,25 @@ export const SCENARIOS: readonly ClientScenario[] = [
   },
   {
     name: 'wrong-iss',
-    clientScenario: 'auth/iss-wrong-issuer',
+    clientScenario: 'auth/metadata-default',
+    protocolVersion: '2025-11-25',
     title: 'The first authorization response names another issuer in iss (RFC 9207 mix-up)',
     outcome: 'any',
     registration: 'dcr',
     idp: SIGN_IN,
     gateway: BRIDGED,
     shapers: (h) => ({ idp: reshapers.forgeFirstRedirect(h.authorizePath, 'iss') }),
+  },
+  {
+    name: 'issuer-mismatch',
+    clientScenario: 'auth/metadata-default',
+    protocolVersion: '2025-11-25',
+    title:
+      "The seed's default issuerMode: the gateway's AS metadata names the IdP's issuer, not the identifier the client derived from PRM (RFC 8414 §3.3: MUST NOT be used)",
+    outcome: 'refuse',
+    registration: 'dcr',
+    idp: SIGN_IN,
+    gateway: { ...BRIDGED, issuerMode: 'Provider' },
   },
 ]
 

@@ -144,8 +144,51 @@ function forgeFirstRedirect(authorizePath: string, param: 'state' | 'iss'): Shap
   }
 }
 
+/**
+ * Rewrites the RFC 9207 `iss` of the IdP's authorization responses from the IdP's issuer to the
+ * bridging gateway's (`issuerMode: Gateway`, which names itself the issuer in the AS metadata it
+ * serves). The gateway is not on the redirect's path, so without this a client that checks `iss`
+ * (RFC 9207 §2.4, MUST for clients that support it) would rightly refuse every bridged response:
+ * the recorder plays the part a bridging gateway that names itself would have to play.
+ */
+function issAsGateway(authorizePath: string, idpIssuer: string, gatewayIssuer: string): Shaper {
+  return {
+    response(e, headers) {
+      if (e.url.pathname !== authorizePath || !headers.location) return undefined
+      const location = new URL(headers.location, e.url)
+      if (location.searchParams.get('iss') !== idpIssuer) return undefined
+      location.searchParams.set('iss', gatewayIssuer)
+      headers.location = location.href
+      return `iss as the bridging gateway's issuer ${gatewayIssuer}`
+    },
+  }
+}
+
+/** Several shapers as one: in order; the first synthetic answer wins; notes joined. */
+export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | undefined {
+  const all = shapers.filter((s): s is Shaper => s !== undefined)
+  if (all.length <= 1) return all[0]
+  return {
+    async request(e) {
+      for (const s of all) {
+        const synthetic = await s.request?.(e)
+        if (synthetic) return synthetic
+      }
+      return undefined
+    },
+    response(e, headers) {
+      const notes = all.flatMap((s) => s.response?.(e, headers) ?? [])
+      return notes.length ? notes.join('; ') : undefined
+    },
+    async answered(e) {
+      for (const s of all) await s.answered?.(e)
+    },
+  }
+}
+
 /** The reshaping functions, by shape. */
 export const reshapers = {
+  issAsGateway,
   prmRootOnly,
   stopAfterTokenRequests,
   holdUntilExpired,

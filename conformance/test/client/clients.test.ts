@@ -25,7 +25,7 @@ const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'root-prm-first': { scenario: 'no-resource-metadata', id: 'CLI-PRM-002' },
   'oidc-first': { scenario: 'pre-registered', id: 'CLI-ASM-001' },
   'register-at-idp': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
-  'dcr-despite-preregistered': { scenario: 'pre-registered', id: 'CLI-REG-002' },
+  'dcr-despite-preregistered': { scenario: 'pre-registered', id: 'CLI-REG-004' },
   'no-cimd': { scenario: 'cimd', id: 'CLI-REG-003' },
   'no-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
   'redirect-mismatch': { scenario: 'bridged-proxied-dcr', id: 'CLI-REDIR-001' },
@@ -34,6 +34,7 @@ const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'token-to-idp': { scenario: 'token-refresh', id: 'CLI-TOKEN-002' },
   'no-state-check': { scenario: 'forged-state', id: 'CLI-STATE-002' },
   'no-iss-check': { scenario: 'wrong-iss', id: 'CLI-ISS-001' },
+  'no-issuer-check': { scenario: 'issuer-mismatch', id: 'CLI-ISS-002' },
   'step-up-wrong-scope': { scenario: 'scope-step-up', id: 'CLI-STEP-001' },
   'unlimited-step-up': { scenario: 'scope-retry-limit', id: 'CLI-STEP-002' },
   'no-refresh': { scenario: 'token-refresh', id: 'CLI-REFRESH-001' },
@@ -48,10 +49,11 @@ const JUDGED: Record<string, string[]> = {
   'scope-retry-limit': ['CLI-STEP-001', 'CLI-STEP-002'],
   'token-refresh': ['CLI-REFRESH-001'],
   'key-rotation': ['CLI-REFRESH-001'],
-  'pre-registered': ['CLI-REG-002'],
+  'pre-registered': ['CLI-REG-002', 'CLI-REG-004'],
   cimd: ['CLI-REG-003'],
   'forged-state': ['CLI-STATE-002'],
   'wrong-iss': ['CLI-ISS-001'],
+  'issuer-mismatch': ['CLI-ISS-002', 'CLI-FLOW-002'],
 }
 
 /**
@@ -132,6 +134,26 @@ describe('the hand-written client with one planted fault', () => {
 })
 
 describe('the judgement', () => {
+  it.each(['sdk', 'hand'])(
+    '%s: a refusal the spec demands skips what it never reached, with the cause once, and fails nothing',
+    (client) => {
+      const r = report(client, 'issuer-mismatch')
+      expect(failed(r)).toEqual([])
+      const skipped = r.results.filter((x) => x.message?.startsWith('not reached: '))
+      expect(skipped.map((x) => x.id)).toEqual(
+        expect.arrayContaining(['CLI-PKCE-001', 'CLI-RES-001', 'CLI-REG-001', 'CLI-SCOPE-001']),
+      )
+      expect(new Set(skipped.map((x) => x.message)).size).toBe(1)
+      expect(skipped[0]?.message).toMatch(/RFC 8414 §3\.3.*conformant refusal/)
+    },
+  )
+
+  it('a client that proceeds with the mismatched metadata is judged on every stage it reached', () => {
+    const r = report('no-issuer-check', 'issuer-mismatch')
+    expect(r.results.find((x) => x.id === 'CLI-PKCE-001')?.status).toBe('passed')
+    expect(failed(r).map((f) => f.split(':')[0])).toEqual(['CLI-ISS-002'])
+  })
+
   it('never shows a token, code or secret in evidence', () => {
     const issued = [...reports.values()].flatMap((r) =>
       r.results.flatMap((x) => (x.evidence ? [JSON.stringify(x.evidence)] : [])),

@@ -48,6 +48,9 @@ export const authorization: ClientRequirement[] = [
     id: 'CLI-PKCE-001',
     level: 'MUST',
     source: PKCE,
+    quote:
+      'MCP clients MUST use the S256 code challenge method when technically capable, as required by OAuth 2.1 Section 4.1.1.',
+    needs: 'authorization',
     text: 'Every authorization request carries a PKCE code_challenge with code_challenge_method=S256.',
     appliesTo: always,
     check({ flow, evidence }) {
@@ -70,7 +73,9 @@ export const authorization: ClientRequirement[] = [
   {
     id: 'CLI-PKCE-002',
     level: 'MUST',
-    source: PKCE,
+    source: `${PKCE}; RFC 7636 §4.5`,
+    quote: 'code_verifier REQUIRED. Code verifier',
+    needs: 'authorization',
     text: 'Each code is redeemed with the code_verifier of the request that got it (S256), and every authorization request uses a fresh verifier.',
     appliesTo: always,
     check({ flow, evidence }) {
@@ -106,6 +111,9 @@ export const authorization: ClientRequirement[] = [
     id: 'CLI-STATE-001',
     level: 'SHOULD',
     source: `${MCP('Open Redirection')}; RFC 6749 §10.12; RFC 6749 §10.10`,
+    quote:
+      'MCP clients SHOULD use and verify state parameters in the authorization code flow and discard any results that do not include or have a mismatch with the original state.',
+    needs: 'authorization',
     text: 'Every authorization request carries a fresh, unguessable state (at least 128 bits: 22 characters or more, never repeated).',
     appliesTo: always,
     check({ flow, evidence }) {
@@ -125,8 +133,11 @@ export const authorization: ClientRequirement[] = [
   },
   {
     id: 'CLI-STATE-002',
-    level: 'MUST',
-    source: 'RFC 6749 §10.12; RFC 9700 §4.7; OAuth 2.1 §7.5.1',
+    // SHOULD: MCP says so, and RFC 9700 §4.7.1 lets a client rely on PKCE against CSRF instead.
+    level: 'SHOULD',
+    source: `${MCP('Open Redirection')}; RFC 6749 §10.12; RFC 9700 §4.7.1`,
+    quote:
+      'MCP clients SHOULD use and verify state parameters in the authorization code flow and discard any results that do not include or have a mismatch with the original state.',
     text: 'The client does not redeem a code from an authorization response whose state is not the one it sent (CSRF).',
     appliesTo: only('forged-state'),
     check: (ctx) => forgedNotRedeemed(ctx, 'state'),
@@ -134,7 +145,11 @@ export const authorization: ClientRequirement[] = [
   {
     id: 'CLI-ISS-001',
     level: 'SHOULD',
-    source: 'RFC 9207 §2.4; RFC 9700 §4.4.2',
+    // RFC 9207 §2.4's MUST binds clients that support RFC 9207, which MCP 2025-11-25 does not
+    // require (2026-07-28 does); RFC 9700 recommends it: SHOULD.
+    source: 'RFC 9700 §2.1; RFC 9207 §2.4',
+    quote:
+      'To this end, clients SHOULD use the iss parameter as a countermeasure according to [RFC9207]',
     text: "The client does not redeem a code from an authorization response whose iss is not the authorization server's issuer (mix-up defence; the server advertises authorization_response_iss_parameter_supported).",
     appliesTo: only('wrong-iss'),
     check: (ctx) => forgedNotRedeemed(ctx, 'iss'),
@@ -143,6 +158,9 @@ export const authorization: ClientRequirement[] = [
     id: 'CLI-RES-001',
     level: 'MUST',
     source: `${MCP('Resource Parameter Implementation')}; RFC 8707 §2`,
+    quote:
+      'MCP clients MUST send this parameter regardless of whether authorization servers support it.',
+    needs: 'authorization',
     text: 'Every authorization request and every token request (code and refresh) carries resource=<the protected resource>, exactly as the protected-resource metadata names it.',
     appliesTo: always,
     check({ flow, facts, evidence }) {
@@ -164,7 +182,10 @@ export const authorization: ClientRequirement[] = [
   {
     id: 'CLI-REDIR-001',
     level: 'MUST',
-    source: 'OAuth 2.1 §4.1.3; RFC 6749 §4.1.3; RFC 8252 §7.3',
+    source: 'RFC 6749 §4.1.3; OAuth 2.1 §4.1.3; RFC 8252 §7.3',
+    quote:
+      'redirect_uri REQUIRED, if the "redirect_uri" parameter was included in the authorization request as described in Section 4.1.1, and their values MUST be identical.',
+    needs: 'authorization',
     text: 'The token request repeats the redirect_uri of its authorization request byte for byte, and that URI is one the client registered.',
     appliesTo: always,
     check({ flow, evidence }) {
@@ -200,6 +221,9 @@ export const authorization: ClientRequirement[] = [
     id: 'CLI-SCOPE-001',
     level: 'SHOULD',
     source: MCP('Scope Selection Strategy'),
+    quote:
+      'During the initial authorization handshake, MCP clients SHOULD follow this priority order for scope selection:',
+    needs: 'authorization',
     text: "The first authorization request asks for the challenge's scope, or without one every scope of the metadata's scopes_supported.",
     appliesTo: always,
     check({ flow, facts, evidence }) {

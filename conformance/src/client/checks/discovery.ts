@@ -4,6 +4,7 @@
  */
 import { CheckSkipped, must } from '../../types.js'
 import { asMetadataCandidates, withoutQuery } from '../flow.js'
+import { issuerOf } from '../refusal.js'
 import { CIMD_CLIENT_METADATA_URL } from '../scenarios.js'
 import { always, type ClientRequirement, MCP, only } from './types.js'
 
@@ -15,6 +16,8 @@ export const discovery: ClientRequirement[] = [
     id: 'CLI-PRM-001',
     level: 'MUST',
     source: PRM_DISCOVERY,
+    quote:
+      'MCP clients MUST support both discovery mechanisms and use the resource metadata URL from the parsed WWW-Authenticate headers when present; otherwise, they MUST fall back to constructing and requesting the well-known URIs in the order listed above.',
     text: 'The client fetches the protected-resource metadata at the URL the challenge names in resource_metadata.',
     appliesTo: (s) => s.name !== 'no-resource-metadata',
     check({ flow, evidence }) {
@@ -36,6 +39,8 @@ export const discovery: ClientRequirement[] = [
     id: 'CLI-PRM-002',
     level: 'MUST',
     source: PRM_DISCOVERY,
+    quote:
+      'MCP clients MUST support both discovery mechanisms and use the resource metadata URL from the parsed WWW-Authenticate headers when present; otherwise, they MUST fall back to constructing and requesting the well-known URIs in the order listed above.',
     text: 'Without resource_metadata in the challenge, the client tries the well-known URIs in order: the path form (/.well-known/oauth-protected-resource/mcp) first, the root form only after it failed.',
     appliesTo: only('no-resource-metadata'),
     check({ flow, facts, evidence }) {
@@ -63,6 +68,8 @@ export const discovery: ClientRequirement[] = [
     id: 'CLI-ASM-001',
     level: 'MUST',
     source: `${MCP('Authorization Server Metadata Discovery')}; RFC 8414 §3.1, §5`,
+    quote:
+      'For issuer URLs with path components (e.g., https://auth.example.com/tenant1), clients MUST try endpoints in the following priority order:',
     text: "The client fetches the authorization server's metadata at the URLs the spec lists, in its order (RFC 8414 path insertion, OIDC path insertion, OIDC path appending), moving on only when one fails.",
     appliesTo: always,
     check({ flow, facts, evidence }) {
@@ -90,9 +97,45 @@ export const discovery: ClientRequirement[] = [
     },
   },
   {
+    id: 'CLI-ISS-002',
+    level: 'MUST',
+    source:
+      'RFC 8414 §3.3; OpenID Connect Discovery §4.3; MCP authorization 2026-07-28 §Authorization Server Metadata Discovery',
+    quote:
+      'If these values are not identical, the data contained in the response MUST NOT be used.',
+    text: 'The client does not use authorization-server metadata whose issuer is not the identifier it built the metadata URL from: no registration, authorization or token request to the endpoints it names.',
+    appliesTo: (s) => s.gateway.bridged && s.gateway.issuerMode === 'Provider',
+    check({ flow, facts, evidence }) {
+      const served = flow.asMetadataFetches.find((e) => e.status >= 200 && e.status < 300)
+      if (!served)
+        throw new CheckSkipped('not reached: the client fetched no authorization-server metadata')
+      const issuer = issuerOf(served)
+      evidence(served)
+      must(
+        issuer !== facts.authServer,
+        `metadata whose issuer is not ${facts.authServer} (this scenario serves one)`,
+        `issuer ${issuer}: the scenario is broken`,
+      )
+      const used = [
+        ...flow.registrations.map((r) => r.entry),
+        ...flow.authorizations.map((a) => a.entry),
+        ...flow.tokenRequests.map((t) => t.entry),
+      ].sort((a, b) => a.seq - b.seq)[0]
+      evidence(used ?? served)
+      must(
+        used === undefined,
+        `the metadata of issuer ${issuer} refused (fetched from ${withoutQuery(served.url)}, derived from ${facts.authServer}): no request to its endpoints`,
+        `${used?.method} ${used ? withoutQuery(used.url) : ''}`,
+      )
+    },
+  },
+  {
     id: 'CLI-REG-001',
     level: 'MUST',
-    source: `${MCP('Dynamic Client Registration')}; RFC 7591 §3; RFC 8414 §2 (registration_endpoint)`,
+    source: `${MCP('Overview')}; RFC 8414 §2 (registration_endpoint); RFC 7591 §3`,
+    quote:
+      'MCP clients MUST use OAuth 2.0 Protected Resource Metadata for authorization server discovery.',
+    needs: 'registration',
     text: 'The client registers at the registration_endpoint of the metadata it got (not at a URL it guessed) and uses the client_id it was issued.',
     appliesTo: (s) => s.registration === 'dcr',
     check({ flow, facts, evidence }) {
@@ -125,14 +168,14 @@ export const discovery: ClientRequirement[] = [
   {
     id: 'CLI-REG-002',
     level: 'MUST',
-    source: `${MCP('Client Registration Approaches')} (pre-registration); RFC 6749 §2.3.1`,
-    text: 'With pre-registered credentials (MCP_CONFORMANCE_CONTEXT), the client does not register; it uses that client_id and authenticates at the token endpoint with its secret.',
+    source: 'RFC 6749 §3.2.1; MCP authorization 2025-11-25 §Preregistration',
+    quote:
+      'Confidential clients or other clients issued client credentials MUST authenticate with the authorization server as described in Section 2.3 when making requests to the token endpoint.',
+    needs: 'authorization',
+    text: 'With pre-registered credentials (MCP_CONFORMANCE_CONTEXT), the client uses that client_id and authenticates at the token endpoint with its secret.',
     appliesTo: (s) => s.registration === 'pre-registered',
     check({ flow, facts, evidence }) {
       const { client_id, client_secret } = (facts.context ?? {}) as Record<string, string>
-      const reg = flow.registrations[0]
-      evidence(reg?.entry)
-      must(!reg, 'no registration request', `a registration at ${reg?.entry.url.href}`)
       for (const a of flow.authorizations) {
         evidence(a.entry)
         must(
@@ -154,9 +197,27 @@ export const discovery: ClientRequirement[] = [
     },
   },
   {
+    id: 'CLI-REG-004',
+    level: 'SHOULD',
+    source: MCP('Preregistration'),
+    quote:
+      'MCP clients SHOULD support an option for static client credentials such as those supplied by a preregistration flow.',
+    needs: 'registration',
+    text: 'Given pre-registered credentials (MCP_CONFORMANCE_CONTEXT), the client uses them instead of registering.',
+    appliesTo: (s) => s.registration === 'pre-registered',
+    check({ flow, evidence }) {
+      const reg = flow.registrations[0]
+      evidence(reg?.entry)
+      must(!reg, 'no registration request', `a registration at ${reg?.entry.url.href}`)
+    },
+  },
+  {
     id: 'CLI-REG-003',
     level: 'SHOULD',
     source: `${MCP('Client ID Metadata Documents')}; draft-ietf-oauth-client-id-metadata-document`,
+    quote:
+      'MCP clients and authorization servers SHOULD support OAuth Client ID Metadata Documents as specified in OAuth Client ID Metadata Document.',
+    needs: 'authorization',
     text: 'When the authorization server advertises client_id_metadata_document_supported, the client uses an https URL (its metadata document) as client_id instead of registering.',
     appliesTo: (s) => s.registration === 'cimd',
     check({ flow, evidence }) {

@@ -6,7 +6,7 @@ import { redactText } from '@gatehouse/redact'
 import { CheckSkipped, must } from '../../types.js'
 import { scopesOf, withoutQuery } from '../flow.js'
 import { bearerOf } from '../traffic.js'
-import { always, type ClientRequirement, MCP, only } from './types.js'
+import { always, type ClientCheckContext, type ClientRequirement, MCP, only } from './types.js'
 
 const TOKEN_USAGE = `${MCP('Access Token Usage')}; OAuth 2.1 §5.1; RFC 6750 §2`
 const STEP_UP = `${MCP('Scope Challenge Handling')}; RFC 6750 §3.1`
@@ -15,12 +15,43 @@ const STEP_UP = `${MCP('Scope Challenge Handling')}; RFC 6750 §3.1`
 const lastLine = (s: string) =>
   redactText(s.trim().split('\n').at(-1) ?? '').slice(0, 200) || '(nothing)'
 
+const THROUGH_MUST =
+  'MCP clients MUST be able to parse WWW-Authenticate headers and respond appropriately to HTTP 401 Unauthorized responses from the MCP server.'
+
+/**
+ * CLI-FLOW-001/003: the client got through. A refusal the spec demands (refusal.ts) is not a
+ * failure to get through: the check is skipped as not reached, with that cause.
+ */
+function getsThrough({ flow, run, progress, evidence }: ClientCheckContext): void {
+  const through = flow.mcpSuccesses.at(-1)
+  if (!through && progress.conformantRefusal)
+    throw new CheckSkipped(`not reached: ${progress.cause}`)
+  evidence(through ?? flow.mcp.at(-1) ?? flow.entries.at(-1))
+  must(
+    through !== undefined,
+    'an MCP request with a token answered 2xx',
+    `none (statuses ${flow.mcp.map((e) => e.status).join(', ') || 'none'}); ${progress.cause ?? `stderr: ${lastLine(run.stderr)}`}`,
+  )
+  must(
+    !run.timedOut,
+    'the client to end within the time limit',
+    `killed after ${run.durationMs} ms`,
+  )
+  must(
+    run.exitCode === 0,
+    'exit code 0',
+    `exit ${run.exitCode ?? run.signal}; stderr: ${lastLine(run.stderr)}`,
+  )
+}
+
 /** The session requirements. */
 export const session: ClientRequirement[] = [
   {
     id: 'CLI-TOKEN-001',
     level: 'MUST',
     source: TOKEN_USAGE,
+    quote: 'Access tokens MUST NOT be included in the URI query string',
+    needs: 'token',
     text: 'The access token travels only in the Authorization header: never in a URL query string, never in a request body.',
     appliesTo: always,
     check({ flow, facts, evidence }) {
@@ -42,8 +73,11 @@ export const session: ClientRequirement[] = [
   {
     id: 'CLI-TOKEN-002',
     level: 'MUST',
-    source: `${MCP('Token Audience Binding and Validation')}; ${MCP('Token Theft')}`,
-    text: 'The access token is sent only to the MCP server it was issued for, never to another origin (the IdP included).',
+    source: `RFC 6750 §5.3 (Safeguard bearer tokens); ${MCP('Token Audience Binding and Validation')}`,
+    quote:
+      'Client implementations MUST ensure that bearer tokens are not leaked to unintended parties, as they will be able to use them to gain access to protected resources.',
+    needs: 'token',
+    text: 'The access token is sent only to the MCP server it was issued for (its intended party), never to another origin (the IdP included).',
     appliesTo: always,
     check({ flow, facts, evidence }) {
       const tokens = flow.accessTokens
@@ -64,6 +98,8 @@ export const session: ClientRequirement[] = [
     id: 'CLI-STEP-001',
     level: 'SHOULD',
     source: STEP_UP,
+    quote:
+      'Clients SHOULD respond to these errors by requesting a new access token with an increased set of scopes via a step-up authorization flow or handle the errors in other, appropriate ways.',
     text: 'After a 403 insufficient_scope naming scope="…", the next authorization request asks for every scope the challenge names.',
     appliesTo: only('scope-step-up', 'scope-retry-limit'),
     check({ flow, evidence }) {
@@ -92,6 +128,8 @@ export const session: ClientRequirement[] = [
     id: 'CLI-STEP-002',
     level: 'SHOULD',
     source: STEP_UP,
+    quote:
+      'Clients SHOULD implement retry limits and SHOULD track scope upgrade attempts to avoid repeated failures for the same resource and operation combination.',
     text: 'When step-up never succeeds, the client gives up after at most 3 authorization requests and ends by itself.',
     appliesTo: only('scope-retry-limit'),
     check({ flow, run, evidence }) {
@@ -108,8 +146,11 @@ export const session: ClientRequirement[] = [
   },
   {
     id: 'CLI-REFRESH-001',
-    level: 'SHOULD',
-    source: `${MCP('Token Handling')}; OAuth 2.1 §4.3; RFC 6749 §6`,
+    // MAY: MCP 2025-11-25 says nothing of refresh tokens; 2026-07-28 makes asking for them a MAY.
+    level: 'MAY',
+    source: 'MCP authorization 2026-07-28 §Refresh Tokens; OAuth 2.1 §4.3; RFC 6749 §6',
+    quote:
+      'MAY add offline_access to the scope parameter of the authorization and token requests when the Authorization Server metadata contains it in scopes_supported',
     text: 'When the gateway refuses its access token (401 invalid_token) and the client holds a refresh token (it asked for offline_access, which the metadata lists), it uses the refresh token before signing the user in again.',
     appliesTo: only('token-refresh', 'key-rotation'),
     check({ flow, evidence }) {
@@ -143,33 +184,28 @@ export const session: ClientRequirement[] = [
   {
     id: 'CLI-FLOW-001',
     level: 'MUST',
-    source: `${MCP('Authorization Flow Steps')}; MCP conformance client mode (exit code)`,
+    source: `${MCP('Protected Resource Metadata Discovery Requirements')}; ${MCP('Authorization Flow Steps')}; MCP conformance client mode (exit code)`,
+    quote: THROUGH_MUST,
     text: 'The client gets through: an MCP request with its token is answered 2xx, and it exits 0 within the time limit.',
-    appliesTo: (s) => s.outcome === 'complete',
-    check({ flow, run, evidence }) {
-      const through = flow.mcpSuccesses.at(-1)
-      evidence(through ?? flow.mcp.at(-1) ?? flow.entries.at(-1))
-      must(
-        through !== undefined,
-        'an MCP request with a token answered 2xx',
-        `none (statuses ${flow.mcp.map((e) => e.status).join(', ') || 'none'}; stderr: ${lastLine(run.stderr)})`,
-      )
-      must(
-        !run.timedOut,
-        'the client to end within the time limit',
-        `killed after ${run.durationMs} ms`,
-      )
-      must(
-        run.exitCode === 0,
-        'exit code 0',
-        `exit ${run.exitCode ?? run.signal}; stderr: ${lastLine(run.stderr)}`,
-      )
-    },
+    appliesTo: (s) => s.outcome === 'complete' && !s.throughBy,
+    check: getsThrough,
+  },
+  {
+    id: 'CLI-FLOW-003',
+    level: 'SHOULD',
+    source: STEP_UP,
+    quote:
+      'Clients SHOULD respond to these errors by requesting a new access token with an increased set of scopes via a step-up authorization flow or handle the errors in other, appropriate ways.',
+    text: 'Where getting through needs step-up authorization, the client gets through: an MCP request with its token is answered 2xx, and it exits 0 within the time limit.',
+    appliesTo: (s) => s.outcome === 'complete' && s.throughBy === 'SHOULD',
+    check: getsThrough,
   },
   {
     id: 'CLI-FLOW-002',
     level: 'SHOULD',
-    source: 'MCP conformance client mode (time limit)',
+    source: `${STEP_UP} (retry limits); MCP conformance client mode (time limit)`,
+    quote:
+      'Clients SHOULD implement retry limits and SHOULD track scope upgrade attempts to avoid repeated failures for the same resource and operation combination.',
     text: 'Where it must not get through, the client ends by itself within the time limit instead of hanging or looping.',
     appliesTo: (s) => s.outcome !== 'complete',
     check({ flow, run, evidence }) {

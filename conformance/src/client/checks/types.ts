@@ -6,6 +6,7 @@
 import type { Level } from '../../types.js'
 import type { ClientRun } from '../execute.js'
 import type { Flow } from '../flow.js'
+import type { Progress, Stage } from '../refusal.js'
 import type { StackFacts } from '../scenario-stack.js'
 import type { ClientScenario } from '../scenarios.js'
 import type { Recorded } from '../traffic.js'
@@ -16,6 +17,8 @@ export interface ClientCheckContext {
   facts: StackFacts
   flow: Flow
   run: ClientRun
+  /** How far the run got, and why it stopped (refusal.ts). */
+  progress: Progress
   /** Names the exchange that shows a failure (the report's evidence). */
   evidence(e: Recorded | undefined): void
 }
@@ -27,6 +30,13 @@ export interface ClientRequirement {
   level: Level
   /** Where it comes from: MCP authorization spec section, RFC section. */
   source: string
+  /**
+   * The sentence of {@link source} it checks, verbatim (markdown emphasis dropped): its RFC 2119
+   * keyword is {@link level} (conformance/test/levels.test.ts).
+   */
+  quote: string
+  /** The stage of the flow the check judges; not reached, the check is skipped with the cause. */
+  needs?: Stage
   /** The requirement, stated so a client author understands a failure. */
   text: string
   /** Whether the scenario is one this requirement is judged in. */

@@ -7,7 +7,14 @@
  * as an application should: the sign-in (headless: the IdP signs a test user in and redirects at
  * once, so reading the `Location` of the authorization URL is the whole "browser"), and checking
  * the authorization response — `state` (RFC 6749 §10.12) and `iss` (RFC 9207) — before its code
- * is redeemed.
+ * is redeemed, and the authorization-server metadata's `issuer` (RFC 8414 §3.3), which the SDK
+ * does not check: a strict client, so it refuses (and the suite counts the refusal as conformant)
+ * where the gateway serves another issuer's metadata.
+ *
+ * A harness client: its "browser" is one GET whose redirect it reads, so it works only against an
+ * IdP that signs a test user in without a page (mock-idp with `autoSignIn`, as every client-mode
+ * scenario has). It is not a client for a deployment with a real sign-in page (`npm start`'s
+ * demo, a real IdP); there, use a real MCP client (docs/client-testing.md).
  *
  * Calling convention of the official MCP conformance suite's client mode: the server URL is the
  * last argument; `MCP_CONFORMANCE_SCENARIO`, and `MCP_CONFORMANCE_CONTEXT` (JSON) for
@@ -87,6 +94,13 @@ class HeadlessProvider implements OAuthClientProvider {
   }
   saveDiscoveryState(state: OAuthDiscoveryState) {
     const metadata = state.authorizationServerMetadata as Record<string, unknown> | undefined
+    // RFC 8414 §3.3 (the SDK does not check it): metadata whose issuer is not the identifier its
+    // URL was built from MUST NOT be used.
+    if (metadata && metadata.issuer !== state.authorizationServerUrl) {
+      throw new Error(
+        `authorization-server metadata refused: issuer ${String(metadata.issuer)} is not ${state.authorizationServerUrl} (RFC 8414 §3.3)`,
+      )
+    }
     this.#issuer = typeof metadata?.issuer === 'string' ? metadata.issuer : undefined
     this.#issParameterSupported = metadata?.authorization_response_iss_parameter_supported === true
   }

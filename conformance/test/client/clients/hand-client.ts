@@ -27,6 +27,7 @@ const FAULTS = [
   'token-to-idp',
   'no-state-check',
   'no-iss-check',
+  'no-issuer-check',
   'step-up-wrong-scope',
   'unlimited-step-up',
   'no-refresh',
@@ -109,6 +110,12 @@ async function discover(params: Record<string, string>): Promise<void> {
     if (meta) break
   }
   if (!meta) throw new Error('no authorization-server metadata found')
+  // RFC 8414 §3.3: metadata whose issuer is not the identifier it was derived from MUST NOT be used.
+  const derived = String((prm.authorization_servers as string[])[0])
+  if (!has('no-issuer-check') && meta.issuer !== derived)
+    throw new Error(
+      `authorization-server metadata refused: issuer ${meta.issuer} is not ${derived}`,
+    )
 }
 
 /** The client id: pre-registered, a metadata document URL, or dynamic registration. */

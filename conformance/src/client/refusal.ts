@@ -1,0 +1,90 @@
+/**
+ * How far a client run got and, when it stopped early, why — read from the recorded traffic. One
+ * root cause (a client that refused something and ended) is reported once: the checks of the
+ * stages it never reached are skipped as "not reached: <cause>" instead of each failing with
+ * "none was sent" (issue 23). A refusal the spec demands — metadata whose issuer is not the one
+ * the client derived (RFC 8414 §3.3), an authorization response whose `iss` is not the issuer's
+ * (RFC 9207 §2.4) or whose `state` is not the one sent — is marked conformant: then even
+ * CLI-FLOW-001 is not reached rather than failed.
+ */
+import { redactText } from '@gatehouse/redact'
+import type { ClientRun } from './execute.js'
+import { type Flow, withoutQuery } from './flow.js'
+import type { StackFacts } from './scenario-stack.js'
+import type { Recorded } from './traffic.js'
+
+/** The stages of a flow, in order. */
+export type Stage = 'registration' | 'authorization' | 'token'
+
+/** How far a run got. */
+export interface Progress {
+  reached: ReadonlySet<Stage>
+  /** Why it stopped where it did, when it stopped before a token: one sentence. */
+  cause?: string
+  /** The client refused something the spec says it must (or should) refuse. */
+  conformantRefusal: boolean
+}
+
+/** The `issuer` of a metadata answer, or undefined. */
+export function issuerOf(e: Recorded): string | undefined {
+  try {
+    const issuer = (JSON.parse(e.responseBody) as { issuer?: unknown }).issuer
+    return typeof issuer === 'string' ? issuer : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const lastLine = (s: string) =>
+  redactText(s.trim().split('\n').at(-1) ?? '').slice(0, 160) || 'no stderr'
+
+/** The refusal the spec demands that the run shows, if any. */
+function specRefusal(flow: Flow, facts: StackFacts): string | undefined {
+  const after = (e: Recorded) => (x: { entry: Recorded }) => x.entry.seq > e.seq
+  for (const m of flow.asMetadataFetches) {
+    const issuer = issuerOf(m)
+    if (m.status < 200 || m.status >= 300 || issuer === undefined || issuer === facts.authServer)
+      continue
+    const used = [...flow.registrations, ...flow.authorizations].some(after(m))
+    if (!used)
+      return `the client refused the authorization-server metadata at ${withoutQuery(m.url)}: its issuer ${issuer} is not ${facts.authServer}, the identifier it was derived from (RFC 8414 §3.3: "MUST NOT be used")`
+  }
+  for (const a of flow.authorizations) {
+    const location = a.entry.responseHeaders.location
+    if (!a.code || !location) continue
+    const redeemed = flow.tokenRequests.some((t) => t.form.get('code') === a.code)
+    if (redeemed) continue
+    const back = new URL(location, a.entry.url)
+    const iss = back.searchParams.get('iss')
+    if (iss !== null && iss !== facts.asIssuer)
+      return `the client refused the authorization response whose iss ${iss} is not the issuer ${facts.asIssuer} (RFC 9207 §2.4)`
+    if (a.entry.reshaped?.includes('state replaced'))
+      return 'the client refused the authorization response whose state is not the one it sent (RFC 6749 §10.12)'
+  }
+  return undefined
+}
+
+/** The stages a run reached, and the cause when it stopped before a token. */
+export function progressOf(flow: Flow, facts: StackFacts, run: ClientRun): Progress {
+  const reached = new Set<Stage>()
+  if (flow.registrations.length > 0 || flow.authorizations.length > 0) reached.add('registration')
+  if (flow.authorizations.length > 0) reached.add('authorization')
+  if (flow.accessTokens.size > 0) reached.add('token')
+  if (reached.has('token')) return { reached, conformantRefusal: false }
+  const refusal = specRefusal(flow, facts)
+  if (refusal)
+    return { reached, cause: `${refusal}: a conformant refusal`, conformantRefusal: true }
+  const last = flow.entries.at(-1)
+  const ended = run.timedOut
+    ? `was killed at the time limit (${run.durationMs} ms)`
+    : `ended (exit ${run.exitCode ?? run.signal}; ${lastLine(run.stderr)})`
+  const where = last
+    ? `after ${last.method} ${withoutQuery(last.url)} → ${last.status}`
+    : 'without a request'
+  const stage = reached.has('authorization')
+    ? 'with no access token'
+    : reached.has('registration')
+      ? 'before any authorization request'
+      : 'before registering or authorizing'
+  return { reached, cause: `the client ${ended} ${stage}, ${where}`, conformantRefusal: false }
+}

@@ -1,0 +1,47 @@
+/**
+ * The client-mode scenarios tell a client which official scenario's behaviour they need
+ * (`MCP_CONFORMANCE_SCENARIO`) and its spec version (`MCP_CONFORMANCE_PROTOCOL_VERSION`): both
+ * must be ones the official suite (`@modelcontextprotocol/conformance`, pinned in the root
+ * devDependencies) defines, so a client written for it picks the right behaviour.
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { SCENARIOS } from '../../src/client/scenarios.js'
+
+const require = createRequire(import.meta.url)
+
+/** The official client scenarios and their spec versions, read from the installed bundle. */
+function officialScenarios(): Map<string, string[]> {
+  const pkg = require.resolve('@modelcontextprotocol/conformance/package.json')
+  const bundle = readFileSync(join(dirname(pkg), 'dist/index.js'), 'utf8')
+  const found = new Map<string, string[]>()
+  const named = /name=`(auth\/[^`]+)`,this\.specVersions=\[([^\]]*)\]/g
+  for (const m of bundle.matchAll(named))
+    found.set(
+      m[1] ?? '',
+      [...(m[2] ?? '').matchAll(/`([^`]+)`/g)].map((v) => v[1] ?? ''),
+    )
+  // The metadata-default/var1-3 family is built from a table: name:`auth/${e.name}`.
+  for (const m of bundle.matchAll(/name:`(metadata-[a-z0-9-]+)`/g))
+    found.set(`auth/${m[1]}`, ['2025-11-25'])
+  return found
+}
+
+describe('SCENARIOS', () => {
+  const official = officialScenarios()
+
+  it('reads the official suite', () => {
+    expect(official.get('auth/scope-step-up')).toEqual(['2025-11-25'])
+    expect(official.get('auth/metadata-default')).toEqual(['2025-11-25'])
+  })
+
+  it.each(SCENARIOS.map((s) => [s.name, s] as const))(
+    '%s names an official scenario and the spec version it is defined for',
+    (_name, s) => {
+      expect([...official.keys()]).toContain(s.clientScenario)
+      expect(official.get(s.clientScenario)).toContain(s.protocolVersion)
+    },
+  )
+})
