@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
 import { type InspectorWeb, runInspectorWeb, startInspectorWeb } from '../src/inspector.js'
 import { type DemoStack, startDemoStack } from '../src/stack.js'
-import { passThrough } from './modes.js'
+import { broker, passThrough } from './modes.js'
 
 const SUITE = hasChromium()
   ? "MCP Inspector's web UI"
@@ -40,6 +40,26 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(outcome.tools).toEqual(expect.arrayContaining(['echo', 'fetch', 'progress']))
     expect(outcome.echo).toBe('hello from MCP Inspector')
   }, 90_000)
+
+  it('broker mode: alice connects (consent, IdP form), Tools lists echo, echo runs; bob is refused (insufficient_scope)', async () => {
+    const stack = await startDemoStack({ configure: broker })
+    stacks.push(stack)
+    const inspector = await startInspectorWeb(stack.mcpUrl)
+    inspectors.push(inspector)
+    const alice = await runInspectorWeb({ inspector, browser, user: 'alice' })
+    expect(alice.error).toBeUndefined()
+    expect(alice.authorizations).toBe(1)
+    // The demo's mcp-tools policy hides fetch from everyone outside "admins".
+    expect(alice.tools).toEqual(['echo', 'progress'])
+    expect(alice.echo).toBe('hello from MCP Inspector')
+    // A fresh Inspector: its server keeps the OAuth tokens it got (alice's) for the next session.
+    const forBob = await startInspectorWeb(stack.mcpUrl)
+    inspectors.push(forBob)
+    const bob = await runInspectorWeb({ inspector: forBob, browser, user: 'bob' })
+    expect(bob.tools).toEqual([])
+    expect(bob.authorizations).toBe(1)
+    expect(bob.error).toMatch(/^Inspector: Failed\. .*insufficient_scope/)
+  }, 120_000)
 
   it('pass-through, issuerMode Provider: shows Failed without a sign-in (RFC 8414 §3.3)', async () => {
     const stack = await startDemoStack({ configure: passThrough('Provider') })

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
 import { runMcpRemote } from '../src/mcp-remote.js'
 import { type DemoStack, startDemoStack } from '../src/stack.js'
-import { passThrough } from './modes.js'
+import { broker, passThrough } from './modes.js'
 
 const SUITE = hasChromium()
   ? 'mcp-remote over stdio'
@@ -26,6 +26,21 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     await browser?.close()
     for (const s of stacks) await s.stop()
   })
+
+  it('broker mode: alice signs in (consent, IdP form) and lists the tools and calls echo over stdio; bob gets 403', async () => {
+    const stack = await startDemoStack({ configure: broker })
+    stacks.push(stack)
+    const alice = await runMcpRemote({ mcpUrl: stack.mcpUrl, user: 'alice', browser })
+    expect(alice.error).toBeUndefined()
+    expect(alice.tools).toContain('echo')
+    expect(alice.echo).toBe('hello through mcp-remote')
+    expect(alice.authorizations).toBe(1)
+    const bob = await runMcpRemote({ mcpUrl: stack.mcpUrl, user: 'bob', browser })
+    expect(bob.tools).toEqual([])
+    expect(bob.authorizations).toBeGreaterThanOrEqual(1)
+    expect(bob.error).toContain('status: 403')
+    expect(bob.error).toContain('insufficient_scope')
+  }, 120_000)
 
   it("pass-through, issuerMode Provider: exits refusing the metadata, whose issuer is the IdP's (RFC 8414 §3.3)", async () => {
     const stack = await startDemoStack({ configure: passThrough('Provider') })

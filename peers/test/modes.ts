@@ -25,3 +25,14 @@ export function passThrough(issuerMode: 'Provider' | 'Gateway') {
     mcp.issuerMode = issuerMode
   }
 }
+
+/**
+ * Broker mode: the gateway is the authorization server its MCP clients see (issue 22). The demo's
+ * own `mcp.broker` block when it has one, else the defaults (`broker: {}`: the gateway's client at
+ * the IdP is the demo's `mcp.clientId`).
+ */
+export function broker(config: GatehouseConfigInput): void {
+  const mcp = demoMcp(config)
+  mcp.broker ??= {}
+  delete mcp.issuerMode
+}

@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
 import { runSdkV1Client } from '../src/sdk-v1.js'
 import { type DemoStack, startDemoStack } from '../src/stack.js'
+import { broker, passThrough } from './modes.js'
 
 const SUITE = hasChromium()
-  ? 'the MCP SDK 1.x client against the demo stack'
+  ? 'the MCP SDK 1.x client against the demo stack in broker mode'
   : `the MCP SDK 1.x client (skipped: no Chromium at ${chromiumPath()}; npm run setup:test-tools)`
 
 describe.skipIf(!hasChromium())(SUITE, () => {
@@ -17,7 +18,7 @@ describe.skipIf(!hasChromium())(SUITE, () => {
   let browser: Browser
 
   beforeAll(async () => {
-    stack = await startDemoStack()
+    stack = await startDemoStack({ configure: broker })
     browser = await launchChromium()
   }, 60_000)
 
@@ -47,5 +48,17 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(outcome.echo).toBeUndefined()
     expect(outcome.mcpStatuses).toContain(403)
     expect(outcome.mcpStatuses.every((s) => s === 401 || s === 403)).toBe(true)
+    expect(outcome.error).toContain('403')
+  }, 60_000)
+
+  it("pass-through, issuerMode Provider: gets through too, as it does not check the metadata's issuer", async () => {
+    const seed = await startDemoStack({ configure: passThrough('Provider') })
+    try {
+      const outcome = await runSdkV1Client({ mcpUrl: seed.mcpUrl, user: 'alice', browser })
+      expect(outcome.error).toBeUndefined()
+      expect(outcome.echo).toBe('hello from the SDK 1.x client')
+    } finally {
+      await seed.stop()
+    }
   }, 60_000)
 })

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
 import { runSdkV2Client } from '../src/sdk-v2.js'
 import { type DemoStack, startDemoStack } from '../src/stack.js'
-import { passThrough } from './modes.js'
+import { broker, passThrough } from './modes.js'
 
 const SUITE = hasChromium()
   ? 'the MCP SDK v2 client'
@@ -26,6 +26,25 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     await browser?.close()
     for (const s of stacks) await s.stop()
   })
+
+  it('broker mode: signs alice in (consent, IdP form), lists the tools and calls echo', async () => {
+    const stack = await startDemoStack({ configure: broker })
+    stacks.push(stack)
+    const outcome = await runSdkV2Client({ mcpUrl: stack.mcpUrl, user: 'alice', browser })
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.tools).toContain('echo')
+    expect(outcome.echo).toBe('hello from the SDK v2 client')
+    expect(outcome.authorizations).toBe(1)
+    const bob = await runSdkV2Client({
+      mcpUrl: stack.mcpUrl,
+      user: 'bob',
+      browser,
+      maxAuthorizations: 2,
+    })
+    expect(bob.tools).toEqual([])
+    expect(bob.mcpStatuses).toContain(403)
+    expect(bob.error).toContain('403 insufficient_scope')
+  }, 90_000)
 
   it("pass-through, issuerMode Provider: refuses the metadata, whose issuer is the IdP's (RFC 8414 §3.3), before any sign-in", async () => {
     const stack = await startDemoStack({ configure: passThrough('Provider') })

@@ -20,10 +20,25 @@ import { MCP_REMOTE_BIN } from '../../src/mcp-remote.js'
 
 const HEADLESS = fileURLToPath(new URL('../headless-browser.mjs', import.meta.url))
 const serverUrl = process.argv.at(-1) ?? ''
+/** `auth/pre-registration`: the given client, through mcp-remote's own flag for it. */
+function staticClientArgs(): string[] {
+  if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration') return []
+  const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
+  if (!ctx.client_id) return []
+  const info = { client_id: ctx.client_id, client_secret: ctx.client_secret }
+  return ['--static-oauth-client-info', JSON.stringify(info)]
+}
 const configDir = mkdtempSync(join(tmpdir(), 'gatehouse-mcp-remote-'))
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [MCP_REMOTE_BIN, serverUrl, String(await freePort()), '--host', '127.0.0.1'],
+  args: [
+    MCP_REMOTE_BIN,
+    serverUrl,
+    String(await freePort()),
+    '--host',
+    '127.0.0.1',
+    ...staticClientArgs(),
+  ],
   env: {
     PATH: process.env.PATH ?? '',
     HOME: configDir,
