@@ -53,6 +53,8 @@ export interface Ports {
   proxied: number
   /** A gateway whose route requires the scope {@link REQUIRED_SCOPE} (AUTHZ-004). */
   scoped: number
+  /** A gateway whose policy runs in broker mode (profile broker, issue #22); none without. */
+  broker?: number
   admin: number
 }
 
@@ -107,6 +109,7 @@ export function gatehouseConfig(
       default: { port: ports.gateway, address: '127.0.0.1' },
       proxied: { port: ports.proxied, address: '127.0.0.1' },
       scoped: { port: ports.scoped, address: '127.0.0.1' },
+      ...(ports.broker ? { broker: { port: ports.broker, address: '127.0.0.1' } } : {}),
     },
     backends: {
       'mcp-backend': { static: { host: '127.0.0.1', port: f.backend.port } },
@@ -125,6 +128,7 @@ export function gatehouseConfig(
       },
       'mcp-proxied': mcpRoute('proxied'),
       'mcp-scoped': mcpRoute('scoped'),
+      ...(ports.broker ? { 'mcp-broker': mcpRoute('broker') } : {}),
     },
     policies: {
       'mcp-auth': jwtPolicy(
@@ -165,6 +169,23 @@ export function gatehouseConfig(
         },
         { action: 'Allow', policy: { matchExpressions: [`"${REQUIRED_SCOPE}" in jwt.scp`] } },
       ),
+      // Broker mode (profile broker): the gateway is its clients' authorization server and the
+      // IdP's client. Client ID Metadata Documents over http are accepted (the harness serves them
+      // on loopback), private addresses are not (BRK-007).
+      ...(ports.broker
+        ? {
+            'mcp-auth-broker': jwtPolicy(
+              'mcp-broker',
+              {
+                providers: [provider('/oauth2/default/v1/keys')],
+                mcp: mcp(ports.broker, f.idp.publicClientId, {
+                  broker: { clientMetadataDocuments: { allowHttp: true } },
+                }),
+              },
+              authorization,
+            ),
+          }
+        : {}),
       'mcp-auth-proxied': jwtPolicy(
         'mcp-proxied',
         { providers: [provider('/oauth2/default/v1/keys')], mcp: mcp(ports.proxied) },
@@ -305,6 +326,7 @@ export async function startGateway(
     gateway: await freePort(),
     proxied: await freePort(),
     scoped: await freePort(),
+    broker: await freePort(),
     admin: await freePort(),
   }
   const gatehouse = await startGatehouse(gatehouseConfig(f, ports, options.extraOrigins), options)
@@ -315,6 +337,8 @@ export async function startGateway(
     proxiedBase: `http://127.0.0.1:${ports.proxied}`,
     proxiedConfiguredBase: `http://${CONFIGURED_HOST}:${ports.proxied}`,
     scopedBase: `http://127.0.0.1:${ports.scoped}`,
+    brokerBase: `http://127.0.0.1:${ports.broker}`,
+    brokerConfiguredBase: `http://${CONFIGURED_HOST}:${ports.broker}`,
     brokenPath: '/broken',
     admin: `http://127.0.0.1:${ports.admin}`,
     idp: {

@@ -77,6 +77,12 @@ export interface Target {
    * and names it in its 403 challenge, if any.
    */
   scopedBase?: string
+  /**
+   * A gateway/route in broker mode (issue #22: the gateway is the authorization server its
+   * clients see), if any; its resource is `<brokerConfiguredBase>/mcp`.
+   */
+  brokerBase?: string
+  brokerConfiguredBase?: string
   /** A path prefix protected by a policy whose `jwksPath` is wrong, if configured. */
   brokenPath?: string
   /** Admin interface URL, when the admin profile is judged. */

@@ -3,6 +3,7 @@ import type { Requirement } from '../types.js'
 import { admin } from './admin.js'
 import { asDiscovery } from './as-discovery.js'
 import { bridged } from './bridged.js'
+import { brokerProfile } from './broker.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
 import { flow } from './flow.js'
@@ -22,5 +23,6 @@ export const CATALOGUE: readonly Requirement[] = [
   ...cors,
   ...transport,
   ...mcpPolicy,
+  ...brokerProfile,
   ...admin,
 ]

@@ -93,7 +93,11 @@ export class ClientMetadataDocuments implements ClientMetadataResolver {
       throw err
     }
     const client = parseDocument(url, res.body)
-    const ttl = Math.min(this.#o.cacheTtl.ms, maxAgeMs(res.headers) ?? Number.POSITIVE_INFINITY)
+    // draft §4.4: SHOULD respect HTTP cache headers, within the gateway's own upper bound.
+    const control = String(res.headers['cache-control'] ?? '')
+    const ttl = /\b(no-store|no-cache)\b/i.test(control)
+      ? 0
+      : Math.min(this.#o.cacheTtl.ms, maxAgeMs(res.headers) ?? Number.POSITIVE_INFINITY)
     // A full cache is no reason to refuse the client: it is served without being cached.
     if (ttl > 0) await this.#store.put('cimd', url, clientToStored(client), ttl).catch(() => {})
     return client
@@ -122,7 +126,7 @@ export function clientIdUrlProblem(url: string, allowHttp: boolean): string | un
   return undefined
 }
 
-/** The client a fetched document describes, or a refusal naming the member at fault. */
+/** The client a fetched document describes, or a refusal naming the member that is wrong. */
 export function parseDocument(url: string, body: Buffer): BrokerClient {
   let json: unknown
   try {

@@ -17,7 +17,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   pragma: 'no-cache',
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // No Referer to other sites (the IdP); not `no-referrer`, which makes browsers send
+  // `Origin: null` on the consent form's POST (Fetch, "append a request Origin header").
+  'referrer-policy': 'same-origin',
   // No script, no external resource, no framing (CSP Level 3 frame-ancestors).
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",

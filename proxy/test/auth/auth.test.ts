@@ -480,13 +480,18 @@ describe('MCP OAuth endpoints (seed: Endpoints, data plane)', () => {
     expect(uris.status).toBe(400)
     expect(uris.body.error).toBe('invalid_redirect_uri')
     expect(uris.body.error_description).toMatch(/^redirect_uris: /)
-    const grants = await register({ redirect_uris: [], grant_types: 'authorization_code' })
+    const grants = await register({
+      redirect_uris: ['http://127.0.0.1:1/cb'],
+      grant_types: 'authorization_code',
+    })
     expect(grants.body).toMatchObject({ error: 'invalid_client_metadata' })
     expect(grants.body.error_description).toMatch(/^grant_types: /)
     const array = await register([{ redirect_uris: [] }])
     expect(array.body).toMatchObject({ error: 'invalid_client_metadata' })
     // Unknown members are fine (read tolerantly).
-    expect((await register({ redirect_uris: [], x_vendor: { any: 1 } })).status).toBe(201)
+    expect(
+      (await register({ redirect_uris: ['http://127.0.0.1:1/cb'], x_vendor: { any: 1 } })).status,
+    ).toBe(201)
   })
 })
 

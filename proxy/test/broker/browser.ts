@@ -101,10 +101,26 @@ export class TestBrowser {
         values[name] = attr(m[1] ?? '', 'value') ?? ''
     }
     const target = new URL(action ?? page.url.toString(), page.url)
-    const res = await this.request(target, { method: 'POST', form: { ...values, ...fields } })
+    const res = await this.request(target, {
+      method: 'POST',
+      form: { ...values, ...fields },
+      headers: { origin: formOrigin(page, target) },
+    })
     if (!res.location || stop?.(res.location)) return res
     return this.follow(res.location, stop)
   }
+}
+
+/**
+ * The `Origin` a browser sends with a form POST (Fetch, "append a request Origin header"): the
+ * page's origin, or `null` when the page's referrer policy is `no-referrer`, or `same-origin`
+ * and the form posts to another origin.
+ */
+function formOrigin(page: Page, target: URL): string {
+  const policy = page.headers.get('referrer-policy')?.split(',').pop()?.trim()
+  if (policy === 'no-referrer') return 'null'
+  if (policy === 'same-origin' && target.origin !== page.url.origin) return 'null'
+  return page.url.origin
 }
 
 function attr(tag: string, name: string): string | undefined {

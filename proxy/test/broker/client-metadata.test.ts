@@ -106,12 +106,36 @@ describe('ClientMetadataDocuments', () => {
     expect(h.hits()).toBe(1)
   })
 
-  it('fetches again every time with cacheTtl 0s, and honours a shorter max-age of 0', async () => {
+  it('fetches again every time with cacheTtl 0s', async () => {
     const h = await host(validDocument())
     const { cimd } = documents({ cacheTtl: Duration.of('0s') })
     await cimd.resolve(`${h.base}/client.json`)
     await cimd.resolve(`${h.base}/client.json`)
     expect(h.hits()).toBe(2)
+  })
+
+  it.each(['no-store', 'no-cache', 'max-age=0'])(
+    'does not cache a document sent with Cache-Control: %s (draft §4.4)',
+    async (control) => {
+      const valid = validDocument()
+      const h = await host((base) => (req, res) => {
+        res.setHeader('cache-control', control)
+        valid(base)(req, res)
+      })
+      const { cimd } = documents()
+      await cimd.resolve(`${h.base}/client.json`)
+      await cimd.resolve(`${h.base}/client.json`)
+      expect(h.hits()).toBe(2)
+    },
+  )
+
+  it('does not cache a refused document (draft §4.4: MUST NOT cache invalid documents)', async () => {
+    const h = await host(validDocument({ redirect_uris: ['javascript:x'] }))
+    const { cimd, store } = documents()
+    await refusal(cimd.resolve(`${h.base}/client.json`))
+    await refusal(cimd.resolve(`${h.base}/client.json`))
+    expect(h.hits()).toBe(2)
+    expect(store.size('cimd')).toBe(0)
   })
 
   it('refuses a document whose client_id is not its own URL', async () => {

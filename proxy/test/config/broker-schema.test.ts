@@ -32,7 +32,7 @@ describe('mcp.broker configuration', () => {
       allowHttp: false,
       allowPrivateAddresses: false,
       maxBytes: 16_384,
-      maxRedirects: 3,
+      maxRedirects: 0,
     })
     expect(broker?.clientMetadataDocuments.timeout.ms).toBe(5000)
     expect(broker?.authorization.codeTtl.ms).toBe(60_000)

@@ -93,8 +93,10 @@ export const BrokerClientMetadataDocuments = z
         'Time for the whole fetch, redirects and body included (100ms-30s); a slow answer is cut.',
       ),
     maxRedirects: count(0, 10)
-      .default(3)
-      .describe('Redirects followed (0-10); a loop is refused at once.'),
+      .default(0)
+      .describe(
+        'Redirects followed (0-10). Default 0: draft-ietf-oauth-client-id-metadata-document-01 §4 says the authorization server MUST NOT automatically follow redirects; with more, every hop is checked like the first and a loop is refused at once.',
+      ),
     cacheTtl: duration('0s', '24h')
       .prefault('5m')
       .describe(
