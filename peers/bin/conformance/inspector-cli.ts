@@ -33,6 +33,22 @@ const env = {
   MCP_STORAGE_DIR: join(home, 'storage'),
 }
 
+/** `auth/pre-registration`: the given client, through the Inspector's own flags for it. */
+function staticClientArgs(): string[] {
+  // auth/basic-cimd: the official suite's metadata document URL, through the client's own flag.
+  if (process.env.MCP_CONFORMANCE_SCENARIO === 'auth/basic-cimd') {
+    return ['--client-metadata-url', 'https://conformance-test.local/client-metadata.json']
+  }
+  if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration') return []
+  const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
+  if (!ctx.client_id) return []
+  return [
+    '--client-id',
+    ctx.client_id,
+    ...(ctx.client_secret ? ['--client-secret', ctx.client_secret] : []),
+  ]
+}
+
 function inspector(args: string[]): number {
   const r = spawnSync(
     node,
@@ -45,6 +61,7 @@ function inspector(args: string[]): number {
       'http',
       '--callback-url',
       callbackUrl,
+      ...staticClientArgs(),
       ...args,
     ],
     { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 25_000 },

@@ -24,6 +24,12 @@ import {
 } from '@modelcontextprotocol/client'
 
 const REDIRECT_URL = 'http://127.0.0.1:3000/callback'
+/**
+ * The client's metadata document (MCP 2025-11-25, Client ID Metadata Documents): the official
+ * suite's URL, which `auth/basic-cimd` expects; the SDK uses it only where the server advertises
+ * `client_id_metadata_document_supported`.
+ */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
 const MAX_AUTHORIZATIONS = 3
 
 class HeadlessProvider implements OAuthClientProvider {
@@ -34,6 +40,7 @@ class HeadlessProvider implements OAuthClientProvider {
   #discovery: OAuthDiscoveryState | undefined
   callbackParams: URLSearchParams | undefined
   authorizations = 0
+  readonly clientMetadataUrl = CLIENT_METADATA_URL
 
   constructor(preRegistered?: StoredOAuthClientInformation) {
     this.#info = preRegistered
