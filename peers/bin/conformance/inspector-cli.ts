@@ -35,10 +35,6 @@ const env = {
 
 /** `auth/pre-registration`: the given client, through the Inspector's own flags for it. */
 function staticClientArgs(): string[] {
-  // auth/basic-cimd: the official suite's metadata document URL, through the client's own flag.
-  if (process.env.MCP_CONFORMANCE_SCENARIO === 'auth/basic-cimd') {
-    return ['--client-metadata-url', 'https://conformance-test.local/client-metadata.json']
-  }
   if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration') return []
   const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
   if (!ctx.client_id) return []

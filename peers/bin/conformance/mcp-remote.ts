@@ -22,10 +22,6 @@ const HEADLESS = fileURLToPath(new URL('../headless-browser.mjs', import.meta.ur
 const serverUrl = process.argv.at(-1) ?? ''
 /** `auth/pre-registration`: the given client, through mcp-remote's own flag for it. */
 function staticClientArgs(): string[] {
-  // auth/basic-cimd: the official suite's metadata document URL, through the client's own flag.
-  if (process.env.MCP_CONFORMANCE_SCENARIO === 'auth/basic-cimd') {
-    return ['--client-metadata-url', 'https://conformance-test.local/client-metadata.json']
-  }
   if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration') return []
   const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
   if (!ctx.client_id) return []
