@@ -4,9 +4,16 @@
  * IdP's client behind it. BRK-001 to BRK-019: metadata, registration and Client ID Metadata
  * Documents; BRK-020 on: the authorization flow.
  */
+import { createHash, randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { type CheckContext, CheckSkipped, must, type Requirement } from '../types.js'
 
 const ISSUE_22 = 'Gatehouse issue #22 item 1 (broker-mode AS metadata)'
+
+/** The redirect URI the checks register and send. */
+const REDIRECT = 'http://localhost:33418/callback'
 
 /** A requirement of this profile, with the sentence it checks quoted from its source. */
 type BrokerRequirement = Requirement & { quote: string }
@@ -183,6 +190,74 @@ export const brokerProfile: BrokerRequirement[] = [
         'two different client ids',
         JSON.stringify(ids),
       )
+    },
+  },
+  {
+    id: 'BRK-007',
+    level: 'MUST',
+    profile: 'broker',
+    source:
+      'draft-ietf-oauth-client-id-metadata-document-01 §6.5 (SSRF); MCP 2025-11-25 "Client ID Metadata Document Security"',
+    quote:
+      'Authorization servers MUST validate that the Client ID Metadata Document URL does not resolve to special-use IP addresses as defined in [RFC6890], except when the authorization server itself is also running on a loopback address and the resolved address matches the same loopback interface.',
+    text: 'An authorization request whose client_id is a metadata-document URL at 0.0.0.0 (special-use "this host", not a loopback address) is refused without the document being fetched, and without a redirect to the client.',
+    async check(ctx) {
+      const { base } = broker(ctx)
+      const { doc } = await brokerMetadata(ctx)
+      if (doc.client_id_metadata_document_supported !== true) {
+        throw new CheckSkipped(
+          'the broker does not advertise client_id_metadata_document_supported',
+        )
+      }
+      let hits = 0
+      // The harness's document host on loopback; 0.0.0.0 reaches it on Linux, a loopback-only
+      // exception of the quoted sentence does not cover it.
+      const host = createServer((_req, res) => {
+        hits++
+        res.setHeader('content-type', 'application/json')
+        res.end(
+          JSON.stringify({
+            client_id: `${clientId}`,
+            redirect_uris: [REDIRECT],
+            client_name: 'ssrf',
+          }),
+        )
+      })
+      host.listen(0, '127.0.0.1')
+      await once(host, 'listening')
+      const clientId = `http://0.0.0.0:${(host.address() as AddressInfo).port}/client.json`
+      try {
+        const verifier = randomBytes(32).toString('base64url')
+        const url = new URL(`${base}${new URL(String(doc.authorization_endpoint)).pathname}`)
+        const params = {
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          state: 'brk-007',
+          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge_method: 'S256',
+          resource: `${broker(ctx).configuredBase}/mcp`,
+        }
+        for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
+        const res = await ctx.http(url.toString(), { redirect: 'manual' })
+        if (res.status === 404 || res.status === 501) {
+          throw new CheckSkipped(`the broker's authorization endpoint answers ${res.status}`)
+        }
+        const location = res.headers.get('location') ?? ''
+        must(
+          hits === 0,
+          'the metadata document at 0.0.0.0 not fetched',
+          `the gateway fetched it ${hits} time(s)`,
+        )
+        must(
+          !location.startsWith(REDIRECT),
+          'no redirect to the client for a client that cannot be verified',
+          `redirect to ${location}`,
+        )
+      } finally {
+        host.closeAllConnections()
+        host.close()
+      }
     },
   },
 ]

@@ -175,7 +175,7 @@ async function refresh(
   const result = await ctx.idp.refresh(grant.idpRefreshToken)
   if (!result.ok) {
     if (result.unavailable) {
-      // Not the client's fault: keep the grant as it was, so the same token works on retry.
+      // Not the client's doing: keep the grant as it was, so the same token works on retry.
       await ctx.store.put('grant', grantId, asValue(grant), ctx.ttl.refreshMs)
       return tokenError({
         status: 503,

@@ -15,6 +15,8 @@ import {
 import { Duration } from '../../src/config/duration.js'
 import { RequestError } from '../../src/errors.js'
 import { MemoryStore } from '../../src/store/memory.js'
+import { pkce } from './browser.js'
+import { authorizationUrl, startBrokerStack } from './stack.js'
 
 const servers: Server[] = []
 const stores: MemoryStore[] = []
@@ -253,5 +255,54 @@ describe('clientIdUrlProblem', () => {
     const got = clientIdUrlProblem(url, false)
     if (problem === undefined) expect(got).toBeUndefined()
     else expect(got).toMatch(problem)
+  })
+})
+
+describe('Client ID Metadata Documents through the authorization endpoint', () => {
+  async function authorize(stackUrl: string, issuer: string, clientId: string) {
+    const { challenge } = pkce()
+    const url = authorizationUrl(
+      { authorizeUrl: stackUrl, issuer },
+      {
+        client_id: clientId,
+        redirect_uri: 'http://127.0.0.1:6274/oauth/callback',
+        state: 's',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      },
+    )
+    const res = await fetch(url, { redirect: 'manual' })
+    return { status: res.status, text: await res.text(), location: res.headers.get('location') }
+  }
+
+  it('shows the consent page for a URL client id, with the name its document gives', async () => {
+    const stack = await startBrokerStack({
+      broker: { clientMetadataDocuments: { allowHttp: true, allowPrivateAddresses: true } },
+    })
+    try {
+      const h = await host(validDocument())
+      const page = await authorize(stack.authorizeUrl, stack.issuer, `${h.base}/client.json`)
+      expect(page.status).toBe(200)
+      expect(page.text).toContain('Example MCP client')
+      expect(h.hits()).toBe(1)
+    } finally {
+      await stack.stop()
+    }
+  })
+
+  it('refuses a document at a private address with a page naming the guard, never fetching it or redirecting', async () => {
+    const stack = await startBrokerStack({
+      broker: { clientMetadataDocuments: { allowHttp: true } },
+    })
+    try {
+      const h = await host(validDocument())
+      const page = await authorize(stack.authorizeUrl, stack.issuer, `${h.base}/client.json`)
+      expect(page.status).toBe(400)
+      expect(page.location).toBeNull()
+      expect(page.text).toMatch(/127\.0\.0\.1 is not a public address/)
+      expect(h.hits()).toBe(0)
+    } finally {
+      await stack.stop()
+    }
   })
 })
