@@ -180,6 +180,14 @@ export function gatehouseConfig(
                 providers: [provider('/oauth2/default/v1/keys')],
                 mcp: mcp(ports.broker, f.idp.publicClientId, {
                   broker: { clientMetadataDocuments: { allowHttp: true } },
+                  // A loopback resource: the broker's callback (<resource>/oauth/callback) must be
+                  // a redirect URI the IdP accepts for its client, and mock-idp's public client
+                  // accepts loopback ones (RFC 8252 §7.3). BRK-020… sign in through it.
+                  resourceMetadata: {
+                    resource: `http://127.0.0.1:${ports.broker}/mcp`,
+                    scopesSupported: ['openid', 'profile'],
+                    bearerMethodsSupported: ['header'],
+                  },
                 }),
               },
               authorization,
@@ -338,7 +346,7 @@ export async function startGateway(
     proxiedConfiguredBase: `http://${CONFIGURED_HOST}:${ports.proxied}`,
     scopedBase: `http://127.0.0.1:${ports.scoped}`,
     brokerBase: `http://127.0.0.1:${ports.broker}`,
-    brokerConfiguredBase: `http://${CONFIGURED_HOST}:${ports.broker}`,
+    brokerConfiguredBase: `http://127.0.0.1:${ports.broker}`,
     brokenPath: '/broken',
     admin: `http://127.0.0.1:${ports.admin}`,
     idp: {

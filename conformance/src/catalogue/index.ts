@@ -4,6 +4,7 @@ import { admin } from './admin.js'
 import { asDiscovery } from './as-discovery.js'
 import { bridged } from './bridged.js'
 import { brokerProfile } from './broker.js'
+import { brokerFlow } from './broker-flow.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
 import { flow } from './flow.js'
@@ -24,5 +25,6 @@ export const CATALOGUE: readonly Requirement[] = [
   ...transport,
   ...mcpPolicy,
   ...brokerProfile,
+  ...brokerFlow,
   ...admin,
 ]

@@ -121,7 +121,7 @@ export async function callback(ctx: FlowContext, req: LocalRequest): Promise<Loc
     grantId: randomHandle(),
     accessToken: t.access_token,
     tokenType: t.token_type,
-    expiresIn: t.expires_in ?? null,
+    expiresAt: t.expires_in !== undefined ? Math.floor(Date.now() / 1000) + t.expires_in : null,
     tokenScope: t.scope ?? null,
     idpRefreshToken: t.refresh_token ?? null,
   }

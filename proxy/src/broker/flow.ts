@@ -70,7 +70,8 @@ export interface CodeRecord {
   grantId: string
   accessToken: string
   tokenType: string
-  expiresIn: number | null
+  /** When the access token expires (seconds since the epoch), if the IdP said. */
+  expiresAt: number | null
   tokenScope: string | null
   /** The IdP's refresh token: it stays on the gateway, the client gets a handle to it. */
   idpRefreshToken: string | null

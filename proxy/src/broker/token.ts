@@ -136,13 +136,10 @@ async function redeemCode(
     refreshToken = `${record.grantId}.${secret}`
   }
   ctx.log.info({ clientId }, 'broker: tokens issued for an authorization code')
-  return tokens(
-    record.accessToken,
-    record.tokenType,
-    record.expiresIn,
-    record.tokenScope,
-    refreshToken,
-  )
+  // The token waited for the client since the callback: what is left of its lifetime.
+  const expiresIn =
+    record.expiresAt === null ? null : Math.max(0, record.expiresAt - Math.floor(Date.now() / 1000))
+  return tokens(record.accessToken, record.tokenType, expiresIn, record.tokenScope, refreshToken)
 }
 
 async function refresh(

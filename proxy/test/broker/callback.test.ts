@@ -6,7 +6,7 @@
  */
 import { controlClient } from '@gatehouse/mock-idp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Page, pkce, TestBrowser } from './browser.js'
+import { type Page, pkce, signInThroughBroker, TestBrowser } from './browser.js'
 import { obtainCode } from './flow.js'
 import { authorizationUrl, type BrokerStack, startBrokerStack } from './stack.js'
 
@@ -53,6 +53,23 @@ describe('broker callback', () => {
     expect(back.searchParams.get('state')).toMatch(/^st-/)
     expect(back.searchParams.get('iss')).toBe(stack.issuer)
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/)
+  })
+
+  it('returns the client’s state exactly as sent, whatever its characters', async () => {
+    const state = 'a b&c=d/é?#%20+'
+    const browser = new TestBrowser()
+    const back = await signInThroughBroker(
+      browser,
+      authorizationUrl(stack, {
+        state,
+        code_challenge: pkce().challenge,
+        code_challenge_method: 'S256',
+      }),
+      'alice',
+      REDIRECT,
+    )
+    expect(back.searchParams.get('state')).toBe(state)
+    expect(back.searchParams.get('code')).toBeTruthy()
   })
 
   it('the IdP’s own code and issuer never reach the client', async () => {
