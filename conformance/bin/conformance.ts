@@ -8,21 +8,21 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline/promises'
 import { controlClient } from '@gatehouse/mock-idp'
-import { freePort } from '@gatehouse/support'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { stringify } from 'yaml'
 import { commaList } from '../src/cli-options.js'
 import { selectProfiles, TARGET_PROFILES } from '../src/profiles.js'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
-import { gatehouseConfig, kubernetesManifests, startFixtures, startGateway } from '../src/stack.js'
+import { kubernetesManifests, startFixtures, startGateway } from '../src/stack.js'
+import {
+  startTargetCommand,
+  type TargetOptions,
+  targetEnv,
+  targetGatehouseConfig,
+} from '../src/target.js'
 import { PROFILES, type Requirement, type Result, type Target } from '../src/types.js'
 
-/** The port of a URL, the scheme's default when it names none. */
-const portOf = (u: string) => {
-  const parsed = new URL(u)
-  return Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80))
-}
 const url = (v: string) => {
   if (!URL.canParse(v))
     throw new InvalidArgumentError(`expected a URL such as http://127.0.0.1:3000, got "${v}"`)
@@ -30,6 +30,13 @@ const url = (v: string) => {
 }
 
 // `conformance client …` judges an MCP client instead of a gateway (conformance/src/client/).
+const positiveInt = (v: string) => {
+  const n = Number(v)
+  if (!Number.isInteger(n) || n <= 0 || n > 65535 * 1000)
+    throw new InvalidArgumentError(`expected a positive integer, got "${v}"`)
+  return n
+}
+
 if (process.argv[2] === 'client') {
   await (await import('../src/client/cli.js')).clientMain(process.argv.slice(3))
 }
@@ -77,6 +84,24 @@ const program = new Command()
     false,
   )
   .option('--no-wait', 'with --target: the same as --yes')
+  .option(
+    '--target-command <command>',
+    'with --target: start the target with this shell command (GATEHOUSE_CONFORMANCE_ISSUER, _JWKS_URI, _AUDIENCE, _RESOURCE, _PORT, _BACKEND_URL, _ALLOWED_ORIGIN and _CONFIG, a gatehouse YAML, in its environment), wait until it answers, stop it at the end',
+  )
+  .option(
+    '--target-timeout <ms>',
+    'with --target-command: how long to wait for the target to answer',
+    (v) => positiveInt(v),
+    60_000,
+  )
+  .option('--idp-port <port>', "run the suite's mock-idp on this port (default: a free one)", (v) =>
+    positiveInt(v),
+  )
+  .option(
+    '--backend-port <port>',
+    "run the suite's mcp-backend on this port (default: a free one)",
+    (v) => positiveInt(v),
+  )
   .addOption(
     new Option(
       '--profile <names>',
@@ -102,6 +127,10 @@ const opts = program.opts<{
   allowShutdown: boolean
   yes: boolean
   wait: boolean
+  targetCommand?: string
+  targetTimeout: number
+  idpPort?: number
+  backendPort?: number
   profile?: string[]
   only?: string[]
   skip?: string[]
@@ -132,7 +161,10 @@ if (opts.baseline) {
 }
 
 const started = performance.now()
-const fixtures = await startFixtures()
+const fixtures = await startFixtures({
+  ...(opts.idpPort ? { idp: opts.idpPort } : {}),
+  ...(opts.backendPort ? { backend: opts.backendPort } : {}),
+})
 let results: Result[] = []
 let title: string
 let targetInfo: Record<string, unknown>
@@ -141,28 +173,49 @@ try {
   let target: Target
   if (opts.target) {
     const configuredBase = opts.configuredBase ?? opts.target
-    const ports = {
-      gateway: portOf(opts.target),
-      proxied: await freePort(),
-      scoped: await freePort(),
-      // The printed configuration must match the admin URL the suite will call.
-      admin: opts.admin ? portOf(opts.admin) : 15000,
+    const targetOptions: TargetOptions = {
+      target: opts.target,
+      configuredBase,
+      ...(opts.admin ? { admin: opts.admin } : {}),
+      ...(opts.proxiedTarget ? { proxiedTarget: opts.proxiedTarget } : {}),
+      ...(opts.scopedTarget ? { scopedTarget: opts.scopedTarget } : {}),
+      ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
     }
     process.stdout.write(
       [
         'The suite runs mock-idp and mcp-backend for the target. Configure the target with:',
         '',
-        `# gatehouse standalone YAML (the harness's own configuration; adapt ports and hosts)`,
-        stringify(gatehouseConfig(fixtures, ports)),
+        `# environment (--target-command gets it): ${Object.entries(
+          targetEnv(fixtures, targetOptions, '<the YAML below, as a file>'),
+        )
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`,
+        '',
+        '# gatehouse standalone YAML: exactly what the checks assume (ports, resource, adminAddr)',
+        stringify(targetGatehouseConfig(fixtures, targetOptions)),
         "# or the seed's Kubernetes manifests",
         kubernetesManifests(fixtures, `${configuredBase}/mcp`),
         '',
       ].join('\n'),
     )
-    if (opts.wait && !opts.yes) {
+    if (opts.targetCommand) {
+      try {
+        const started = await startTargetCommand(
+          opts.targetCommand,
+          fixtures,
+          targetOptions,
+          opts.targetTimeout,
+        )
+        stop = started.stop
+      } catch (err) {
+        process.stderr.write(`conformance: ${(err as Error).message}\n`)
+        await fixtures.stop()
+        process.exit(2)
+      }
+    } else if (opts.wait && !opts.yes) {
       if (!process.stdin.isTTY) {
         process.stderr.write(
-          'conformance: stdin is not a terminal, so the suite cannot wait for Enter while you configure the target; pass --yes to run at once\n',
+          'conformance: stdin is not a terminal, so the suite cannot wait for Enter while you configure the target; pass --yes to run at once, or --target-command to start it\n',
         )
         await fixtures.stop()
         process.exit(2)

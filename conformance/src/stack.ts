@@ -33,10 +33,15 @@ export interface Fixtures {
   stop(): Promise<void>
 }
 
-/** Starts mock-idp and mcp-backend in this process, on free loopback ports. */
-export async function startFixtures(): Promise<Fixtures> {
-  const idp = await startMockIdp()
-  const backend = await startMcpBackend()
+/**
+ * Starts mock-idp and mcp-backend in this process, on free loopback ports or the ones given (a
+ * target configured beforehand: `--idp-port`, `--backend-port`).
+ */
+export async function startFixtures(
+  ports: { idp?: number; backend?: number } = {},
+): Promise<Fixtures> {
+  const idp = await startMockIdp(ports.idp ? { port: ports.idp } : {})
+  const backend = await startMcpBackend(ports.backend ? { port: ports.backend } : {})
   return {
     idp,
     backend,

@@ -13,8 +13,18 @@ import { consoleReport, jsonReport, junitReport } from '../report.js'
 import { parseBaseline, summarize } from '../runner.js'
 import { ROOT } from '../stack.js'
 import { CLIENT_CATALOGUE } from './checks/index.js'
-import { type ClientResult, runClient, type ScenarioReport } from './run.js'
+import { portRange } from './recorder.js'
+import { type ClientResult, runClient, type ScenarioReport, stopRunningStacks } from './run.js'
 import { SCENARIOS, scenarioNamed } from './scenarios.js'
+
+/** `--port-range from-to`: loopback ports, from ≤ to. */
+function parseRange(v: string): [number, number] {
+  const m = /^(\d+)-(\d+)$/.exec(v)
+  const [from, to] = [Number(m?.[1]), Number(m?.[2])]
+  if (!m || from < 1 || to > 65535 || from > to)
+    throw new InvalidArgumentError(`--port-range: expected from-to such as 41000-41099, got "${v}"`)
+  return [from, to]
+}
 
 const positive = (name: string) => (v: string) => {
   const n = Number(v)
@@ -54,7 +64,11 @@ function listing(): string {
 function runsTable(reports: readonly ScenarioReport[]): string {
   const lines = ['scenario                exit       time     requests']
   for (const r of reports) {
-    const end = r.run.timedOut ? 'timeout' : String(r.run.exitCode ?? r.run.signal)
+    const end = r.error
+      ? 'not run'
+      : r.run.timedOut
+        ? 'timeout'
+        : String(r.run.exitCode ?? r.run.signal)
     lines.push(
       `${r.scenario.padEnd(24)}${end.padEnd(11)}${`${(r.run.durationMs / 1000).toFixed(1)} s`.padEnd(9)}${r.requests}`,
     )
@@ -75,6 +89,11 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     )
     .option('--timeout <ms>', 'time limit of one client run', positive('--timeout'), 30_000)
     .option('--parallel <n>', 'scenarios run at once', positive('--parallel'), 2)
+    .option(
+      '--port-range <from-to>',
+      'ports the client sees (the recorders in front of the gateway and the IdP), e.g. 41000-41099 for a client that allows only known redirect or server ports',
+      parseRange,
+    )
     .option('--only <ids>', 'judge only these requirement IDs', commaList)
     .option('--skip <ids>', 'do not judge these requirement IDs', commaList)
     .option('--baseline <file>', 'expected failures: CLI-… or <scenario>/CLI-… per line')
@@ -95,6 +114,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     junit?: string
     json?: string
     list?: boolean
+    portRange?: [number, number]
   }>()
   if (opts.list) return exitAfter(listing(), 0)
   const fail = (message: string) => exitAfter(`conformance client: ${message}\n`, 2, process.stderr)
@@ -123,9 +143,16 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     ? SCENARIOS.filter((s) => opts.scenario?.includes(s.name))
     : SCENARIOS
   const started = performance.now()
+  // Interrupted: every scenario's stack (gatehouse processes included) ends with the harness.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void stopRunningStacks().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143))
+    })
+  }
   let reports: ScenarioReport[]
   try {
     reports = await runClient({
+      ...(opts.portRange ? { clientPorts: portRange(...opts.portRange) } : {}),
       command: opts.command,
       scenarios,
       timeoutMs: opts.timeout,
@@ -158,6 +185,8 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     durationMs: r.run.durationMs,
     requests: r.requests,
     stderrTail: r.run.stderr.slice(-2000),
+    ...(r.error ? { error: r.error } : {}),
+    log: r.log,
   }))
   if (opts.junit) writeFileSync(opts.junit, junitReport(results, groups))
   if (opts.json) writeFileSync(opts.json, jsonReport(results, { client: opts.command }, { runs }))
@@ -176,6 +205,10 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
   const note = strays.length
     ? `baseline entries naming no requirement: ${strays.join(', ')}\n\n`
     : ''
-  const out = `${runsTable(reports)}${note}${consoleReport(results, title, groups)}\n`
-  return exitAfter(out, mustFailed > 0 || passed + failed === 0 ? 1 : 0)
+  const notRun = reports.filter((r) => r.error)
+  const broken = notRun.length
+    ? `scenarios not run (the harness's fault, not the client's): ${notRun.map((r) => `${r.scenario}: ${r.error}`).join('; ')}\n\n`
+    : ''
+  const out = `${runsTable(reports)}${broken}${note}${consoleReport(results, title, groups)}\n`
+  return exitAfter(out, mustFailed > 0 || passed + failed === 0 || notRun.length > 0 ? 1 : 0)
 }

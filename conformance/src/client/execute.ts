@@ -1,7 +1,7 @@
 /**
  * Runs the client under test the way the official MCP conformance suite's `client` mode does
  * (modelcontextprotocol/conformance, src/runner/client.ts): the command is split at spaces, the
- * server URL appended as the last argument, and it runs through a shell with
+ * server URL appended as the last argument (or put where the command says `{url}`), and it runs through a shell with
  * `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION` and — when the scenario has one —
  * `MCP_CONFORMANCE_CONTEXT` (JSON with the scenario `name`) in its environment; 30 s unless told
  * otherwise. Unlike there, the client gets its own process group, and a timeout ends the whole
@@ -58,7 +58,11 @@ export function executeClient(inv: ClientInvocation): Promise<ClientRun> {
     let stdout = ''
     let stderr = ''
     let timedOut = false
-    const child = spawn(executable ?? '', [...args, inv.serverUrl], {
+    // `{url}` places the server URL (mcp-remote wants it first); without it, it is appended.
+    const withUrl = inv.command.includes('{url}')
+      ? args.map((a) => a.replaceAll('{url}', inv.serverUrl))
+      : [...args, inv.serverUrl]
+    const child = spawn((executable ?? '').replaceAll('{url}', inv.serverUrl), withUrl, {
       shell: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env,

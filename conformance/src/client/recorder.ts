@@ -19,6 +19,23 @@ import type { AddressInfo } from 'node:net'
 import { sendJson } from '@gatehouse/support'
 import { BODY_LIMIT, type Recorded, type Side, type Traffic } from './traffic.js'
 
+/** Hands out the ports of `--port-range`, in turn. */
+export interface PortPicker {
+  /** The next port; throws when the range is used up. */
+  next(): number
+}
+
+/** A {@link PortPicker} over `from`–`to` (inclusive). */
+export function portRange(from: number, to: number): PortPicker {
+  let at = from
+  return {
+    next() {
+      if (at > to) throw new Error(`--port-range ${from}-${to} is used up`)
+      return at++
+    },
+  }
+}
+
 /** An answer the recorder gives itself. */
 export interface Synthetic {
   status: number
@@ -77,8 +94,15 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
-/** Starts a recorder on a free loopback port, recording into `traffic` as `side`. */
-export async function startRecorder(side: Side, traffic: Traffic): Promise<Recorder> {
+/**
+ * Starts a recorder on a free loopback port (or one `ports` hands out: `--port-range`, retried on
+ * the next when taken), recording into `traffic` as `side`.
+ */
+export async function startRecorder(
+  side: Side,
+  traffic: Traffic,
+  ports?: PortPicker,
+): Promise<Recorder> {
   let upstream: number | undefined
   let shaper: Shaper | undefined
   const server: Server = createServer((req, res) => {
@@ -154,7 +178,18 @@ export async function startRecorder(side: Side, traffic: Traffic): Promise<Recor
     await shaper?.answered?.(e)
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  if (!ports) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  else {
+    for (;;) {
+      const port = ports.next()
+      const bound = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false))
+        server.listen(port, '127.0.0.1', () => resolve(true))
+      })
+      if (bound) break
+    }
+    server.removeAllListeners('error')
+  }
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
     origin,

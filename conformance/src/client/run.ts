@@ -3,11 +3,14 @@
  * ports), the client executed against it, then every client requirement that applies judged
  * from what the recorders saw. Results are the server mode's report rows, grouped by scenario.
  */
+
+import { redactUrl } from '@gatehouse/redact'
 import { baselineMark, outcomeOf } from '../runner.js'
 import type { ReportRow } from '../types.js'
 import { CLIENT_CATALOGUE, type ClientRequirement } from './checks/index.js'
 import { type ClientRun, executeClient } from './execute.js'
 import { Flow } from './flow.js'
+import type { PortPicker } from './recorder.js'
 import { progressOf } from './refusal.js'
 import { type ScenarioStack, startScenarioStack } from './scenario-stack.js'
 import type { ClientScenario } from './scenarios.js'
@@ -35,6 +38,41 @@ export interface ScenarioReport {
   results: ClientResult[]
   /** Requests the recorders saw. */
   requests: number
+  /** The requests, redacted (report.json). */
+  log: LogEntry[]
+  /** Why the scenario could not be run (its stack did not start): nothing was judged. */
+  error?: string
+}
+
+/** One recorded request as report.json carries it: no credential, code or token. */
+export interface LogEntry {
+  seq: number
+  side: Recorded['side']
+  method: string
+  url: string
+  status: number
+  reshaped?: string
+}
+
+/** The redacted request log of a run. */
+function logOf(entries: readonly Recorded[]): LogEntry[] {
+  return entries.map((e) => ({
+    seq: e.seq,
+    side: e.side,
+    method: e.method,
+    url: redactUrl(e.url.href),
+    status: e.status,
+    ...(e.reshaped ? { reshaped: e.reshaped } : {}),
+  }))
+}
+
+/** Stacks running now: ended by {@link stopRunningStacks} when the harness is interrupted. */
+const RUNNING = new Set<ScenarioStack>()
+
+/** Stops every scenario stack still running (SIGINT/SIGTERM of the harness: no orphans). */
+export async function stopRunningStacks(): Promise<void> {
+  await Promise.all([...RUNNING].map((s) => s.stop().catch(() => {})))
+  RUNNING.clear()
 }
 
 /** Options of {@link runClient}. */
@@ -47,6 +85,8 @@ export interface ClientRunOptions extends JudgeOptions {
   parallel: number
   /** The `proxy/` to run (a mutant), default the repository's. */
   proxyDir?: string
+  /** Ports the client sees (the recorders'), from `--port-range`; default free ones. */
+  clientPorts?: PortPicker
   /** Called as each scenario is judged (progress). */
   onReport?(r: ScenarioReport): void
 }
@@ -137,6 +177,33 @@ export async function runOnStack(
     run,
     results: judge(stack, entries, run, options),
     requests: entries.length,
+    log: logOf(entries),
+  }
+}
+
+/** The report of a scenario that could not be run: every requirement skipped with the cause. */
+function notRun(scenario: ClientScenario, error: string, options: JudgeOptions): ScenarioReport {
+  const results: ClientResult[] = (options.catalogue ?? CLIENT_CATALOGUE)
+    .filter((r) => r.appliesTo(scenario))
+    .map((r) => ({
+      id: r.id,
+      level: r.level,
+      profile: scenario.name,
+      source: r.source,
+      text: r.text,
+      status: 'skipped',
+      message: `not reached: ${error}`,
+      durationMs: 0,
+    }))
+  return {
+    scenario: scenario.name,
+    clientScenario: scenario.clientScenario,
+    serverUrl: '',
+    run: { exitCode: null, signal: null, timedOut: false, durationMs: 0, stdout: '', stderr: '' },
+    results,
+    requests: 0,
+    log: [],
+    error,
   }
 }
 
@@ -148,13 +215,26 @@ export async function runClient(options: ClientRunOptions): Promise<ScenarioRepo
     while (next < options.scenarios.length) {
       const i = next++
       const scenario = options.scenarios[i] as ClientScenario
-      const stack = await startScenarioStack(
-        scenario,
-        options.proxyDir ? { proxyDir: options.proxyDir } : {},
-      )
+      let stack: ScenarioStack
+      try {
+        stack = await startScenarioStack(
+          scenario,
+          options.proxyDir ? { proxyDir: options.proxyDir } : {},
+          options.clientPorts,
+        )
+      } catch (err) {
+        // One scenario's stack (it stopped what it had started) does not end the run.
+        reports[i] = notRun(scenario, `its stack did not start: ${(err as Error).message}`, options)
+        options.onReport?.(reports[i] as ScenarioReport)
+        continue
+      }
+      RUNNING.add(stack)
       try {
         reports[i] = await runOnStack(stack, options.command, options)
+      } catch (err) {
+        reports[i] = notRun(scenario, `the run failed: ${(err as Error).message}`, options)
       } finally {
+        RUNNING.delete(stack)
         await stack.stop()
       }
       options.onReport?.(reports[i] as ScenarioReport)

@@ -10,7 +10,7 @@ import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
-import { type Recorder, startRecorder } from './recorder.js'
+import { type PortPicker, type Recorder, startRecorder } from './recorder.js'
 import { type ClientScenario, PRE_REGISTERED, type StackHandles } from './scenarios.js'
 import { composeShapers, reshapers } from './shapers.js'
 import { Traffic } from './traffic.js'
@@ -115,13 +115,14 @@ function contextOf(s: ClientScenario): Record<string, unknown> | undefined {
 export async function startScenarioStack(
   scenario: ClientScenario,
   options: GatewayOptions = {},
+  clientPorts?: PortPicker,
 ): Promise<ScenarioStack> {
   const traffic = new Traffic()
   const started: Array<{ stop(): Promise<void> }> = []
   try {
-    const gwRecorder: Recorder = await startRecorder('gateway', traffic)
+    const gwRecorder: Recorder = await startRecorder('gateway', traffic, clientPorts)
     started.push(gwRecorder)
-    const idpRecorder = await startRecorder('idp', traffic)
+    const idpRecorder = await startRecorder('idp', traffic, clientPorts)
     started.push(idpRecorder)
     const idp = await startMockIdp({ ...scenario.idp, publicUrl: idpRecorder.origin })
     started.push(idp)

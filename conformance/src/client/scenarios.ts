@@ -217,6 +217,24 @@ export const SCENARIOS: readonly ClientScenario[] = [
     },
   },
   {
+    name: 'runtime-step-up',
+    clientScenario: 'auth/scope-step-up',
+    protocolVersion: '2025-11-25',
+    throughBy: 'SHOULD',
+    title:
+      'A challenge at runtime: initialize and tools/list pass, tools/call gets 403 insufficient_scope with scope="mcp:tools"',
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: {
+      ...SIGN_IN,
+      authServers: [
+        { id: 'default', audience: 'api://default', scopes: [...OIDC_SCOPES, 'mcp:tools'] },
+      ],
+    },
+    gateway: BRIDGED,
+    shapers: () => ({ gateway: reshapers.stepUpOnToolsCall('mcp:tools') }),
+  },
+  {
     name: 'scope-retry-limit',
     clientScenario: 'auth/scope-retry-limit',
     protocolVersion: '2025-11-25',

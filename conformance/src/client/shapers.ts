@@ -164,6 +164,40 @@ function issAsGateway(authorizePath: string, idpIssuer: string, gatewayIssuer: s
   }
 }
 
+/**
+ * A challenge at runtime (MCP 2025-11-25, Runtime Insufficient Scope Errors): `initialize` and
+ * `tools/list` pass, but a `tools/call` whose token lacks `scope` is answered 403
+ * `insufficient_scope` naming it — as a server whose tools need more than its session does.
+ */
+function stepUpOnToolsCall(scope: string): Shaper {
+  return {
+    request(e) {
+      const token = bearerOf(e)
+      if (!token || e.url.pathname !== '/mcp' || !/"tools\/call"/.test(e.requestBody))
+        return undefined
+      let granted: string[] = []
+      try {
+        const scp = decodeJwt(token).scp
+        granted = Array.isArray(scp) ? scp.map(String) : []
+      } catch {}
+      if (granted.includes(scope)) return undefined
+      const prm = `${e.url.origin}/.well-known/oauth-protected-resource/mcp`
+      return {
+        status: 403,
+        headers: {
+          'content-type': 'application/json',
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${prm}"`,
+        },
+        body: JSON.stringify({
+          error: 'insufficient_scope',
+          error_description: `tools/call needs ${scope}`,
+        }),
+        note: `403 insufficient_scope: tools/call needs ${scope}`,
+      }
+    },
+  }
+}
+
 /** Several shapers as one: in order; the first synthetic answer wins; notes joined. */
 export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | undefined {
   const all = shapers.filter((s): s is Shaper => s !== undefined)
@@ -189,6 +223,7 @@ export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | 
 /** The reshaping functions, by shape. */
 export const reshapers = {
   issAsGateway,
+  stepUpOnToolsCall,
   prmRootOnly,
   stopAfterTokenRequests,
   holdUntilExpired,

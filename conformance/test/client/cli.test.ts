@@ -64,6 +64,8 @@ describe('conformance client', () => {
       join(dir, 'r.xml'),
       '--json',
       join(dir, 'r.json'),
+      '--port-range',
+      '41700-41799',
     ])
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/bridged-client-id\s+1\s/)
@@ -76,8 +78,23 @@ describe('conformance client', () => {
     )
     const json = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as {
       summary: { failed: number }
-      runs: Array<{ scenario: string; exitCode: number; clientScenario: string }>
+      runs: Array<{
+        scenario: string
+        exitCode: number
+        clientScenario: string
+        serverUrl: string
+        log: Array<{ side: string; method: string; url: string; status: number }>
+      }>
     }
+    // --port-range: the server URL the client got is in the range.
+    const port = Number(new URL(json.runs[0]?.serverUrl ?? '').port)
+    expect(port).toBeGreaterThanOrEqual(41700)
+    expect(port).toBeLessThanOrEqual(41799)
+    // Each scenario's request log, redacted: no authorization code, no token.
+    const log = json.runs[0]?.log ?? []
+    expect(log.some((e) => e.side === 'idp' && e.url.includes('/v1/authorize'))).toBe(true)
+    expect(JSON.stringify(log)).not.toMatch(/[?&]code=(?!\[redacted\])/)
+    expect(JSON.stringify(log)).not.toMatch(/eyJ[\w-]+\.[\w-]+\./)
     expect(json.summary.failed).toBe(1)
     expect(json.runs).toEqual([
       expect.objectContaining({
@@ -86,6 +103,43 @@ describe('conformance client', () => {
         exitCode: 1,
       }),
     ])
+  }, 120_000)
+
+  it('puts the server URL where the command says {url}, instead of appending it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-cli-'))
+    const out = join(dir, 'argv.txt')
+    const script = join(dir, 'argv.mjs')
+    writeFileSync(
+      script,
+      "import { writeFileSync } from 'node:fs'\nwriteFileSync(process.argv[2], process.argv.slice(3).join('|'))\n",
+    )
+    const run = await conformance([
+      '--command',
+      `node ${script} ${out} {url} last`,
+      '--scenario',
+      'bridged-client-id',
+    ])
+    expect(run.code).toBe(1)
+    expect(readFileSync(out, 'utf8')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp\|last$/)
+  }, 120_000)
+
+  it("goes on when a scenario's stack cannot start, reports it once and exits 1", async () => {
+    // One port for two recorders a stack: every stack fails to start, none aborts the run.
+    const run = await conformance([
+      '--command',
+      HAND,
+      '--scenario',
+      'bridged-client-id,standards-idp',
+      '--port-range',
+      '41800-41800',
+    ])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toMatch(/bridged-client-id\s+not run/)
+    expect(run.stdout).toMatch(/standards-idp\s+not run/)
+    expect(run.stdout).toMatch(
+      /scenarios not run \(the harness's fault, not the client's\): bridged-client-id: its stack did not start: --port-range 41800-41800 is used up/,
+    )
+    expect(run.stdout).toMatch(/not reached: its stack did not start/)
   }, 120_000)
 
   it('passes with the failure in the baseline, and says which baseline entries now pass', async () => {

@@ -35,6 +35,9 @@ const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'no-state-check': { scenario: 'forged-state', id: 'CLI-STATE-002' },
   'no-iss-check': { scenario: 'wrong-iss', id: 'CLI-ISS-001' },
   'no-issuer-check': { scenario: 'issuer-mismatch', id: 'CLI-ISS-002' },
+  'guessed-metadata': { scenario: 'bridged-client-id', id: 'CLI-PRM-001' },
+  'wrong-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
+  'fake-client-id': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
   'step-up-wrong-scope': { scenario: 'scope-step-up', id: 'CLI-STEP-001' },
   'unlimited-step-up': { scenario: 'scope-retry-limit', id: 'CLI-STEP-002' },
   'no-refresh': { scenario: 'token-refresh', id: 'CLI-REFRESH-001' },
@@ -46,6 +49,7 @@ const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
 const JUDGED: Record<string, string[]> = {
   'no-resource-metadata': ['CLI-PRM-002'],
   'scope-step-up': ['CLI-STEP-001'],
+  'runtime-step-up': ['CLI-STEP-001', 'CLI-FLOW-003'],
   'scope-retry-limit': ['CLI-STEP-001', 'CLI-STEP-002'],
   'token-refresh': ['CLI-REFRESH-001'],
   'key-rotation': ['CLI-REFRESH-001'],

@@ -147,6 +147,8 @@ export const discovery: ClientRequirement[] = [
         `registration at ${facts.registrationUrl}`,
         `a registration at ${elsewhere?.entry.url.href}`,
       )
+      // No registration: the evidence is the authorization request with the client id it made up.
+      if (regs.length === 0) evidence(flow.authorizations[0]?.entry)
       must(regs.length > 0, `a registration at ${facts.registrationUrl}`, 'no registration request')
       const issued = new Set(regs.flatMap((r) => (r.clientId ? [r.clientId] : [])))
       must(

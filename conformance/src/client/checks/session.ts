@@ -101,7 +101,7 @@ export const session: ClientRequirement[] = [
     quote:
       'Clients SHOULD respond to these errors by requesting a new access token with an increased set of scopes via a step-up authorization flow or handle the errors in other, appropriate ways.',
     text: 'After a 403 insufficient_scope naming scope="…", the next authorization request asks for every scope the challenge names.',
-    appliesTo: only('scope-step-up', 'scope-retry-limit'),
+    appliesTo: only('scope-step-up', 'runtime-step-up', 'scope-retry-limit'),
     check({ flow, evidence }) {
       const challenge = flow.challenges.find(
         (c) => c.entry.status === 403 && c.params.error === 'insufficient_scope',

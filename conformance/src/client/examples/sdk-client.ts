@@ -174,11 +174,39 @@ async function connect(): Promise<{ client: Client; transport: StreamableHTTPCli
   }
 }
 
+/**
+ * A request of the session, authorized again when the server challenges it at runtime (403
+ * `insufficient_scope`: the SDK starts the step-up and throws `UnauthorizedError`): the code is
+ * redeemed and the request sent again, within the same limit.
+ */
+async function request<T>(
+  transport: StreamableHTTPClientTransport,
+  send: () => Promise<T>,
+): Promise<T> {
+  for (let authorizations = 0; ; authorizations++) {
+    try {
+      return await send()
+    } catch (err) {
+      const code = provider.code
+      if (!(err instanceof UnauthorizedError) || !code) throw err
+      if (authorizations + 1 >= MAX_AUTHORIZATIONS)
+        throw new Error(`gave up after ${MAX_AUTHORIZATIONS} step-up authorizations`)
+      provider.code = undefined
+      await transport.finishAuth(code)
+    }
+  }
+}
+
 try {
-  const { client } = await connect()
-  const { tools } = await client.listTools()
-  if (tools.some((t) => t.name === 'echo')) {
-    await client.callTool({ name: 'echo', arguments: { text: 'conformance' } })
+  const { client, transport } = await connect()
+  const { tools } = await request(transport, () => client.listTools())
+  for (const tool of tools.filter((t) => t.name === 'echo' || t.name === 'test-tool')) {
+    await request(transport, () =>
+      client.callTool({
+        name: tool.name,
+        arguments: tool.name === 'echo' ? { text: 'conformance' } : {},
+      }),
+    )
   }
   await client.close()
   process.exit(0)

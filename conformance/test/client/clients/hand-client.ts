@@ -28,6 +28,9 @@ const FAULTS = [
   'no-state-check',
   'no-iss-check',
   'no-issuer-check',
+  'guessed-metadata',
+  'wrong-resource',
+  'fake-client-id',
   'step-up-wrong-scope',
   'unlimited-step-up',
   'no-refresh',
@@ -83,6 +86,15 @@ function challenge(res: Response): Record<string, string> {
 
 /** RFC 9728 and RFC 8414 / OIDC discovery, in the spec's order (unless a fault says otherwise). */
 async function discover(params: Record<string, string>): Promise<void> {
+  if (has('guessed-metadata')) {
+    // No protected-resource metadata: the AS metadata is guessed at the MCP server's own origin.
+    meta = await getJson(
+      `${serverUrl.origin}/.well-known/oauth-authorization-server${serverUrl.pathname}`,
+    )
+    if (!meta) throw new Error('no authorization-server metadata at the guessed URL')
+    prm = { resource: serverUrl.href, scopes_supported: [] }
+    return
+  }
   const path = `${serverUrl.origin}/.well-known/oauth-protected-resource${serverUrl.pathname}`
   const root = `${serverUrl.origin}/.well-known/oauth-protected-resource`
   const named = has('ignore-resource-metadata') ? undefined : params.resource_metadata
@@ -121,6 +133,10 @@ async function discover(params: Record<string, string>): Promise<void> {
 /** The client id: pre-registered, a metadata document URL, or dynamic registration. */
 async function register(): Promise<void> {
   if (client || !meta) return
+  if (has('fake-client-id')) {
+    client = { id: 'conformance-fake-client' }
+    return
+  }
   if (context.client_id && !has('dcr-despite-preregistered')) {
     client = {
       id: context.client_id,
@@ -150,6 +166,9 @@ async function register(): Promise<void> {
   client = { id: String(((await res.json()) as Json).client_id) }
 }
 
+/** The RFC 8707 resource: PRM's, or (fault) the server's origin instead of the MCP endpoint. */
+const resourceParam = () => (has('wrong-resource') ? serverUrl.origin : String(prm?.resource))
+
 /** The token endpoint, with the client's authentication. */
 async function token(form: Record<string, string>): Promise<void> {
   if (!meta || !client) throw new Error('not discovered')
@@ -158,7 +177,7 @@ async function token(form: Record<string, string>): Promise<void> {
   if (client.secret) {
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`
   } else body.set('client_id', client.id)
-  if (!has('no-resource')) body.set('resource', String(prm?.resource))
+  if (!has('no-resource')) body.set('resource', resourceParam())
   const res = await idpFetch(String(meta.token_endpoint), { method: 'POST', headers, body })
   const json = (await res.json()) as Json
   if (!res.ok) throw new Error(`token endpoint: ${json.error} ${json.error_description ?? ''}`)
@@ -188,7 +207,7 @@ async function authorize(scope: string): Promise<void> {
       : createHash('sha256').update(verifier).digest('base64url')
     params.code_challenge_method = plain ? 'plain' : 'S256'
   }
-  if (!has('no-resource')) params.resource = String(prm?.resource)
+  if (!has('no-resource')) params.resource = resourceParam()
   if (scope.split(' ').includes('offline_access')) params.prompt = 'consent'
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
   const res = await idpFetch(url.href)
