@@ -121,7 +121,7 @@ export interface InspectorRunOptions {
   browser: Browser
   /** The mock-idp user who signs in. */
   user: string
-  /** How long to wait for each state of the UI; default 30 s. */
+  /** How long to wait for each state of the UI; default 45 s (a loaded CI machine). */
   timeoutMs?: number
 }
 
@@ -140,7 +140,7 @@ async function connectionSettled(page: Page, timeout: number): Promise<string> {
  * status and alert text are the outcome's `error`.
  */
 export async function runInspectorWeb(options: InspectorRunOptions): Promise<PeerOutcome> {
-  const timeout = options.timeoutMs ?? 30_000
+  const timeout = options.timeoutMs ?? 45_000
   const origin = options.inspector.origin
   const context = await options.browser.newContext()
   let authorizations = 0
@@ -165,8 +165,12 @@ export async function runInspectorWeb(options: InspectorRunOptions): Promise<Pee
       .waitForURL((u) => u.origin !== origin, { timeout })
       .then(() => true)
       .catch(() => false)
-    const settledFirst = connectionSettled(page, timeout).catch(() => undefined)
-    if (await Promise.race([left, settledFirst.then(() => false)])) {
+    // A wait the navigation away interrupts is not a settled connection: it must not win the race.
+    const settledFirst = connectionSettled(page, timeout).then(
+      () => false,
+      () => new Promise<boolean>(() => undefined),
+    )
+    if (await Promise.race([left, settledFirst])) {
       authorizations++
       await completeSignIn(page, { user: options.user, done: (u) => u.origin === origin })
     }

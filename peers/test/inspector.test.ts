@@ -39,7 +39,7 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(outcome.authorizations).toBe(0)
     expect(outcome.tools).toEqual(expect.arrayContaining(['echo', 'fetch', 'progress']))
     expect(outcome.echo).toBe('hello from MCP Inspector')
-  }, 90_000)
+  }, 180_000)
 
   it('broker mode: alice connects (consent, IdP form), Tools lists echo, echo runs; bob is refused (insufficient_scope)', async () => {
     const stack = await startDemoStack({ configure: broker })
@@ -59,7 +59,7 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(bob.tools).toEqual([])
     expect(bob.authorizations).toBe(1)
     expect(bob.error).toMatch(/^Inspector: Failed\. .*insufficient_scope/)
-  }, 120_000)
+  }, 240_000)
 
   it('pass-through, issuerMode Provider: shows Failed without a sign-in (RFC 8414 §3.3)', async () => {
     const stack = await startDemoStack({ configure: passThrough('Provider') })
@@ -70,5 +70,5 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(outcome.error).toMatch(/^Inspector: Failed/)
     expect(outcome.authorizations).toBe(0)
     expect(outcome.tools).toEqual([])
-  }, 90_000)
+  }, 180_000)
 })

@@ -40,7 +40,7 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(bob.authorizations).toBeGreaterThanOrEqual(1)
     expect(bob.error).toContain('status: 403')
     expect(bob.error).toContain('insufficient_scope')
-  }, 120_000)
+  }, 240_000)
 
   it("pass-through, issuerMode Provider: exits refusing the metadata, whose issuer is the IdP's (RFC 8414 §3.3)", async () => {
     const stack = await startDemoStack({ configure: passThrough('Provider') })
@@ -50,5 +50,5 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(outcome.error).toContain('RFC 8414 §3.3')
     expect(outcome.authorizations).toBe(0)
     expect(outcome.tools).toEqual([])
-  }, 90_000)
+  }, 180_000)
 })
