@@ -113,13 +113,36 @@ function preRegistered(): StoredOAuthClientInformation | undefined {
 const serverUrl = new URL(process.argv.at(-1) ?? '')
 const provider = new HeadlessProvider(preRegistered())
 
-async function connect(): Promise<Client> {
+async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   for (;;) {
     const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider })
     const client = new Client({ name: 'gatehouse-peers-sdk-v2', version: '0.1.0' })
     try {
       await client.connect(transport)
-      return client
+      return { client, transport }
+    } catch (err) {
+      const params = provider.callbackParams
+      if (!(err instanceof UnauthorizedError) || !params) throw err
+      if (provider.authorizations >= MAX_AUTHORIZATIONS) {
+        throw new Error(`gave up after ${MAX_AUTHORIZATIONS} authorizations`)
+      }
+      provider.callbackParams = undefined
+      await transport.finishAuth(params)
+    }
+  }
+}
+
+/**
+ * One request, authorizing again when the SDK asks for it mid-session (a 403 insufficient_scope
+ * after initialize: it sends the user to the authorization URL, then throws UnauthorizedError).
+ */
+async function withReauthorization<T>(
+  transport: StreamableHTTPClientTransport,
+  call: () => Promise<T>,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await call()
     } catch (err) {
       const params = provider.callbackParams
       if (!(err instanceof UnauthorizedError) || !params) throw err
@@ -133,10 +156,12 @@ async function connect(): Promise<Client> {
 }
 
 try {
-  const client = await connect()
-  const { tools } = await client.listTools()
+  const { client, transport } = await connect()
+  const { tools } = await withReauthorization(transport, () => client.listTools())
   if (tools.some((t) => t.name === 'echo')) {
-    await client.callTool({ name: 'echo', arguments: { text: 'conformance' } })
+    await withReauthorization(transport, () =>
+      client.callTool({ name: 'echo', arguments: { text: 'conformance' } }),
+    )
   }
   await client.close()
   process.exit(0)
