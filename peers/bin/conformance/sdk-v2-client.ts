@@ -1,0 +1,171 @@
+#!/usr/bin/env node
+/**
+ * The official MCP SDK v2 client (`@modelcontextprotocol/client`, pinned) wrapped for
+ * `npm run conformance -- client --command` (the official convention: server URL last,
+ * `MCP_CONFORMANCE_SCENARIO` and `MCP_CONFORMANCE_CONTEXT` in the environment). Its OAuth
+ * provider is what an application writes around the SDK, no more: dynamic registration (or the
+ * pre-registered client of `auth/pre-registration`), the headless sign-in (one GET of the
+ * authorization URL, its `Location` read; the harness's IdP signs in by itself), `state` checked
+ * (the SDK leaves that to the application) and the callback's parameters handed to
+ * `finishAuth`, which checks `iss` (RFC 9207). Exit 0 after `tools/list` and `echo`, 1 otherwise.
+ *
+ *   npm run conformance -- client --command "npx tsx peers/bin/conformance/sdk-v2-client.ts"
+ */
+import { randomBytes } from 'node:crypto'
+import {
+  Client,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client'
+
+const REDIRECT_URL = 'http://127.0.0.1:3000/callback'
+/**
+ * The client's metadata document (MCP 2025-11-25, Client ID Metadata Documents): the official
+ * suite's URL, which `auth/basic-cimd` expects; the SDK uses it only where the server advertises
+ * `client_id_metadata_document_supported`.
+ */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
+const MAX_AUTHORIZATIONS = 3
+
+class HeadlessProvider implements OAuthClientProvider {
+  #info: StoredOAuthClientInformation | undefined
+  #tokens: StoredOAuthTokens | undefined
+  #verifier = ''
+  #state = ''
+  #discovery: OAuthDiscoveryState | undefined
+  callbackParams: URLSearchParams | undefined
+  authorizations = 0
+  readonly clientMetadataUrl = CLIENT_METADATA_URL
+
+  constructor(preRegistered?: StoredOAuthClientInformation) {
+    this.#info = preRegistered
+  }
+  get redirectUrl(): string {
+    return REDIRECT_URL
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'MCP SDK v2 client (gatehouse peers)',
+      redirect_uris: [REDIRECT_URL],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }
+  }
+  state(): string {
+    this.#state = randomBytes(32).toString('base64url')
+    return this.#state
+  }
+  clientInformation() {
+    return this.#info
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.#info = info
+  }
+  tokens() {
+    return this.#tokens
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.#tokens = tokens
+  }
+  saveCodeVerifier(verifier: string) {
+    this.#verifier = verifier
+  }
+  codeVerifier() {
+    return this.#verifier
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.#discovery = state
+  }
+  discoveryState() {
+    return this.#discovery
+  }
+  async redirectToAuthorization(url: URL): Promise<void> {
+    this.callbackParams = undefined
+    this.authorizations++
+    const res = await fetch(url, { redirect: 'manual' })
+    const location = res.headers.get('location')
+    if (!location) throw new Error(`the authorization server did not redirect (HTTP ${res.status})`)
+    const back = new URL(location, url)
+    if (back.searchParams.get('state') !== this.#state) {
+      throw new Error('authorization response refused: its state is not the one sent')
+    }
+    this.callbackParams = back.searchParams
+  }
+}
+
+function preRegistered(): StoredOAuthClientInformation | undefined {
+  if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration') return undefined
+  const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
+  if (!ctx.client_id) throw new Error('MCP_CONFORMANCE_CONTEXT names no client_id')
+  return {
+    client_id: ctx.client_id,
+    ...(ctx.client_secret ? { client_secret: ctx.client_secret } : {}),
+    redirect_uris: [REDIRECT_URL],
+  }
+}
+
+const serverUrl = new URL(process.argv.at(-1) ?? '')
+const provider = new HeadlessProvider(preRegistered())
+
+async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  for (;;) {
+    const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider })
+    const client = new Client({ name: 'gatehouse-peers-sdk-v2', version: '0.1.0' })
+    try {
+      await client.connect(transport)
+      return { client, transport }
+    } catch (err) {
+      const params = provider.callbackParams
+      if (!(err instanceof UnauthorizedError) || !params) throw err
+      if (provider.authorizations >= MAX_AUTHORIZATIONS) {
+        throw new Error(`gave up after ${MAX_AUTHORIZATIONS} authorizations`)
+      }
+      provider.callbackParams = undefined
+      await transport.finishAuth(params)
+    }
+  }
+}
+
+/**
+ * One request, authorizing again when the SDK asks for it mid-session (a 403 insufficient_scope
+ * after initialize: it sends the user to the authorization URL, then throws UnauthorizedError).
+ */
+async function withReauthorization<T>(
+  transport: StreamableHTTPClientTransport,
+  call: () => Promise<T>,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await call()
+    } catch (err) {
+      const params = provider.callbackParams
+      if (!(err instanceof UnauthorizedError) || !params) throw err
+      if (provider.authorizations >= MAX_AUTHORIZATIONS) {
+        throw new Error(`gave up after ${MAX_AUTHORIZATIONS} authorizations`)
+      }
+      provider.callbackParams = undefined
+      await transport.finishAuth(params)
+    }
+  }
+}
+
+try {
+  const { client, transport } = await connect()
+  const { tools } = await withReauthorization(transport, () => client.listTools())
+  if (tools.some((t) => t.name === 'echo')) {
+    await withReauthorization(transport, () =>
+      client.callTool({ name: 'echo', arguments: { text: 'conformance' } }),
+    )
+  }
+  await client.close()
+  process.exit(0)
+} catch (err) {
+  process.stderr.write(`sdk-v2-client: ${(err as Error).name}: ${(err as Error).message}\n`)
+  process.exit(1)
+}

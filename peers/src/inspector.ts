@@ -1,0 +1,211 @@
+/**
+ * MCP Inspector's web UI (`@modelcontextprotocol/inspector`, pinned in peers/package.json), the
+ * way a developer uses it: `npx @modelcontextprotocol/inspector --transport http --server-url
+ * <url>`, then the browser. Its server runs on Node 22 ({@link ensureNode22}); the UI is driven in
+ * Debian's Chromium through playwright-core: switch the server on, sign in (the UI sends the
+ * whole tab to the authorization server and takes it back at its own `/oauth/callback`; the code
+ * exchange goes through the Inspector's server, so the IdP needs no CORS), open Tools, run `echo`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort } from '@gatehouse/support'
+import type { Browser, Page } from 'playwright-core'
+import { ensureNode22 } from './node22.js'
+import type { PeerOutcome } from './outcome.js'
+import { ROOT } from './paths.js'
+import { completeSignIn } from './sign-in.js'
+
+/** The Inspector's launcher (its `mcp-inspector` bin). */
+export const INSPECTOR_BIN = join(
+  ROOT,
+  'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js',
+)
+
+/** A running Inspector web server. */
+export interface InspectorWeb {
+  /** `http://127.0.0.1:<port>`: the UI's origin (its OAuth redirect URI is `<origin>/oauth/callback`). */
+  origin: string
+  /** The URL to open: the origin with the session token the Inspector's API wants. */
+  url: string
+  /** What it printed so far. */
+  output(): string
+  stop(): Promise<void>
+}
+
+/** The line the Inspector prints once it listens. */
+const READY = 'MCP Inspector Web is up and running'
+
+/**
+ * Starts the Inspector's web UI for `serverUrl` (Streamable HTTP) on a free loopback port, with
+ * its MCP Apps sandbox and app origin on OS-assigned ports, its API behind a random session
+ * token (`MCP_INSPECTOR_API_TOKEN`, what its banner URL carries), no browser opened, secrets in
+ * memory and its storage in a temporary directory.
+ */
+export async function startInspectorWeb(serverUrl: string): Promise<InspectorWeb> {
+  const node = ensureNode22()
+  const home = mkdtempSync(join(tmpdir(), 'gatehouse-inspector-'))
+  const token = randomBytes(24).toString('hex')
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const child = spawn(
+      node,
+      [INSPECTOR_BIN, '--web', '--transport', 'http', '--server-url', serverUrl],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          CLIENT_PORT: String(port),
+          HOST: '127.0.0.1',
+          MCP_SANDBOX_PORT: '0',
+          MCP_APP_ORIGIN_PORT: '0',
+          MCP_AUTO_OPEN_ENABLED: 'false',
+          MCP_INSPECTOR_API_TOKEN: token,
+          MCP_INSPECTOR_SECRET_STORE: 'memory',
+          MCP_STORAGE_DIR: join(home, 'storage'),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group, so stop() ends whatever it started too.
+        detached: true,
+      },
+    )
+    let output = ''
+    const ready = new Promise<boolean>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes(READY)) resolve(true)
+      }
+      child.stdout?.on('data', onData)
+      child.stderr?.on('data', onData)
+      child.once('exit', () => resolve(false))
+    })
+    if (await ready) {
+      const origin = `http://127.0.0.1:${port}`
+      return {
+        origin,
+        url: `${origin}/?MCP_INSPECTOR_API_TOKEN=${token}`,
+        output: () => output,
+        async stop() {
+          await stopGroup(child)
+          rmSync(home, { recursive: true, force: true })
+        },
+      }
+    }
+    // Another process took the port between freePort() and the Inspector's listen: try another.
+    if (!output.includes('PORT IS IN USE') || attempt >= 5) {
+      rmSync(home, { recursive: true, force: true })
+      throw new Error(
+        `MCP Inspector did not start (exit ${child.exitCode}): ${output.slice(-1500)}`,
+      )
+    }
+  }
+}
+
+/** SIGTERM to the child's process group, SIGKILL if it is still there after 5 s. */
+async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  process.kill(-child.pid, 'SIGTERM')
+  const timer = setTimeout(() => {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL')
+  }, 5_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** Options of {@link runInspectorWeb}. */
+export interface InspectorRunOptions {
+  inspector: InspectorWeb
+  browser: Browser
+  /** The mock-idp user who signs in. */
+  user: string
+  /** How long to wait for each state of the UI; default 45 s (a loaded CI machine). */
+  timeoutMs?: number
+}
+
+/** The server card's status once connecting settled, and the alert the UI showed, if any. */
+async function connectionSettled(page: Page, timeout: number): Promise<string> {
+  const connected = page.getByText('Connected', { exact: true })
+  const failed = page.getByText('Failed', { exact: true })
+  await connected.or(failed).first().waitFor({ timeout })
+  return (await connected.count()) > 0 ? 'Connected' : 'Failed'
+}
+
+/**
+ * Connects the Inspector's UI to its server as `user`, in a fresh browser context: switches the
+ * server on, completes consent and sign-in when the tab is sent to the authorization server,
+ * then lists tools and runs `echo`. Never throws for the Inspector's own failures: the UI's
+ * status and alert text are the outcome's `error`.
+ */
+export async function runInspectorWeb(options: InspectorRunOptions): Promise<PeerOutcome> {
+  const timeout = options.timeoutMs ?? 45_000
+  const origin = options.inspector.origin
+  const context = await options.browser.newContext()
+  let authorizations = 0
+  const outcome = (rest: Partial<PeerOutcome>): PeerOutcome => ({
+    tools: [],
+    mcpStatuses: [],
+    authorizations,
+    ...rest,
+  })
+  try {
+    // The UI loads web fonts from the Internet; this network has none.
+    await context.route(/^https?:\/\/(?!127\.0\.0\.1[:/]|localhost[:/])/, (route) => route.abort())
+    const page = await context.newPage()
+    page.setDefaultTimeout(timeout)
+    await page.goto(options.inspector.url)
+    await page
+      .getByRole('switch', { name: /Connect or disconnect/ })
+      .first()
+      .check({ force: true })
+    // Either the tab leaves for the authorization server, or connecting settles without it.
+    const left = page
+      .waitForURL((u) => u.origin !== origin, { timeout })
+      .then(() => true)
+      .catch(() => false)
+    // A wait the navigation away interrupts is not a settled connection: it must not win the race.
+    const settledFirst = connectionSettled(page, timeout).then(
+      () => false,
+      () => new Promise<boolean>(() => undefined),
+    )
+    if (await Promise.race([left, settledFirst])) {
+      authorizations++
+      await completeSignIn(page, { user: options.user, done: (u) => u.origin === origin })
+    }
+    const status = await connectionSettled(page, timeout)
+    if (status !== 'Connected') {
+      return outcome({ error: `Inspector: ${status}. ${await alertText(page)}`.trim() })
+    }
+    await page.getByText('Tools', { exact: true }).first().click()
+    const heading = page.getByText(/^Tools \(\d+\)$/).first()
+    await heading.waitFor()
+    const list = heading.locator('xpath=ancestor::*[.//button][1]')
+    const tools = (await list.getByRole('button').allInnerTexts())
+      .map((t) => t.trim())
+      .filter((t) => /^[\w.-]+$/.test(t))
+    if (!tools.includes('echo')) return outcome({ tools })
+    await list.getByRole('button', { name: 'echo', exact: true }).click()
+    const text = 'hello from MCP Inspector'
+    await page.getByRole('textbox', { name: 'text' }).fill(text)
+    await page.getByRole('button', { name: 'Execute Tool' }).click()
+    await page.getByText('Results', { exact: true }).waitFor()
+    // The answer shows as text (the input's value is not text content).
+    await page.getByText(text, { exact: true }).first().waitFor()
+    return outcome({ tools, echo: text })
+  } catch (err) {
+    return outcome({ error: (err as Error).message.split('\n')[0] })
+  } finally {
+    await context.close()
+  }
+}
+
+/** The text of the UI's alert (e.g. "Re-authentication required …"), if one shows. */
+async function alertText(page: Page): Promise<string> {
+  const alert = page.getByRole('alert')
+  if ((await alert.count()) === 0) {
+    return (await page.locator('body').innerText()).replace(/\s+/g, ' ').slice(0, 400)
+  }
+  return (await alert.first().innerText()).replace(/\s+/g, ' ').trim()
+}
