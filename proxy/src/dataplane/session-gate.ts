@@ -41,9 +41,15 @@ export type SessionGateResult =
 
 /**
  * MCP Security Best Practices, "Session Hijacking": a session is served only to the principal it
- * was issued to. Anything else is answered as a session this server does not hold: 404 (MCP
- * 2025-06-18 Transports, "Session Management"), so the client starts a new session and a
- * stranger learns nothing about whether the id exists.
+ * is bound to. A session bound to another principal is answered as a session this server does
+ * not hold: 404 (MCP 2025-06-18 Transports, "Session Management"), so the client starts a new
+ * session and a stranger learns nothing about whether the id exists.
+ *
+ * An id the gateway holds no binding for (issued before this process started, through another
+ * replica, or forgotten) is forwarded: the backend answers 404 for a session it does not hold,
+ * and the first principal it serves in a session it does hold is bound to it from then on. A
+ * restart or a second replica thus keeps its clients' sessions (the SDK clients do not start a
+ * new session on a 404), and a session once bound is never served to anyone else.
  */
 export async function sessionGate(input: SessionGateInput): Promise<SessionGateResult> {
   const { sessions, trace, log } = input
@@ -52,10 +58,16 @@ export async function sessionGate(input: SessionGateInput): Promise<SessionGateR
   const raw = input.headers['mcp-session-id']
   // Repeated headers joined: never a known id.
   const sent = Array.isArray(raw) ? raw.join(', ') : raw
+  /** The backend is asked about an id nobody holds here; a 2xx binds it to this principal. */
+  let adopt = false
   if (sent !== undefined) {
     const owner = await sessions.owner(key(sent))
-    if (owner !== principal) {
-      const reason = owner === undefined ? 'unknown' : 'bound to another principal'
+    if (owner === undefined && isBindableSessionId(sent)) {
+      adopt = true
+      trace?.event('mcp_session', { session: 'unknown', allowed: true })
+    } else if (owner !== principal) {
+      // An id that could never be bound (not 1-1024 visible ASCII) is refused: fail closed.
+      const reason = owner === undefined ? 'unbindable' : 'bound to another principal'
       trace?.event('mcp_session', { session: reason, allowed: false })
       // The session id is a credential of sorts: it is never logged.
       log.info({ reason }, 'MCP session refused')
@@ -68,8 +80,9 @@ export async function sessionGate(input: SessionGateInput): Promise<SessionGateR
         description,
       )
       return { ok: false, response: fromRequestError(error) }
+    } else {
+      trace?.event('mcp_session', { session: 'bound', allowed: true })
     }
-    trace?.event('mcp_session', { session: 'bound', allowed: true })
   }
   return {
     ok: true,
@@ -78,6 +91,11 @@ export async function sessionGate(input: SessionGateInput): Promise<SessionGateR
       if (sent !== undefined && input.method === 'DELETE') {
         await sessions.forget(key(sent))
         return
+      }
+      if (adopt && sent !== undefined) {
+        // bind() never moves a binding: of two principals racing for the id, the first keeps it.
+        await sessions.bind(key(sent), principal)
+        trace?.event('mcp_session', { session: 'adopted', allowed: true })
       }
       const issued = headers['mcp-session-id']
       if (typeof issued !== 'string' || issued === '' || issued === sent) return

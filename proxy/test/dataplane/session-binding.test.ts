@@ -130,7 +130,7 @@ describe('MCP session binding through the gateway', () => {
     await anon.client.close()
   })
 
-  it('answers 404 to a session id the gateway never saw issued', async () => {
+  it('passes a session id the gateway never saw to the backend, whose 404 for it reaches the client', async () => {
     const r = await listTools(authed, 'made-up-session', await idp.sign())
     expect(r.status).toBe(404)
   })

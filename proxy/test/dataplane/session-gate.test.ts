@@ -57,13 +57,51 @@ describe('sessionGate', () => {
     expect(anonymous.ok).toBe(false)
   })
 
+  it('forwards an id it holds no binding for (a restart, another replica) and binds it to the first principal the backend serves in it', async () => {
+    const sessions = new MemorySessionBindings()
+    const carried = { 'mcp-session-id': 'from-before-the-restart' }
+    const first = await sessionGate(input(sessions, { headers: carried }))
+    if (!first.ok) throw new Error('refused an id nobody holds')
+    await first.onResponseHead(200, {})
+    expect(await sessions.owner('mcp\nfrom-before-the-restart')).toBeDefined()
+    expect((await sessionGate(input(sessions, { headers: carried }))).ok).toBe(true)
+    expect(await sessionGate(input(sessions, { headers: carried, claims: bob }))).toMatchObject({
+      ok: false,
+      response: { status: 404 },
+    })
+  })
+
+  it('binds no unknown id the backend does not serve (its own 404), nor one refused', async () => {
+    const sessions = new MemorySessionBindings()
+    const made = { 'mcp-session-id': 'made-up' }
+    const gate = await sessionGate(input(sessions, { headers: made, claims: bob }))
+    if (!gate.ok) throw new Error('refused an id nobody holds')
+    await gate.onResponseHead(404, {})
+    expect(await sessions.owner('mcp\nmade-up')).toBeUndefined()
+    const later = await sessionGate(input(sessions, { headers: made }))
+    if (!later.ok) throw new Error('bob was bound by a 404')
+    await later.onResponseHead(200, {})
+    expect(await sessionGate(input(sessions, { headers: made, claims: bob }))).toMatchObject({
+      ok: false,
+    })
+  })
+
   it('keeps the sessions of two backends apart', async () => {
     const sessions = new MemorySessionBindings()
     await open(sessions, 's1', { backend: 'a' })
-    const other = await sessionGate(
-      input(sessions, { backend: 'b', headers: { 'mcp-session-id': 's1' } }),
+    // Bob cannot use alice's session at backend a; at backend b the id is nobody's yet, so it
+    // is b's to answer (it holds no such session: 404), and alice's binding at a is untouched.
+    const atA = await sessionGate(
+      input(sessions, { backend: 'a', headers: { 'mcp-session-id': 's1' }, claims: bob }),
     )
-    expect(other.ok).toBe(false)
+    expect(atA.ok).toBe(false)
+    const atB = await sessionGate(
+      input(sessions, { backend: 'b', headers: { 'mcp-session-id': 's1' }, claims: bob }),
+    )
+    if (!atB.ok) throw new Error('refused an id backend b was never asked about')
+    await atB.onResponseHead(404, {})
+    expect(await sessions.owner('b\ns1')).toBeUndefined()
+    expect(await sessions.owner('a\ns1')).toBeDefined()
   })
 
   it('binds nothing on a non-2xx answer', async () => {
