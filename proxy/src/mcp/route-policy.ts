@@ -28,7 +28,7 @@ import {
   RPC_ERROR,
   rpcError,
 } from './json-rpc.js'
-import { type ListTargets, listTargetsOf } from './list-filter.js'
+import { requestsList } from './list-filter.js'
 import { compileRateLimits, type RateLimiter, rateLimitHeaders } from './local-rate-limit.js'
 import { isMcpAware, limitsOf } from './policy-config.js'
 import { filterResponseBody } from './response-filter.js'
@@ -41,10 +41,14 @@ export interface McpForward {
   requestHeaders?: Record<string, string>
   /** Headers added to the response (RateLimit). */
   responseHeaders?: Record<string, string>
-  /** Wraps the backend's response body (list filtering); may adjust `headers` before they leave. */
+  /**
+   * Wraps the backend's response body (list filtering); may adjust `headers` before they leave.
+   * Throws a `RequestError` (502) for a body it refuses before anything is sent.
+   */
   filterResponse?: (
     body: Readable,
     headers: Record<string, string | string[] | undefined>,
+    status: number,
   ) => Readable
 }
 
@@ -191,13 +195,11 @@ export class McpRoutePolicy {
       forward.responseHeaders = headers
     }
 
-    const targets = this.#listTargets(req.method, messages)
     const authorization = this.authorization
-    if (targets && authorization) {
+    if (this.#filtersLists(req.method, messages) && authorization) {
       forward.requestHeaders = { 'accept-encoding': 'identity' }
-      forward.filterResponse = (body, headers) =>
-        filterResponseBody(body, headers, {
-          targets,
+      forward.filterResponse = (body, headers, status) =>
+        filterResponseBody(body, headers, status, {
           // An item is visible when the request that uses it would be allowed.
           visible: (kind, name) => authorization.allows(jwt, USE_METHOD[kind], { kind, name }),
           onHidden: (kind, hidden) => trace?.event('mcp_list_filtered', { kind, hidden }),
@@ -206,12 +208,11 @@ export class McpRoutePolicy {
     return { forward }
   }
 
-  /** Which responses to filter: the list requests of a POST, any list result on a GET stream. */
-  #listTargets(method: string, messages: readonly McpMessage[]): ListTargets | undefined {
-    if (!this.authorization || this.authorization.rules.length === 0) return undefined
-    if (method === 'GET') return 'any'
-    const targets = listTargetsOf(messages)
-    return targets.size > 0 ? targets : undefined
+  /** Whether to filter the answer: a POST holding a list request, or a GET stream. */
+  #filtersLists(method: string, messages: readonly McpMessage[]): boolean {
+    if (!this.authorization || this.authorization.rules.length === 0) return false
+    if (method === 'GET') return true
+    return requestsList(messages)
   }
 
   /** The JSON-RPC answer refusing the body when a message names a denied target. */

@@ -171,7 +171,7 @@ describe('McpRoutePolicy.inspect', () => {
     expect(f.requestHeaders).toEqual({ 'accept-encoding': 'identity' })
     const source = new PassThrough()
     const headers = { 'content-type': 'application/json' }
-    const out = f.filterResponse?.(source, headers)
+    const out = f.filterResponse?.(source, headers, 200)
     source.end(
       JSON.stringify({
         jsonrpc: '2.0',
@@ -193,6 +193,110 @@ describe('McpRoutePolicy.inspect', () => {
     )
     expect(f.body).toBeUndefined()
     expect(f.filterResponse).toBeDefined()
+  })
+
+  /** Feeds `payload` as the backend's answer through the list filter of `f`; what leaves. */
+  async function throughFilter(
+    f: ReturnType<typeof forwarded>,
+    headers: Record<string, string>,
+    payload: string,
+    status = 200,
+  ): Promise<{ text: string; error?: Error }> {
+    const source = new PassThrough()
+    const out = f.filterResponse?.(source, headers, status)
+    if (!out) throw new Error('no filter')
+    source.end(payload)
+    let text = ''
+    try {
+      for await (const c of out) text += String(c)
+    } catch (err) {
+      return { text, error: err as Error }
+    }
+    return { text }
+  }
+
+  const listOf = (id: number, field: string, names: string[]) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { [field]: names.map((n) => (field === 'resources' ? { uri: n } : { name: n })) },
+    })
+
+  // Issue #24 item 5: filtering must not depend on ids being unique.
+  it('filters every list of a batch whose requests repeat an id, in an event stream', async () => {
+    const both = routePolicy({
+      mcpAuthorization: { rules: ['mcp.tool.name == "echo" || mcp.prompt.name == "greet"'] },
+    })
+    const batches = [
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      ],
+      [
+        { jsonrpc: '2.0', id: 1, method: 'prompts/list' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      ],
+    ]
+    for (const batch of batches) {
+      const f = forwarded(await both.inspect(request(batch), {}))
+      const sse = [
+        `data: ${batch[0]?.method === 'ping' ? '{"jsonrpc":"2.0","id":1,"result":{}}' : listOf(1, 'prompts', ['greet', 'hidden-prompt'])}\n\n`,
+        `data: ${listOf(1, 'tools', ['echo', 'hidden-tool'])}\n\n`,
+      ].join('')
+      const { text } = await throughFilter(f, { 'content-type': 'text/event-stream' }, sse)
+      expect(text).toContain('"echo"')
+      expect(text).not.toContain('hidden')
+    }
+  })
+
+  it('filters a batch answered in one event, and a result whose key is escaped', async () => {
+    const f = forwarded(
+      await authz.inspect(request({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {}),
+    )
+    const batch = `[${listOf(1, 'tools', ['echo', 'fetch'])}]`
+    const escaped = listOf(1, 'tools', ['echo', 'fetch']).replace('"result"', '"\\u0072esult"')
+    for (const payload of [batch, escaped]) {
+      const { text } = await throughFilter(
+        f,
+        { 'content-type': 'text/event-stream' },
+        `data: ${payload}\n\n`,
+      )
+      expect(text).toContain('"echo"')
+      expect(text).not.toContain('fetch')
+    }
+  })
+
+  it('filters a list answered as text/plain, application/vnd.mcp+json or with no content type', async () => {
+    const f = forwarded(
+      await authz.inspect(request({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {}),
+    )
+    for (const headers of <Array<Record<string, string>>>[
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/vnd.mcp+json' },
+      {},
+    ]) {
+      const { text } = await throughFilter(f, headers, listOf(1, 'tools', ['echo', 'fetch']))
+      expect(text).toContain('"echo"')
+      expect(text).not.toContain('fetch')
+    }
+  })
+
+  it('cuts off a successful answer to a list request that it cannot read', async () => {
+    const f = forwarded(
+      await authz.inspect(request({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {}),
+    )
+    const garbled = `)]}'\n${listOf(1, 'tools', ['echo', 'fetch'])}`
+    for (const headers of [
+      { 'content-type': 'application/json' },
+      { 'content-type': 'text/html' },
+    ]) {
+      const { text, error } = await throughFilter(f, headers, garbled)
+      expect(text).not.toContain('fetch')
+      expect(error?.message).toMatch(/cannot be read/)
+    }
+    // An error page is no list: it leaves as it came.
+    const page = await throughFilter(f, { 'content-type': 'text/plain' }, 'Bad Gateway', 502)
+    expect(page).toEqual({ text: 'Bad Gateway' })
   })
 
   it('inspects without restricting when rules are empty', async () => {
