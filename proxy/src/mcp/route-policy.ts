@@ -90,6 +90,35 @@ function refusal(err: McpBodyError): LocalResponse {
   return json(400, rpcError(err.id, err.code, err.message))
 }
 
+/** MCP 2025-06-18 Transports, Streamable HTTP: the methods a client sends to the MCP endpoint. */
+const ALLOWED_METHODS = 'GET, POST, DELETE'
+
+/**
+ * A refusal for a request whose body the stage would not read, so could not authorize: a method
+ * Streamable HTTP does not use (PUT, PATCH, … — a backend routing on the path alone might still
+ * run a JSON-RPC body), or a GET or DELETE that carries a body.
+ */
+function unreadRequest(
+  req: McpStageRequest,
+): { response: LocalResponse; reason: string } | undefined {
+  const method = req.method
+  if (method === 'POST') return undefined
+  if (!['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(method)) {
+    const reason = `${method} is not an MCP transport method: the MCP policy of this route reads POST bodies and allows ${ALLOWED_METHODS}`
+    return {
+      reason,
+      response: errorResponse(405, 'method_not_allowed', reason, { allow: ALLOWED_METHODS }),
+    }
+  }
+  const h = req.headersDistinct
+  const length = Number(h['content-length']?.[0] ?? 0)
+  if (h['transfer-encoding'] !== undefined || length > 0) {
+    const reason = `a ${method} to an MCP route carries no body; send JSON-RPC messages with POST`
+    return { reason, response: errorResponse(400, 'invalid_request', reason) }
+  }
+  return undefined
+}
+
 /** The JSON-RPC error for a denied target, worded as for a name the server does not have. */
 function deniedError(message: McpMessage, target: McpTarget) {
   switch (target.kind) {
@@ -129,7 +158,14 @@ export class McpRoutePolicy {
     const trace = req.trace
     const forward: McpForward = {}
     let messages: readonly McpMessage[] = []
-    if (req.method === 'POST' && !req.path.startsWith('/.well-known/')) {
+    const unread = unreadRequest(req)
+    if (unread) {
+      trace?.event('mcp_request', { error: unread.reason })
+      return { response: unread.response }
+    }
+    // Issue #24 item 3: under /.well-known/ too. What reaches this stage was not answered by the
+    // OAuth endpoints (the pipeline serves them first), so it is judged like any other request.
+    if (req.method === 'POST') {
       let body: Buffer
       try {
         body = await req.body(MCP_MAX_BODY_BYTES)

@@ -299,6 +299,51 @@ describe('McpRoutePolicy.inspect', () => {
     expect(page).toEqual({ text: 'Bad Gateway' })
   })
 
+  // Issue #24 item 3: what the OAuth endpoints did not answer goes through the whole policy.
+  it('authorizes a POST under /.well-known/ like any other', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp/x',
+      '/.well-known/oauth-authorization-server/mcp',
+    ]) {
+      const r = answer(await authz.inspect({ ...request(callTool('secret-tool')), path }, {}))
+      expect(r.body).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32602, message: 'Tool secret-tool not found' },
+      })
+    }
+  })
+
+  it('answers 405 to a method Streamable HTTP does not use, which it would not read', async () => {
+    for (const method of ['PUT', 'PATCH']) {
+      const r = answer(await authz.inspect({ ...request(callTool('secret-tool')), method }, {}))
+      expect(r.status).toBe(405)
+      expect(r.headers?.allow).toBe('GET, POST, DELETE')
+    }
+  })
+
+  it('refuses a GET or DELETE that carries a body it would not read', async () => {
+    for (const headers of [
+      { 'content-length': ['12'] },
+      { 'transfer-encoding': ['chunked'] },
+    ] as Array<Record<string, string[]>>) {
+      const r = answer(
+        await authz.inspect(
+          { ...request(callTool('secret-tool'), { headers }), method: 'GET' },
+          {},
+        ),
+      )
+      expect(r.status).toBe(400)
+    }
+    const empty = forwarded(
+      await authz.inspect(
+        { ...request('', { headers: { 'content-length': ['0'] } }), method: 'DELETE' },
+        {},
+      ),
+    )
+    expect(empty.body).toBeUndefined()
+  })
+
   it('inspects without restricting when rules are empty', async () => {
     const open = routePolicy({ mcpAuthorization: { rules: [] } })
     const f = forwarded(await open.inspect(request(callTool('anything')), {}))
