@@ -39,9 +39,6 @@ export interface BucketState {
 /** Default bound on the number of keys one limit tracks. */
 export const DEFAULT_MAX_KEYS = 100_000
 
-/** The shared bucket of keys the table has no room for. */
-const OVERFLOW = '\u0000overflow'
-
 /** The buckets of one limit. */
 export class TokenBuckets {
   readonly spec: BucketSpec
