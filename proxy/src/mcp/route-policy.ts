@@ -19,6 +19,7 @@ import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { compileMcpAuthorization, type McpAuthorization } from './authorization.js'
 import { checkMirroredHeaders } from './headers.js'
 import {
+  COMPLETE,
   isMcpBodyError,
   MCP_MAX_BODY_BYTES,
   type McpBodyError,
@@ -74,6 +75,22 @@ const USE_METHOD = {
   prompt: 'prompts/get',
   resource: 'resources/read',
 } as const
+
+/**
+ * Whether a request may use its target. A completion (issue #24 item 8) is judged as itself and
+ * as the use of the prompt or resource it names: a caller who may not get a prompt may not
+ * complete its arguments either.
+ */
+function allowsMessage(
+  authorization: McpAuthorization,
+  jwt: Readonly<Record<string, unknown>>,
+  method: string,
+  target: McpTarget,
+): boolean {
+  const allowed = authorization.allows(jwt, method, target)
+  if (method !== COMPLETE || !allowed) return allowed
+  return authorization.allows(jwt, USE_METHOD[target.kind], target)
+}
 
 /** Claims seen by rules when the request carries no verified token (Optional mode). */
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({})
@@ -264,7 +281,7 @@ export class McpRoutePolicy {
     const decisions: Array<Record<string, unknown>> = []
     for (const m of messages) {
       if (m.type !== 'request' || !m.target) continue
-      const allowed = authorization.allows(jwt, m.method, m.target)
+      const allowed = allowsMessage(authorization, jwt, m.method, m.target)
       if (!allowed) denied.set(m, m.target)
       decisions.push({
         method: m.method,

@@ -351,6 +351,65 @@ describe('McpRoutePolicy.inspect', () => {
   })
 })
 
+// Issue #24 item 8: a completion names a prompt or a resource and is judged like it.
+describe('McpRoutePolicy, completion/complete', () => {
+  const policy = routePolicy({
+    mcpAuthorization: {
+      rules: [
+        { deny: 'mcp.prompt.name == "secret-prompt"' },
+        { deny: 'mcp.resource.uri.startsWith("secret://")' },
+      ],
+    },
+  })
+  const complete = (ref: unknown, id = 4) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'completion/complete',
+    params: { ref, argument: { name: 'a', value: 'x' } },
+  })
+
+  it('refuses a completion for a denied prompt or resource as it refuses using them', async () => {
+    const prompt = answer(
+      await policy.inspect(request(complete({ type: 'ref/prompt', name: 'secret-prompt' })), {}),
+    )
+    expect(prompt.body).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32602, message: 'Prompt secret-prompt not found' },
+    })
+    const resource = answer(
+      await policy.inspect(request(complete({ type: 'ref/resource', uri: 'secret://{id}' })), {}),
+    )
+    expect(resource.body).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32002, message: 'Resource secret://{id} not found' },
+    })
+  })
+
+  it('forwards a completion for an allowed prompt or resource', async () => {
+    for (const ref of [
+      { type: 'ref/prompt', name: 'greet' },
+      { type: 'ref/resource', uri: 'file:///{path}' },
+    ]) {
+      expect(forwarded(await policy.inspect(request(complete(ref)), {})).body).toBeDefined()
+    }
+  })
+
+  it('refuses a completion whose ref it cannot name with 400 -32602', async () => {
+    for (const ref of [
+      undefined,
+      { type: 'ref/prompt' },
+      { type: 'ref/resource', name: 'x' },
+      { type: 'ref/tool', name: 'x' },
+    ]) {
+      const r = answer(await policy.inspect(request(complete(ref)), {}))
+      expect(r.status).toBe(400)
+      expect(r.body).toMatchObject({ error: { code: -32602 } })
+    }
+  })
+})
+
 describe('McpRoutePolicy rate limits', () => {
   it('answers 429 with Retry-After and RateLimit headers once the bucket is empty', async () => {
     const limited = routePolicy({
