@@ -15,6 +15,7 @@
 import type { Readable } from 'node:stream'
 import type { PolicyConfig } from '../config/schema.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
+import { toolsKnownChannel } from '../telemetry/channels.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { compileMcpAuthorization, type McpAuthorization } from './authorization.js'
 import { checkMirroredHeaders } from './headers.js'
@@ -153,6 +154,10 @@ export class McpRoutePolicy {
   readonly policies: readonly string[]
   readonly authorization: McpAuthorization | undefined
   readonly rateLimiter: RateLimiter | undefined
+  /** Tool names the rules name (metrics labels; see {@link toolsKnownChannel}). */
+  readonly toolNames: readonly string[]
+  /** Whether {@link toolNames} went out on the channel (once someone listened). */
+  #announced = false
 
   constructor(entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>) {
     this.policies = entries.map((e) => e.name)
@@ -161,6 +166,7 @@ export class McpRoutePolicy {
     this.authorization = hasAuthz ? compileMcpAuthorization(rules) : undefined
     const limits = entries.flatMap((e) => limitsOf(e.name, e.policy))
     this.rateLimiter = limits.length > 0 ? compileRateLimits(limits) : undefined
+    this.toolNames = this.authorization?.toolNames ?? []
   }
 
   /**
@@ -173,6 +179,10 @@ export class McpRoutePolicy {
   ): Promise<McpVerdict> {
     const jwt = claims ?? NO_CLAIMS
     const trace = req.trace
+    if (!this.#announced && toolsKnownChannel.hasSubscribers) {
+      this.#announced = true
+      if (this.toolNames.length > 0) toolsKnownChannel.publish({ names: this.toolNames })
+    }
     const forward: McpForward = {}
     let messages: readonly McpMessage[] = []
     const unread = unreadRequest(req)
@@ -254,7 +264,13 @@ export class McpRoutePolicy {
       forward.filterResponse = (body, headers, status) =>
         filterResponseBody(body, headers, status, {
           // An item is visible when the request that uses it would be allowed.
-          visible: (kind, name) => authorization.allows(jwt, USE_METHOD[kind], { kind, name }),
+          visible: (kind, name) => {
+            // A listed tool is a real one: the metrics give it a label of its own.
+            if (kind === 'tool' && toolsKnownChannel.hasSubscribers) {
+              toolsKnownChannel.publish({ names: [name] })
+            }
+            return authorization.allows(jwt, USE_METHOD[kind], { kind, name })
+          },
           onHidden: (kind, hidden) => trace?.event('mcp_list_filtered', { kind, hidden }),
         })
     }
