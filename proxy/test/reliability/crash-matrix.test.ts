@@ -7,23 +7,11 @@
  * `mcpAuthorization`. After each case the process must still run and answer the next request,
  * and no answer on the filtered route may carry the hidden tool.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
-import { freePort } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { stringify } from 'yaml'
-
-const GATEHOUSE = [
-  '--import',
-  createRequire(import.meta.url).resolve('tsx'),
-  new URL('../../bin/gatehouse.ts', import.meta.url).pathname,
-]
+import { type GatehouseProcess, spawnGatehouse } from './helpers.js'
 
 const HIDDEN = 'secret-tool'
 const LIST = JSON.stringify({
@@ -123,9 +111,8 @@ const FAULTS: Record<string, Fault> = {
 }
 
 let backend: Server
-let child: ChildProcess
+let gatehouse: GatehouseProcess
 let port: number
-let output = ''
 
 async function startBackend(): Promise<number> {
   backend = createServer((req, res) => {
@@ -143,52 +130,30 @@ async function startBackend(): Promise<number> {
 
 beforeAll(async () => {
   const backendPort = await startBackend()
-  port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-crash-'))
-  const file = join(dir, 'gatehouse.yaml')
   const rule = (value: string) => ({
     matches: [{ path: { type: 'PathPrefix', value } }],
     backendRefs: [{ name: 'backend' }],
   })
-  writeFileSync(
-    file,
-    stringify({
-      config: { adminAddr: 'off' },
-      gateways: { default: { port, address: '127.0.0.1' } },
-      backends: {
-        backend: {
-          static: { host: '127.0.0.1', port: backendPort },
-          timeouts: { response: '1s' },
-        },
+  gatehouse = await spawnGatehouse({
+    backends: {
+      backend: {
+        static: { host: '127.0.0.1', port: backendPort },
+        timeouts: { response: '1s' },
       },
-      routes: { plain: { rules: [rule('/plain')] }, mcp: { rules: [rule('/mcp')] } },
-      policies: {
-        tools: {
-          targetRefs: [{ name: 'mcp' }],
-          traffic: { mcpAuthorization: { rules: [{ deny: `mcp.tool.name == "${HIDDEN}"` }] } },
-        },
+    },
+    routes: { plain: { rules: [rule('/plain')] }, mcp: { rules: [rule('/mcp')] } },
+    policies: {
+      tools: {
+        targetRefs: [{ name: 'mcp' }],
+        traffic: { mcpAuthorization: { rules: [{ deny: `mcp.tool.name == "${HIDDEN}"` }] } },
       },
-    }),
-  )
-  child = spawn(process.execPath, [...GATEHOUSE, '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] })
-  child.stdout?.on('data', (c) => (output += c))
-  child.stderr?.on('data', (c) => (output += c))
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`not listening after 30 s:\n${output}`)),
-      30_000,
-    )
-    child.stdout?.on('data', () => {
-      if (output.includes('gatehouse listening')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
+    },
   })
+  port = gatehouse.port
 }, 40_000)
 
 afterAll(async () => {
-  child?.kill('SIGKILL')
+  gatehouse?.stop()
   backend?.closeAllConnections()
   await new Promise((r) => backend?.close(r))
 })
@@ -230,7 +195,10 @@ function exchange(
 /** Whether the gateway process still runs and answers an ordinary request with 200. */
 async function stillServing(): Promise<void> {
   const next = await exchange('/plain?f=ok', { method: 'POST', body: LIST_REQUEST })
-  expect(child.exitCode, `the gateway exited:\n${output.slice(-2000)}`).toBeNull()
+  expect(
+    gatehouse.child.exitCode,
+    `the gateway exited:\n${gatehouse.output().slice(-2000)}`,
+  ).toBeNull()
   expect(next.status).toBe(200)
 }
 
