@@ -6,7 +6,8 @@
  * message (or one batch), is read whole (bounded) and filtered whatever its content type says
  * (`application/json`, `application/vnd.mcp+json`, `text/plain` or none: a client may parse any of
  * them). Every result is judged by its shape, never by its id (ids may repeat in a batch).
- * Events and bodies that hold no list leave byte for byte.
+ * Events and bodies that hold no list leave byte for byte; one that may hold a list leaves
+ * re-serialized, so that no parser reads another message than the one judged.
  *
  * Fail closed (issue #24 items 2 and 5): a compressed body is decoded (gzip, deflate, br) and
  * leaves unencoded; another content coding is refused with 502 before anything is sent; a
@@ -43,6 +44,15 @@ function report(
 ) {
   if (!onHidden) return
   for (const [kind, n] of Object.entries(outcome.hidden)) onHidden(kind as TargetKind, n)
+}
+
+/**
+ * Whether JSON text may hold a list: it names a list field, or holds a `\u` escape that may
+ * spell one. Such a message leaves re-serialized even when nothing was hidden, so that a parser
+ * keeping the first of two equal keys (JSON.parse keeps the last) reads what was judged.
+ */
+function mayHoldList(text: string): boolean {
+  return /tools|prompts|resources|\\u/.test(text)
 }
 
 /** A body the filter cannot read; the connection is cut (the head may have left already). */
@@ -155,8 +165,8 @@ class SseListFilter extends Transform {
       return kept && `${kept}\n`
     }
     const outcome = filterListMessages(message, this.#options.visible)
-    if (!hidAny(outcome)) return event
-    report(outcome, this.#options.onHidden)
+    if (hidAny(outcome)) report(outcome, this.#options.onHidden)
+    else if (!mayHoldList(event)) return event
     return `${kept}data: ${JSON.stringify(message)}\n\n`
   }
 }
@@ -206,11 +216,11 @@ class JsonListFilter extends Transform {
       return
     }
     const outcome = filterListMessages(parsed, this.#options.visible)
-    if (!hidAny(outcome)) {
+    if (hidAny(outcome)) report(outcome, this.#options.onHidden)
+    else if (!mayHoldList(body.toString('latin1'))) {
       done(null, body)
       return
     }
-    report(outcome, this.#options.onHidden)
     done(null, Buffer.from(JSON.stringify(parsed)))
   }
 }

@@ -174,7 +174,7 @@ describe('filterResponseBody, application/json', () => {
     }
   })
 
-  it('passes a body with nothing to hide unchanged, formatting included', async () => {
+  it('passes a body that holds no list unchanged, formatting included', async () => {
     const source = new PassThrough()
     const out = filterResponseBody(
       source,
@@ -182,7 +182,7 @@ describe('filterResponseBody, application/json', () => {
       200,
       { visible },
     )
-    const original = '{ "jsonrpc": "2.0", "id": 1, "result": { "tools": [ {"name": "echo"} ] } }'
+    const original = '{ "jsonrpc": "2.0", "id": 1, "result": { "content": [ {"type": "text"} ] } }'
     source.end(original)
     expect(await collect(out)).toBe(original)
   })
@@ -240,5 +240,31 @@ describe('filterResponseBody, application/json', () => {
       source.end(payload)
       expect(await collect(out)).toBe(payload)
     }
+  })
+})
+
+// A parser that keeps the first of two equal keys would read what JSON.parse dropped.
+describe('filterResponseBody, duplicate keys', () => {
+  const twice =
+    '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"secret_admin"}]},"result":{"tools":[]}}'
+
+  it('re-serializes a JSON body that may hold a list, so every parser reads what was judged', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(source, { 'content-type': 'application/json' }, 200, {
+      visible,
+    })
+    source.end(twice)
+    expect(await collect(out)).toBe('{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}')
+  })
+
+  it('re-serializes such an event too', async () => {
+    const source = new PassThrough()
+    const out = filterResponseBody(source, { 'content-type': 'text/event-stream' }, 200, {
+      visible,
+    })
+    source.end(`id: 3\ndata: ${twice}\n\n`)
+    expect(await collect(out)).toBe(
+      'id: 3\ndata: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n\n',
+    )
   })
 })
