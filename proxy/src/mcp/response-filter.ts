@@ -230,6 +230,9 @@ function header(headers: Headers, name: string): string {
   return (Array.isArray(v) ? v.join(',') : (v ?? '')).trim().toLowerCase()
 }
 
+/** Content codings applied one over the other that the gateway decodes. */
+const MAX_CODINGS = 2
+
 /** RFC 9110 §8.4.1: the content codings the gateway decodes to read a list. */
 const DECODERS: Readonly<Record<string, () => Transform>> = {
   gzip: createGunzip,
@@ -243,18 +246,19 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
  * listed in the order they were applied).
  * @throws RequestError 502 naming a coding the gateway cannot decode.
  */
-function decodersOf(encoding: string, backend: string | undefined): Transform[] {
+function decodersOf(encoding: string): Transform[] {
   const codings = encoding
     .split(',')
     .map((c) => c.trim())
     .filter((c) => c !== '' && c !== 'identity')
   const unknown = codings.find((c) => !DECODERS[c])
-  if (unknown !== undefined) {
+  // More than two codings: no server stacks them, and each would be another decoder to run.
+  if (unknown !== undefined || codings.length > MAX_CODINGS) {
     throw new RequestError(
       'GW_ERR_UPSTREAM',
       502,
       'upstream_error',
-      `backend${backend ? ` "${backend}"` : ''} answered a list with content-encoding "${unknown}", which the gateway cannot decode to apply the MCP policy; serve it unencoded (the gateway asks for identity)`,
+      `the backend answered a list with content-encoding "${unknown ?? encoding}", which the gateway does not decode to apply the MCP policy; serve it unencoded (the gateway asks for identity)`,
     )
   }
   return codings.reverse().map((c) => (DECODERS[c] as () => Transform)())
@@ -276,13 +280,13 @@ export function filterResponseBody(
   body: Readable,
   headers: Headers,
   status: number,
-  options: ResponseFilterOptions & { backend?: string },
+  options: ResponseFilterOptions,
 ): Readable {
   // First of all: whatever happens to the backend's body from now on is handled here.
   body.on('error', ignore)
   let decoders: Transform[]
   try {
-    decoders = decodersOf(header(headers, 'content-encoding'), options.backend)
+    decoders = decodersOf(header(headers, 'content-encoding'))
   } catch (err) {
     body.destroy()
     throw err

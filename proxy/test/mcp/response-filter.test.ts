@@ -222,12 +222,21 @@ describe('filterResponseBody, application/json', () => {
         source,
         { 'content-type': 'application/json', 'content-encoding': 'gzip, x-custom' },
         200,
-        { visible, backend: 'b' },
+        { visible },
       ),
     ).toThrow(
       expect.objectContaining({ status: 502, message: expect.stringContaining('"x-custom"') }),
     )
     expect(source.destroyed).toBe(true)
+    // Codings stacked past two are refused too: each would be another decoder to run.
+    expect(() =>
+      filterResponseBody(
+        new PassThrough(),
+        { 'content-type': 'application/json', 'content-encoding': 'gzip, gzip, gzip' },
+        200,
+        { visible },
+      ),
+    ).toThrow(expect.objectContaining({ status: 502 }))
   })
 
   it('passes an empty body, and a non-JSON error page, unchanged', async () => {
