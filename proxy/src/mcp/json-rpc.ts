@@ -215,8 +215,3 @@ export function rpcError(
 ): { jsonrpc: '2.0'; id: JsonRpcId | null; error: { code: number; message: string } } {
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message } }
 }
-
-/** A map key for an id: `1` and `"1"` are different ids (JSON-RPC §4). */
-export function idKey(id: JsonRpcId): string {
-  return typeof id === 'number' ? `n:${id}` : `s:${id}`
-}
