@@ -63,6 +63,15 @@ function unreadable(what: string): Error {
   )
 }
 
+/**
+ * A message the filter could parse but not judge or rewrite (JSON.stringify overflows the stack on
+ * a value nested a few million deep): the stream fails, as any unreadable one. Thrown out of a
+ * transform fed by a decoder, it would reach the process instead.
+ */
+function failed(err: unknown): Error {
+  return unreadable(`a message that cannot be filtered (${(err as Error).message})`)
+}
+
 function tooLarge(max: number): Error {
   return Object.assign(
     new Error(`a response message above ${max} bytes cannot be filtered by the MCP policy`),
@@ -87,8 +96,13 @@ class SseListFilter extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.#text += this.#decoder.write(chunk)
-    this.#drain(false)
+    try {
+      this.#text += this.#decoder.write(chunk)
+      this.#drain(false)
+    } catch (err) {
+      done(failed(err))
+      return
+    }
     if (this.#text.length > this.#max) {
       done(tooLarge(this.#max))
       return
@@ -97,10 +111,15 @@ class SseListFilter extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    this.#text += this.#decoder.end()
-    this.#drain(true)
-    // An unterminated last event: judged like a complete one, since some clients dispatch it.
-    if (this.#text) this.push(this.#event(this.#text))
+    try {
+      this.#text += this.#decoder.end()
+      this.#drain(true)
+      // An unterminated last event: judged like a complete one, since some clients dispatch it.
+      if (this.#text) this.push(this.#event(this.#text))
+    } catch (err) {
+      done(failed(err))
+      return
+    }
     done()
   }
 
@@ -201,6 +220,14 @@ class JsonListFilter extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
+    try {
+      this.#finish(done)
+    } catch (err) {
+      done(failed(err))
+    }
+  }
+
+  #finish(done: TransformCallback): void {
     const body = Buffer.concat(this.#chunks)
     if (body.length === 0) {
       done()

@@ -21,6 +21,8 @@ const LIST = JSON.stringify({
 })
 const LIST_REQUEST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
 const HUGE = 9 * 1024 * 1024
+/** JSON.parse reads it; JSON.stringify overflows the stack on it. */
+const DEEP = `${'['.repeat(3_000_000)}${']'.repeat(3_000_000)}`
 const SSE = { 'content-type': 'text/event-stream' }
 const JSON_TYPE = { 'content-type': 'application/json' }
 
@@ -87,6 +89,10 @@ const FAULTS: Record<string, Fault> = {
       `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"${HIDDEN}","x":"${'a'.repeat(HUGE)}"}]}}`,
     )
   },
+  'body: nested too deep to re-serialize': (_req, res) => {
+    res.writeHead(200, JSON_TYPE)
+    res.end(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]},"x":${DEEP}}`)
+  },
   // In an event stream.
   'sse: cut mid-event': (_req, res) => {
     res.writeHead(200, SSE)
@@ -103,6 +109,14 @@ const FAULTS: Record<string, Fault> = {
   'sse: huge event': (_req, res) => {
     res.writeHead(200, SSE)
     res.end(`data: ${'a'.repeat(HUGE)}`)
+  },
+  'sse: nested too deep to re-serialize': (_req, res) => {
+    res.writeHead(200, SSE)
+    res.end(`data: {"jsonrpc":"2.0","id":1,"result":{"tools":[]},"x":${DEEP}}\n\n`)
+  },
+  'sse: gzip, nested too deep to re-serialize': (_req, res) => {
+    res.writeHead(200, { ...SSE, 'content-encoding': 'gzip' })
+    res.end(gzipSync(`data: {"jsonrpc":"2.0","id":1,"result":{"tools":[]},"x":${DEEP}}\n\n`))
   },
   'sse: stalls': (_req, res) => {
     res.writeHead(200, SSE)
