@@ -89,6 +89,9 @@ interface CompiledRule {
 
 const KINDS = new Set<string>(['tool', 'prompt', 'resource'])
 
+/** Names longer than this are not kept in the decision cache. */
+export const MAX_CACHED_NAME = 256
+
 /** The kinds of target an expression reads (`mcp.tool…`, `has(mcp.prompt)`, …). */
 function targetKinds(ast: unknown, found: Set<TargetKind>): void {
   if (Array.isArray(ast)) {
@@ -222,7 +225,11 @@ export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAut
     toolNames: [...toolNames],
     allows(claims, method, target) {
       if (compiled.length === 0) return true
-      if (!cacheable) return decide(claims, method, target, false).allowed
+      // A long name (a client may send 4 MiB of one) is decided afresh: 1024 of them cached
+      // would hold gigabytes.
+      if (!cacheable || target.name.length > MAX_CACHED_NAME) {
+        return decide(claims, method, target, false).allowed
+      }
       let byTarget = cache.get(claims)
       const key = `${target.kind}\u0000${method}\u0000${target.name}`
       const hit = byTarget?.get(key)
