@@ -76,7 +76,7 @@ export const SEED_STATEMENTS: readonly SeedStatement[] = [
     section: 'GatewayPolicy (MCP authorization)',
     statement:
       'An MCP authorization policy can authorize individual tools instead of the whole endpoint.',
-    requirements: ['MCPP-001', 'MCPP-002'],
+    requirements: ['MCPP-001', 'MCPP-002', 'MCPP-050'],
   },
   {
     section: 'GatewayPolicy (claims)',

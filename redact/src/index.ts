@@ -14,10 +14,24 @@
  * - anything shaped like a JWT (RFC 7515 §7.1 / RFC 7516 §7.1 compact serialization) or a PEM
  *   private key, anywhere in a string;
  * - the private members of JWKs (RFC 7518 §6).
+ *
+ * The cost is bounded (issue #24 item 1: logs and traces redact what clients send, before any
+ * token is checked): every pattern runs in linear time (JWTs are found by a scanner, `jwt.ts`,
+ * not a backtracking regex), a string is redacted up to {@link MAX_TEXT_CHARS} and truncated past
+ * it, and one {@link redactValue} call reads at most {@link MAX_VALUE_CHARS} characters and
+ * {@link MAX_DEPTH} levels of nesting.
  */
+import { replaceJwts } from './jwt.js'
 
 /** What replaces a secret. */
 export const REDACTED = '[redacted]'
+
+/** Characters of one string that are redacted and shown; the rest is cut off. */
+export const MAX_TEXT_CHARS = 64 * 1024
+/** Characters (of strings and member names) one {@link redactValue} call reads in all. */
+export const MAX_VALUE_CHARS = 1024 * 1024
+/** Nesting levels of objects and arrays {@link redactValue} descends into. */
+export const MAX_DEPTH = 64
 
 /** Object members whose value is a secret (compared lower-case without `-` and `_`). */
 const SECRET_FIELDS = new Set([
@@ -90,8 +104,6 @@ const AUTH_SCHEME =
 /** RFC 7518 §6.2.2 / §6.3.2 / §6.4: private members of EC, RSA and symmetric JWKs (`oth`: RSA). */
 const JWK_PRIVATE_MEMBERS = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'])
 
-/** A JWS (three parts) or JWE (five parts) compact serialization; the header starts `{"` → `eyJ`. */
-const JWT = /eyJ[\w-]*(?:\.[\w-]*){2,4}/g
 const PEM_PRIVATE =
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g
 /** `Bearer <credential>` in free text, with any separator a careless client uses. */
@@ -166,6 +178,24 @@ export function redactHeaders(headers: HeadersLike): Record<string, string | str
  * replaced. A string holding a JSON object (an inline JWKS) is redacted member by member.
  */
 export function redactText(text: string): string {
+  if (text.length > MAX_TEXT_CHARS) return truncated(text)
+  return redactBounded(text)
+}
+
+/** Characters a credential may end with: cutting one leaves its start, which is dropped too. */
+const CREDENTIAL_CHAR = /[A-Za-z0-9\-._~+/=]/
+
+/**
+ * The first {@link MAX_TEXT_CHARS} characters redacted, then a marker. The cut never leaves the
+ * start of a token: the run of credential characters it falls in is dropped whole.
+ */
+function truncated(text: string): string {
+  let end = MAX_TEXT_CHARS
+  while (end > 0 && CREDENTIAL_CHAR.test(text.charAt(end - 1))) end--
+  return `${redactBounded(text.slice(0, end))}[truncated: ${text.length - end} more characters]`
+}
+
+function redactBounded(text: string): string {
   const trimmed = text.trim()
   if (trimmed.startsWith('{') && trimmed.endsWith('}')) {
     try {
@@ -178,9 +208,7 @@ export function redactText(text: string): string {
   }
   const whole = WHOLE_CREDENTIAL.exec(text)
   if (whole) return `${whole[1]} ${REDACTED}`
-  return text
-    .replace(PEM_PRIVATE, REDACTED)
-    .replace(JWT, REDACTED)
+  return replaceJwts(text.replace(PEM_PRIVATE, REDACTED), REDACTED)
     .replace(SCHEME_CREDENTIAL, (_m, scheme: string) => `${scheme} ${REDACTED}`)
     .replace(PARAM, (_m, sep: string, key: string) => `${sep}${key}=${REDACTED}`)
     .replace(JSON_MEMBER, (_m, key: string, colon: string) => `"${key}"${colon}"${REDACTED}"`)
@@ -198,16 +226,33 @@ export function redactUrl(url: string): string {
  * Functions and symbols become `null`; an `Error` becomes `{ type, message, stack }`.
  */
 export function redactValue(value: unknown): unknown {
-  if (typeof value === 'string') return redactText(value)
+  return redactWithin(value, { left: MAX_VALUE_CHARS }, 0)
+}
+
+/** What is left of a {@link redactValue} call's budget. */
+interface Budget {
+  left: number
+}
+
+function redactStringWithin(text: string, budget: Budget): string {
+  if (budget.left <= 0) return `[truncated: ${text.length} characters]`
+  budget.left -= Math.min(text.length, MAX_TEXT_CHARS)
+  return redactText(text)
+}
+
+function redactWithin(value: unknown, budget: Budget, depth: number): unknown {
+  if (typeof value === 'string') return redactStringWithin(value, budget)
   if (typeof value === 'function' || typeof value === 'symbol') return null
   if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) return value.map((v) => redactValue(v))
   if (value instanceof Date) return value
+  if (depth >= MAX_DEPTH) return `[truncated: nesting deeper than ${MAX_DEPTH}]`
+  budget.left--
+  if (Array.isArray(value)) return value.map((v) => redactWithin(v, budget, depth + 1))
   if (value instanceof Error) {
     return {
       type: value.name,
-      message: redactText(value.message),
-      ...(value.stack ? { stack: redactText(value.stack) } : {}),
+      message: redactStringWithin(value.message, budget),
+      ...(value.stack ? { stack: redactStringWithin(value.stack, budget) } : {}),
     }
   }
   const obj = value as Record<string, unknown>
@@ -215,6 +260,7 @@ export function redactValue(value: unknown): unknown {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(obj)) {
     if (v === undefined) continue
+    budget.left -= k.length
     if (isSecretField(k)) {
       out[k] =
         typeof v === 'string' && /^(proxy-?)?authorization$/i.test(k)
@@ -225,7 +271,7 @@ export function redactValue(value: unknown): unknown {
     } else if (/headers$/i.test(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       out[k] = redactHeaders(v as Record<string, string>)
     } else {
-      out[k] = redactValue(v)
+      out[k] = redactWithin(v, budget, depth + 1)
     }
   }
   return out

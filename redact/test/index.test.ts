@@ -191,3 +191,92 @@ describe('redactExpression', () => {
     expect(redactExpression('jwt.email + ""')).toBe('jwt.email + ""')
   })
 })
+
+/** A compact JWS whose header JSON is written with `header` (whitespace included). */
+function jws(header: string): string {
+  const b64 = (s: string) => Buffer.from(s).toString('base64url')
+  return `${b64(header)}.${b64('{"sub":"alice"}')}.c2lnbmF0dXJl`
+}
+
+// Issue #24 item 1: a header with JSON whitespace starts `eyAi`, `ewog`, `ewkg`… and was missed.
+describe('redaction of JWTs whose header JSON has whitespace', () => {
+  const spaced = [
+    jws('{ "alg": "RS256" }'),
+    jws('{\n  "alg": "RS256"\n}'),
+    jws('{\t"alg":"RS256"}'),
+    jws('{\r\n"alg":"none"}'),
+    jws('{  "typ":"JWT"}'),
+  ]
+
+  it('starts differently from eyJ', () => {
+    expect(spaced.map((t) => t.slice(0, 4))).toEqual(['eyAi', 'ewog', 'ewki', 'ew0K', 'eyAg'])
+  })
+
+  it('replaces them in free text, paths, tool names and non-credential headers', () => {
+    for (const token of spaced) {
+      expect(redactText(`got ${token} from the client`)).toBe('got [redacted] from the client')
+      expect(redactUrl(`/mcp/${token}/x?y=1`)).toBe('/mcp/[redacted]/x?y=1')
+      expect(redactValue({ tool: token, params: { name: `call-${token}` } })).toEqual({
+        tool: REDACTED,
+        params: { name: `call-${REDACTED}` },
+      })
+      expect(redactHeaders({ 'mcp-name': token, 'x-request-id': `id ${token}` })).toEqual({
+        'mcp-name': REDACTED,
+        'x-request-id': `id ${REDACTED}`,
+      })
+    }
+  })
+
+  it('keeps words that only start like a header (key.example.com, they.were.here)', () => {
+    for (const text of ['key.example.com', 'they.were.here', 'survey.eyed.out', 'eyes.ahead.now']) {
+      expect(redactText(text)).toBe(text)
+    }
+  })
+
+  it('replaces a JWE (five parts) and an unsecured JWT with an empty signature', () => {
+    const header = Buffer.from('{"alg":"none"}').toString('base64url')
+    expect(redactText(`a ${header}.eyJzdWIiOiJhIn0. b`)).toBe('a [redacted] b')
+    expect(redactText(`${JWT}.ZW5j.aXY`)).toBe(REDACTED)
+  })
+})
+
+describe('the cost of redaction', () => {
+  // Issue #24 item 1: `/eyJ[\w-]*(?:\.[\w-]*){2,4}/` backtracked quadratically; a 4 MiB tool name
+  // of `eyJ` repeated froze the process for minutes. These finish at once now.
+  it('redacts 4 MiB of "eyJ" repeated, dotted or not, keeping a bounded excerpt', () => {
+    for (const huge of [
+      'eyJ'.repeat(1_400_000),
+      'eyJ.'.repeat(1_000_000),
+      `${'eyJ'.repeat(1_400_000)}.a.b`,
+    ]) {
+      const out = redactText(huge)
+      expect(out.length).toBeLessThan(70_000)
+      expect(out).toMatch(/\[truncated: \d+ more characters\]$/)
+    }
+    // Below the cut, where the regex took seconds: 60 KB of `eyJ`, with and without dots.
+    expect(redactText(`${'eyJ'.repeat(20_000)}.a.b`)).toBe(REDACTED)
+    expect(redactText(`/mcp/${'eyJ'.repeat(20_000)}`)).toBe(`/mcp/${'eyJ'.repeat(20_000)}`)
+  })
+
+  it('truncates a long string without leaving the start of a credential it cut', () => {
+    const text = `${'x '.repeat(32_760)}${JWT}${'y'.repeat(100_000)}`
+    const out = redactText(text)
+    expect(out).not.toContain('eyJ')
+    expect(out.endsWith(`x [truncated: ${text.length - 65_520} more characters]`)).toBe(true)
+  })
+
+  it('bounds the work on one value: past a budget, strings are truncated whole', () => {
+    const many = Array.from({ length: 100 }, (_, i) => `${i}:${'a'.repeat(60_000)}`)
+    const out = redactValue({ many }) as { many: string[] }
+    expect(out.many[0]).toBe(many[0])
+    expect(out.many[99]).toMatch(/^\[truncated: 60003 characters\]$/)
+  })
+
+  it('stops at a nesting depth instead of overflowing the stack', () => {
+    let deep: unknown = 'leaf'
+    for (let i = 0; i < 10_000; i++) deep = [deep]
+    const out = JSON.stringify(redactValue({ deep }))
+    expect(out).toContain('[truncated: nesting')
+    expect(out.length).toBeLessThan(1000)
+  })
+})

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
-import { type CheckContext, CheckFailure, must, type Requirement } from '../types.js'
+import { type CheckContext, CheckFailure, CheckSkipped, must, type Requirement } from '../types.js'
 import { token } from './util.js'
 
 /** The tool the target denies to users outside `admins`. */
@@ -255,6 +255,40 @@ export const mcpPolicy: Requirement[] = [
         !(await backendRan(ctx, DENIED_TOOL, since)),
         'the backend not to run the tool the body names',
         `the backend ran ${DENIED_TOOL}`,
+      )
+    },
+  },
+  {
+    id: 'MCPP-050',
+    level: 'MUST',
+    profile: 'mcp-policy',
+    source:
+      'seed: GatewayPolicy ("an MCP authorization policy can authorize individual tools"); RFC 8615 §3 (a well-known URI names a document, not another endpoint)',
+    text: `A tools/call of the denied tool (${DENIED_TOOL}, for a user outside admins) POSTed to a path under /.well-known/ that is no OAuth document is not forwarded: the policy holds on every path the route matches.`,
+    async check(ctx) {
+      const origin = ctx.target.backendOrigin
+      if (!origin) throw new CheckSkipped('no backend origin given: what reached it cannot be told')
+      const path = `/.well-known/oauth-protected-resource/mcp/${randomUUID()}`
+      const bearer = await token(ctx, { sub: 'alice' })
+      await ctx.http(`${ctx.target.base}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: DENIED_TOOL, arguments: { url: 'http://127.0.0.1:9/' } },
+        }),
+      })
+      const seen = (await (await fetch(`${origin}/__requests`)).json()) as Array<{ path: string }>
+      must(
+        !seen.some((r) => r.path === path),
+        `the backend never to receive the call sent to ${path}`,
+        `the backend received POST ${path}`,
       )
     },
   },

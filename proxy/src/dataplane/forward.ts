@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { PassThrough, type Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
-import type { RequestError } from '../errors.js'
+import { RequestError } from '../errors.js'
 import type { Upstream } from '../http/upstream.js'
 import type { RequestTask } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
@@ -38,9 +38,16 @@ export interface ForwardInput {
   requestHeaders?: HeaderChanges | undefined
   /** The request body already read by the MCP-aware policy: sent as is instead of `req`. */
   requestBody?: Buffer | undefined
-  /** Wraps the response body (MCP list filtering); may adjust the headers before they leave. */
+  /**
+   * Wraps the response body (MCP list filtering); may adjust the headers before they leave, or
+   * throw a `RequestError` to answer with instead (a body it refuses to read).
+   */
   filterResponse?:
-    | ((body: Readable, headers: Record<string, string | string[] | undefined>) => Readable)
+    | ((
+        body: Readable,
+        headers: Record<string, string | string[] | undefined>,
+        status: number,
+      ) => Readable)
     | undefined
   /**
    * Called with the backend's status and headers before anything is sent to the client, and
@@ -214,7 +221,14 @@ async function stream(
   input.task?.stage('streaming')
   await input.onResponseHead?.(response.statusCode, response.headers)
   const headers = downstreamHeaders(response.headers, input.responseHeaders)
-  const body = input.filterResponse?.(response.body, headers) ?? response.body
+  let body: Readable
+  try {
+    body = input.filterResponse?.(response.body, headers, response.statusCode) ?? response.body
+  } catch (err) {
+    if (!(err instanceof RequestError)) throw err
+    response.body.on('error', () => {}).destroy()
+    return failed(input, err, started)
+  }
   try {
     res.writeHead(response.statusCode, headers as Record<string, string | string[]>)
     // Event-stream chunks go out as they arrive: flush the head at once.

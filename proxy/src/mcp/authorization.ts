@@ -65,6 +65,8 @@ export interface McpRuleResult {
 /** Compiled `mcpAuthorization` rules of a route (every policy on it, merged). */
 export interface McpAuthorization {
   readonly rules: ReadonlyArray<{ mode: RuleMode; expression: string }>
+  /** Tool names the rules compare `mcp.tool.name` with: real tools, for the metrics' labels. */
+  readonly toolNames: readonly string[]
   /** Whether the caller with `claims` may use `target` (requested with `method`). */
   allows(claims: Readonly<Record<string, unknown>>, method: string, target: McpTarget): boolean
   /** The same decision with every rule's outcome, for the trace. */
@@ -87,6 +89,9 @@ interface CompiledRule {
 
 const KINDS = new Set<string>(['tool', 'prompt', 'resource'])
 
+/** Names longer than this are not kept in the decision cache. */
+export const MAX_CACHED_NAME = 256
+
 /** The kinds of target an expression reads (`mcp.tool…`, `has(mcp.prompt)`, …). */
 function targetKinds(ast: unknown, found: Set<TargetKind>): void {
   if (Array.isArray(ast)) {
@@ -102,6 +107,39 @@ function targetKinds(ast: unknown, found: Set<TargetKind>): void {
     }
   }
   targetKinds(node.args, found)
+}
+
+/** Whether an AST node is `mcp.tool.name`. */
+function isToolName(node: unknown): boolean {
+  const n = node as { op?: unknown; args?: unknown } | null
+  if (n?.op !== '.' || !Array.isArray(n.args) || n.args[1] !== 'name') return false
+  const tool = n.args[0] as { op?: unknown; args?: unknown } | null
+  if (tool?.op !== '.' || !Array.isArray(tool.args) || tool.args[1] !== 'tool') return false
+  const mcp = tool.args[0] as { op?: unknown; args?: unknown } | null
+  return mcp?.op === 'id' && mcp.args === 'mcp'
+}
+
+/** String literals of a value or list node. */
+function literals(node: unknown, into: Set<string>): void {
+  const n = node as { op?: unknown; args?: unknown } | null
+  if (n?.op === 'value' && typeof n.args === 'string') into.add(n.args)
+  else if (n?.op === 'list' && Array.isArray(n.args)) for (const a of n.args) literals(a, into)
+}
+
+/** Tool names an expression compares `mcp.tool.name` with (`==`, `in [...]`). */
+function toolNamesOf(ast: unknown, into: Set<string>): void {
+  if (Array.isArray(ast)) {
+    for (const a of ast) toolNamesOf(a, into)
+    return
+  }
+  if (typeof ast !== 'object' || ast === null) return
+  const node = ast as { op?: unknown; args?: unknown }
+  if ((node.op === '==' || node.op === 'in') && Array.isArray(node.args)) {
+    const [left, right] = node.args as [unknown, unknown]
+    if (isToolName(left)) literals(right, into)
+    if (node.op === '==' && isToolName(right)) literals(left, into)
+  }
+  toolNamesOf(node.args, into)
 }
 
 function modeOf(rule: McpRuleConfig): { mode: RuleMode; expression: string } {
@@ -129,6 +167,8 @@ export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAut
     targetKinds(program.ast, kinds)
     return { mode, expression, program, kinds, usesArguments: expression.includes('arguments') }
   })
+  const toolNames = new Set<string>()
+  for (const rule of compiled) toolNamesOf(rule.program.ast, toolNames)
   const hasAllow = compiled.some((r) => r.mode === 'allow')
   const cacheable = !compiled.some((r) => r.usesArguments)
   /** Decisions per claims object (one per cached token) and target: rules see nothing else. */
@@ -182,9 +222,14 @@ export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAut
 
   return {
     rules: compiled.map(({ mode, expression }) => ({ mode, expression })),
+    toolNames: [...toolNames],
     allows(claims, method, target) {
       if (compiled.length === 0) return true
-      if (!cacheable) return decide(claims, method, target, false).allowed
+      // A long name (a client may send 4 MiB of one) is decided afresh: 1024 of them cached
+      // would hold gigabytes.
+      if (!cacheable || target.name.length > MAX_CACHED_NAME) {
+        return decide(claims, method, target, false).allowed
+      }
       let byTarget = cache.get(claims)
       const key = `${target.kind}\u0000${method}\u0000${target.name}`
       const hit = byTarget?.get(key)

@@ -6,8 +6,11 @@
  *
  * What counts as a target (MCP 2025-06-18 Server Features): `tools/call` names a tool
  * (`params.name`), `prompts/get` a prompt (`params.name`), `resources/read`, `resources/subscribe`
- * and `resources/unsubscribe` a resource (`params.uri`). A targeted request without a string
- * name or uri is refused: the gateway cannot authorize what it cannot name.
+ * and `resources/unsubscribe` a resource (`params.uri`), and `completion/complete` the prompt
+ * (`params.ref`, `ref/prompt` with a `name`) or resource (`ref/resource` with a `uri`, which may
+ * be a URI template) it completes an argument of (MCP 2025-06-18 Utilities, Completion; issue #24
+ * item 8). A targeted request without a string name or uri is refused: the gateway cannot
+ * authorize what it cannot name.
  */
 
 /** Bytes of a `POST /mcp` body the gateway reads; a larger body is refused with 413. */
@@ -109,6 +112,7 @@ function readMessage(raw: unknown): McpMessage | McpBodyError {
     return { code: RPC_ERROR.invalidRequest, message: 'Invalid Request: id is null', id: null }
   }
   const type = id === undefined ? 'notification' : 'request'
+  if (method === COMPLETE && type === 'request') return readCompletion(raw, id as JsonRpcId)
   const spec = TARGET_PARAM[method]
   if (!spec || type === 'notification') return { type, id, method, target: undefined }
   const params = raw.params
@@ -125,6 +129,30 @@ function readMessage(raw: unknown): McpMessage | McpBodyError {
     target.arguments = params.arguments
   }
   return { type, id, method, target }
+}
+
+/** MCP 2025-06-18 Utilities, Completion: the method that names a prompt or resource in `ref`. */
+export const COMPLETE = 'completion/complete'
+
+/** The references a completion may name, and the member that names each. */
+const COMPLETION_REF: Record<string, { kind: TargetKind; param: 'name' | 'uri' }> = {
+  'ref/prompt': { kind: 'prompt', param: 'name' },
+  'ref/resource': { kind: 'resource', param: 'uri' },
+}
+
+/** A `completion/complete` request: its target is the prompt or resource of `params.ref`. */
+function readCompletion(raw: Record<string, unknown>, id: JsonRpcId): McpMessage | McpBodyError {
+  const ref = isObject(raw.params) ? raw.params.ref : undefined
+  const spec = isObject(ref) && typeof ref.type === 'string' ? COMPLETION_REF[ref.type] : undefined
+  const name = spec && isObject(ref) ? ref[spec.param] : undefined
+  if (!spec || typeof name !== 'string' || name.length === 0) {
+    return {
+      code: RPC_ERROR.invalidParams,
+      message: `Invalid params: ${COMPLETE} needs params.ref, {"type":"ref/prompt","name":…} or {"type":"ref/resource","uri":…}`,
+      id,
+    }
+  }
+  return { type: 'request', id, method: COMPLETE, target: { kind: spec.kind, name } }
 }
 
 /**
@@ -177,9 +205,4 @@ export function rpcError(
   message: string,
 ): { jsonrpc: '2.0'; id: JsonRpcId | null; error: { code: number; message: string } } {
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message } }
-}
-
-/** A map key for an id: `1` and `"1"` are different ids (JSON-RPC §4). */
-export function idKey(id: JsonRpcId): string {
-  return typeof id === 'number' ? `n:${id}` : `s:${id}`
 }

@@ -8,7 +8,7 @@
  * hidden. Resource templates (`resources/templates/list`) are not filtered: a template is not a
  * resource URI a rule could be judged against; `resources/read` of what it expands to is.
  */
-import { idKey, type JsonRpcId, type TargetKind } from './json-rpc.js'
+import type { JsonRpcId, TargetKind } from './json-rpc.js'
 
 /** The result field that holds the items of each list method, and the kind of its items. */
 export const LIST_METHODS: Readonly<
@@ -25,23 +25,16 @@ const FIELDS = Object.values(LIST_METHODS)
 export type ItemVisible = (kind: TargetKind, name: string) => boolean
 
 /**
- * Which responses to filter: the ids of the list requests of this POST (each mapped to its
- * method), or `'any'` — every response whose result has a list field (a GET stream, where the
- * request that a replayed response answers is not known).
+ * Whether a body holds a list request, so that its answer must go through the list filter. Which
+ * response answers which request is not asked: ids may repeat in a batch (`[ping 1, tools/list
+ * 1]`), so every result of such an answer is judged by its shape (issue #24 item 5).
  */
-export type ListTargets = ReadonlyMap<string, string> | 'any'
-
-/** Builds {@link ListTargets} from the list requests of a body. */
-export function listTargetsOf(
+export function requestsList(
   messages: ReadonlyArray<{ type: string; id: JsonRpcId | null | undefined; method: string }>,
-): Map<string, string> {
-  const targets = new Map<string, string>()
-  for (const m of messages) {
-    if (m.type === 'request' && m.id !== null && m.id !== undefined && LIST_METHODS[m.method]) {
-      targets.set(idKey(m.id), m.method)
-    }
-  }
-  return targets
+): boolean {
+  return messages.some(
+    (m) => m.type === 'request' && m.id !== null && m.id !== undefined && !!LIST_METHODS[m.method],
+  )
 }
 
 function itemName(item: unknown, kind: TargetKind): string | undefined {
@@ -52,7 +45,7 @@ function itemName(item: unknown, kind: TargetKind): string | undefined {
 
 /** What filtering one message did. */
 export interface FilterOutcome {
-  /** Whether the message was one of the targeted list responses. */
+  /** Whether the message carried a list field. */
   matched: boolean
   /** Items removed, per kind. */
   hidden: Partial<Record<TargetKind, number>>
@@ -66,7 +59,11 @@ function filterField(
   outcome: FilterOutcome,
 ): void {
   const items = result[field]
-  if (!Array.isArray(items)) return
+  if (!Array.isArray(items)) {
+    result[field] = []
+    outcome.hidden[kind] = (outcome.hidden[kind] ?? 0) + 1
+    return
+  }
   const kept = items.filter((item) => {
     const name = itemName(item, kind)
     return name !== undefined && visible(kind, name)
@@ -78,37 +75,41 @@ function filterField(
 }
 
 /**
- * Filters one parsed JSON-RPC message in place, when it is a targeted list response.
+ * Filters one parsed JSON-RPC message in place: every list field (`tools`, `prompts`,
+ * `resources`) of its result, whatever request it answers. A list field that is not an array
+ * cannot be judged item by item and is emptied.
  * @returns what it did; `hidden` is empty when nothing was removed.
  */
-export function filterListMessage(
-  message: unknown,
-  targets: ListTargets,
-  visible: ItemVisible,
-): FilterOutcome {
+export function filterListMessage(message: unknown, visible: ItemVisible): FilterOutcome {
   const outcome: FilterOutcome = { matched: false, hidden: {} }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return outcome
-  const m = message as Record<string, unknown>
-  const result = m.result
+  const result = (message as Record<string, unknown>).result
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return outcome
   const r = result as Record<string, unknown>
-  if (targets === 'any') {
-    for (const { field, kind } of FIELDS) {
-      if (field in r) {
-        outcome.matched = true
-        filterField(r, field, kind, visible, outcome)
-      }
+  for (const { field, kind } of FIELDS) {
+    if (field in r) {
+      outcome.matched = true
+      filterField(r, field, kind, visible, outcome)
     }
-    return outcome
   }
-  const id = m.id
-  if (typeof id !== 'string' && typeof id !== 'number') return outcome
-  const method = targets.get(idKey(id))
-  const spec = method ? LIST_METHODS[method] : undefined
-  if (!spec) return outcome
-  outcome.matched = true
-  filterField(r, spec.field, spec.kind, visible, outcome)
   return outcome
+}
+
+/**
+ * Filters a parsed body or event payload in place: one message, or a batch of them (JSON-RPC 2.0
+ * §6, in one body or one SSE event).
+ * @returns the merged outcome of every message.
+ */
+export function filterListMessages(parsed: unknown, visible: ItemVisible): FilterOutcome {
+  const total: FilterOutcome = { matched: false, hidden: {} }
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const outcome = filterListMessage(message, visible)
+    total.matched ||= outcome.matched
+    for (const [kind, n] of Object.entries(outcome.hidden) as Array<[TargetKind, number]>) {
+      total.hidden[kind] = (total.hidden[kind] ?? 0) + n
+    }
+  }
+  return total
 }
 
 /** Whether an outcome removed anything. */

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto'
 import { type CelProgram, compileCel } from '../config/cel.js'
-import { type McpCelValue, mcpCelValue } from './authorization.js'
+import { MAX_CACHED_NAME, type McpCelValue, mcpCelValue } from './authorization.js'
 import type { McpMessage } from './json-rpc.js'
 import { type BucketState, TokenBuckets } from './token-bucket.js'
 
@@ -106,6 +106,11 @@ class Limit {
   /** The bucket key of a message, or `null` when `when` does not select it. */
   keyFor(claims: Readonly<Record<string, unknown>>, m: McpMessage): string | null {
     const slot = `${m.method}\u0000${m.target?.kind ?? ''}\u0000${m.target?.name ?? ''}`
+    // A long name is keyed afresh: 1024 names of 4 MiB cached would hold gigabytes.
+    if (slot.length > 2 * MAX_CACHED_NAME) {
+      const a: Activation = { jwt: claims, mcp: mcpCelValue(m.method, m.target) }
+      return this.selects(a) ? this.keyOf(a) : null
+    }
     let byMessage = this.#cache?.get(claims)
     const hit = byMessage?.get(slot)
     if (hit !== undefined) return hit

@@ -1,26 +1,34 @@
 /**
- * Stream transforms that hide denied items from list results in a backend's answer to
- * `POST /mcp`, in both shapes Streamable HTTP allows (MCP 2025-06-18 Transports §Sending Messages
- * to the Server): a `text/event-stream` is filtered event by event — every event leaves as soon as
- * it is complete, and once each targeted list response went by the rest is passed on unread — and
- * an `application/json` body, which is one message (or one batch), is read whole (bounded) and
- * filtered. Events and bodies that hold no targeted list response leave byte for byte.
+ * Stream transforms that hide denied items from list results in a backend's answer to a list
+ * request (`POST /mcp`) or on a server stream (`GET /mcp`), in both shapes Streamable HTTP allows
+ * (MCP 2025-06-18 Transports §Sending Messages to the Server): a `text/event-stream` is filtered
+ * event by event — every event leaves as soon as it is complete — and any other body, which is one
+ * message (or one batch), is read whole (bounded) and filtered whatever its content type says
+ * (`application/json`, `application/vnd.mcp+json`, `text/plain` or none: a client may parse any of
+ * them). Every result is judged by its shape, never by its id (ids may repeat in a batch).
+ * Events and bodies that hold no list leave byte for byte; one that may hold a list leaves
+ * re-serialized, so that no parser reads another message than the one judged.
  *
- * Fail closed: a body the gateway cannot read (compressed, or a message above the bound) is cut
- * off rather than passed on unfiltered.
+ * Fail closed (issue #24 items 2 and 5): a compressed body is decoded (gzip, deflate, br) and
+ * leaves unencoded; another content coding is refused with 502 before anything is sent; a
+ * successful answer that is not JSON, an event whose data cannot be parsed but may hold a result,
+ * and a message above the bound are cut off rather than passed on unfiltered. Every stream the
+ * filter holds has an `'error'` listener, so a backend failing mid-body never reaches the process.
  */
-import { Readable, Transform, type TransformCallback } from 'node:stream'
+import type { Readable } from 'node:stream'
+import { Transform, type TransformCallback } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
+import { RequestError } from '../errors.js'
 import type { TargetKind } from './json-rpc.js'
-import { filterListMessage, hidAny, type ItemVisible, type ListTargets } from './list-filter.js'
+import { filterListMessages, hidAny, type ItemVisible } from './list-filter.js'
 
 /** Largest single message (SSE event or JSON body) the filter holds while looking for a list. */
 export const MAX_FILTERED_MESSAGE_BYTES = 8 * 1024 * 1024
 
 /** Options of {@link filterResponseBody}. */
 export interface ResponseFilterOptions {
-  /** Which responses are list responses to filter. */
-  targets: ListTargets
+  /** Whether a listed item stays visible to the caller. */
   visible: ItemVisible
   /** Told how many items of a kind one response lost (metrics, trace). */
   onHidden?: (kind: TargetKind, count: number) => void
@@ -31,11 +39,37 @@ export interface ResponseFilterOptions {
 type Headers = Record<string, string | string[] | undefined>
 
 function report(
-  outcome: ReturnType<typeof filterListMessage>,
+  outcome: ReturnType<typeof filterListMessages>,
   onHidden: ResponseFilterOptions['onHidden'],
 ) {
   if (!onHidden) return
   for (const [kind, n] of Object.entries(outcome.hidden)) onHidden(kind as TargetKind, n)
+}
+
+/**
+ * Whether JSON text may hold a list: it names a list field, or holds a `\u` escape that may
+ * spell one. Such a message leaves re-serialized even when nothing was hidden, so that a parser
+ * keeping the first of two equal keys (JSON.parse keeps the last) reads what was judged.
+ */
+function mayHoldList(text: string): boolean {
+  return /tools|prompts|resources|\\u/.test(text)
+}
+
+/** A body the filter cannot read; the connection is cut (the head may have left already). */
+function unreadable(what: string): Error {
+  return Object.assign(
+    new Error(`${what} cannot be read by the MCP list filter, so it is not passed on`),
+    { code: 'GW_MCP_FILTER_UNREADABLE' },
+  )
+}
+
+/**
+ * A message the filter could parse but not judge or rewrite (JSON.stringify overflows the stack on
+ * a value nested a few million deep): the stream fails, as any unreadable one. Thrown out of a
+ * transform fed by a decoder, it would reach the process instead.
+ */
+function failed(err: unknown): Error {
+  return unreadable(`a message that cannot be filtered (${(err as Error).message})`)
 }
 
 function tooLarge(max: number): Error {
@@ -54,27 +88,22 @@ class SseListFilter extends Transform {
   #text = ''
   /** Where line scanning resumes in `#text`. */
   #scan = 0
-  /** Targeted responses still expected (Infinity: any response may be a list). */
-  #remaining: number
-  #passthrough = false
 
   constructor(options: ResponseFilterOptions) {
     super()
     this.#options = options
     this.#max = options.maxMessageBytes ?? MAX_FILTERED_MESSAGE_BYTES
-    this.#remaining = options.targets === 'any' ? Number.POSITIVE_INFINITY : options.targets.size
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    const text = this.#decoder.write(chunk)
-    if (this.#passthrough) {
-      if (text) this.push(text)
-      done()
+    try {
+      this.#text += this.#decoder.write(chunk)
+      this.#drain(false)
+    } catch (err) {
+      done(failed(err))
       return
     }
-    this.#text += text
-    this.#drain(false)
-    if (!this.#passthrough && this.#text.length > this.#max) {
+    if (this.#text.length > this.#max) {
       done(tooLarge(this.#max))
       return
     }
@@ -82,14 +111,14 @@ class SseListFilter extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    const rest = this.#decoder.end()
-    if (this.#passthrough) {
-      if (rest) this.push(rest)
-    } else {
-      this.#text += rest
+    try {
+      this.#text += this.#decoder.end()
       this.#drain(true)
       // An unterminated last event: judged like a complete one, since some clients dispatch it.
       if (this.#text) this.push(this.#event(this.#text))
+    } catch (err) {
+      done(failed(err))
+      return
     }
     done()
   }
@@ -116,17 +145,9 @@ class SseListFilter extends Transform {
         if (s.charCodeAt(at + 1) === 10) end = at + 2
       }
       if (at === lineStart) {
-        const event = s.slice(eventStart, end)
-        this.push(this.#event(event))
+        const event = this.#event(s.slice(eventStart, end))
+        if (event) this.push(event)
         eventStart = end
-        if (this.#remaining <= 0) {
-          this.#passthrough = true
-          const rest = s.slice(eventStart)
-          if (rest) this.push(rest)
-          this.#text = ''
-          this.#scan = 0
-          return
-        }
       }
       lineStart = end
       i = end
@@ -135,9 +156,14 @@ class SseListFilter extends Transform {
     this.#scan = lineStart - eventStart
   }
 
-  /** One event, filtered when it carries a targeted list response, else unchanged. */
+  /**
+   * One event, filtered when it carries a list, else unchanged. Only an event that mentions
+   * `result` (or holds a `\u` escape, which may spell it) can carry one, so the others are not
+   * parsed. Such an event whose data does not parse is dropped but for its other fields (`id`
+   * still moves Last-Event-ID): a lenient client might read a list out of it.
+   */
   #event(event: string): string {
-    if (!event.includes('"result"')) return event
+    if (!event.includes('result') && !event.includes('\\u')) return event
     const fields: string[] = []
     const data: string[] = []
     for (const line of event.split(/\r\n|\r|\n/)) {
@@ -150,32 +176,37 @@ class SseListFilter extends Transform {
       }
     }
     if (data.length === 0) return event
+    const kept = fields.map((f) => `${f}\n`).join('')
     let message: unknown
     try {
       message = JSON.parse(data.join('\n'))
     } catch {
-      return event
+      return kept && `${kept}\n`
     }
-    const outcome = filterListMessage(message, this.#options.targets, this.#options.visible)
-    if (!outcome.matched) return event
-    this.#remaining--
-    if (!hidAny(outcome)) return event
-    report(outcome, this.#options.onHidden)
-    return `${fields.map((f) => `${f}\n`).join('')}data: ${JSON.stringify(message)}\n\n`
+    const outcome = filterListMessages(message, this.#options.visible)
+    if (hidAny(outcome)) report(outcome, this.#options.onHidden)
+    else if (!mayHoldList(event)) return event
+    return `${kept}data: ${JSON.stringify(message)}\n\n`
   }
 }
 
-/** Filters an `application/json` body: one message or a batch, read whole (bounded). */
+/**
+ * Filters a body that is not an event stream: one message or a batch, read whole (bounded). A
+ * body that is not JSON is cut off when the status is a success (a client may still find a list
+ * in it), and passed on otherwise (an error page is no list).
+ */
 class JsonListFilter extends Transform {
   readonly #options: ResponseFilterOptions
   readonly #max: number
+  readonly #success: boolean
   readonly #chunks: Buffer[] = []
   #size = 0
 
-  constructor(options: ResponseFilterOptions) {
+  constructor(options: ResponseFilterOptions, status: number) {
     super()
     this.#options = options
     this.#max = options.maxMessageBytes ?? MAX_FILTERED_MESSAGE_BYTES
+    this.#success = status >= 200 && status < 300
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
@@ -189,24 +220,35 @@ class JsonListFilter extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
+    try {
+      this.#finish(done)
+    } catch (err) {
+      done(failed(err))
+    }
+  }
+
+  #finish(done: TransformCallback): void {
     const body = Buffer.concat(this.#chunks)
+    if (body.length === 0) {
+      done()
+      return
+    }
     let parsed: unknown
     try {
-      parsed = JSON.parse(body.toString('utf8'))
+      // As fetch's `json()` reads it: UTF-8, a leading BOM dropped.
+      parsed = JSON.parse(new TextDecoder().decode(body))
     } catch {
-      // Not JSON: it carries no list a client could read, so it leaves as it came.
+      if (this.#success) done(unreadable('a successful answer to a list request that is not JSON'))
+      else done(null, body)
+      return
+    }
+    const outcome = filterListMessages(parsed, this.#options.visible)
+    if (hidAny(outcome)) report(outcome, this.#options.onHidden)
+    else if (!mayHoldList(body.toString('latin1'))) {
       done(null, body)
       return
     }
-    let hid = false
-    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-      const outcome = filterListMessage(message, this.#options.targets, this.#options.visible)
-      if (hidAny(outcome)) {
-        hid = true
-        report(outcome, this.#options.onHidden)
-      }
-    }
-    done(null, hid ? Buffer.from(JSON.stringify(parsed)) : body)
+    done(null, Buffer.from(JSON.stringify(parsed)))
   }
 }
 
@@ -215,35 +257,86 @@ function header(headers: Headers, name: string): string {
   return (Array.isArray(v) ? v.join(',') : (v ?? '')).trim().toLowerCase()
 }
 
+/** Content codings applied one over the other that the gateway decodes. */
+const MAX_CODINGS = 2
+
+/** RFC 9110 §8.4.1: the content codings the gateway decodes to read a list. */
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+}
+
 /**
- * Wraps a backend response body with the list filter its content type needs, adjusting `headers`
- * (a filtered body has no known length). Other content types are returned unchanged: they carry
- * no JSON-RPC message.
- * @param headers - the response headers about to be sent; `content-length` is removed when filtering.
+ * The decoders for a `Content-Encoding` value, last applied first (RFC 9110 §8.4: codings are
+ * listed in the order they were applied).
+ * @throws RequestError 502 naming a coding the gateway cannot decode.
+ */
+function decodersOf(encoding: string): Transform[] {
+  const codings = encoding
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '' && c !== 'identity')
+  const unknown = codings.find((c) => !DECODERS[c])
+  // More than two codings: no server stacks them, and each would be another decoder to run.
+  if (unknown !== undefined || codings.length > MAX_CODINGS) {
+    throw new RequestError(
+      'GW_ERR_UPSTREAM',
+      502,
+      'upstream_error',
+      `the backend answered a list with content-encoding "${unknown ?? encoding}", which the gateway does not decode to apply the MCP policy; serve it unencoded (the gateway asks for identity)`,
+    )
+  }
+  return codings.reverse().map((c) => (DECODERS[c] as () => Transform)())
+}
+
+/** A do-nothing `'error'` listener: the error reaches the client through the filter instead. */
+function ignore(): void {}
+
+/**
+ * Wraps a backend response body with the list filter it needs, adjusting `headers`: a filtered
+ * body has no known length and leaves unencoded.
+ * @param headers - the response headers about to be sent; `content-length` and
+ *   `content-encoding` are removed.
+ * @param status - the response status: an unreadable body is cut off only on a success.
+ * @throws RequestError 502 (before anything is sent) for a content coding the gateway cannot
+ *   decode; `body` is destroyed then.
  */
 export function filterResponseBody(
   body: Readable,
   headers: Headers,
+  status: number,
   options: ResponseFilterOptions,
 ): Readable {
-  const type = header(headers, 'content-type')
-  const sse = type.startsWith('text/event-stream')
-  if (!sse && !type.startsWith('application/json')) return body
-  const encoding = header(headers, 'content-encoding')
-  if (encoding !== '' && encoding !== 'identity') {
+  // First of all: whatever happens to the backend's body from now on is handled here.
+  body.on('error', ignore)
+  let decoders: Transform[]
+  try {
+    decoders = decodersOf(header(headers, 'content-encoding'))
+  } catch (err) {
     body.destroy()
-    const refused = new Readable({ read() {} })
-    const err = new Error(
-      `the backend answered with content-encoding ${encoding}: a list the MCP policy cannot read is not passed on`,
-    )
-    process.nextTick(() => refused.destroy(err))
-    return refused
+    throw err
   }
   delete headers['content-length']
-  const filter = sse ? new SseListFilter(options) : new JsonListFilter(options)
-  body.once('error', (err) => filter.destroy(err))
+  delete headers['content-encoding']
+  const sse = header(headers, 'content-type').startsWith('text/event-stream')
+  const filter = sse ? new SseListFilter(options) : new JsonListFilter(options, status)
+  const stages: Readable[] = [body, ...decoders]
+  let source: Readable = body
+  for (const decoder of decoders) {
+    decoder.on('error', ignore)
+    source = source.pipe(decoder)
+  }
+  for (const stage of stages) {
+    stage.once('error', (err) => {
+      filter.destroy(
+        stage === body ? err : unreadable(`a body that does not decode (${err.message})`),
+      )
+    })
+  }
   filter.once('close', () => {
-    if (!body.destroyed) body.destroy()
+    for (const stage of stages) if (!stage.destroyed) stage.destroy()
   })
-  return body.pipe(filter)
+  return source.pipe(filter)
 }

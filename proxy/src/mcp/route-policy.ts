@@ -15,10 +15,12 @@
 import type { Readable } from 'node:stream'
 import type { PolicyConfig } from '../config/schema.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
+import { toolsKnownChannel } from '../telemetry/channels.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { compileMcpAuthorization, type McpAuthorization } from './authorization.js'
 import { checkMirroredHeaders } from './headers.js'
 import {
+  COMPLETE,
   isMcpBodyError,
   MCP_MAX_BODY_BYTES,
   type McpBodyError,
@@ -28,7 +30,7 @@ import {
   RPC_ERROR,
   rpcError,
 } from './json-rpc.js'
-import { type ListTargets, listTargetsOf } from './list-filter.js'
+import { requestsList } from './list-filter.js'
 import { compileRateLimits, type RateLimiter, rateLimitHeaders } from './local-rate-limit.js'
 import { isMcpAware, limitsOf } from './policy-config.js'
 import { filterResponseBody } from './response-filter.js'
@@ -41,10 +43,14 @@ export interface McpForward {
   requestHeaders?: Record<string, string>
   /** Headers added to the response (RateLimit). */
   responseHeaders?: Record<string, string>
-  /** Wraps the backend's response body (list filtering); may adjust `headers` before they leave. */
+  /**
+   * Wraps the backend's response body (list filtering); may adjust `headers` before they leave.
+   * Throws a `RequestError` (502) for a body it refuses before anything is sent.
+   */
   filterResponse?: (
     body: Readable,
     headers: Record<string, string | string[] | undefined>,
+    status: number,
   ) => Readable
 }
 
@@ -71,6 +77,22 @@ const USE_METHOD = {
   resource: 'resources/read',
 } as const
 
+/**
+ * Whether a request may use its target. A completion (issue #24 item 8) is judged as itself and
+ * as the use of the prompt or resource it names: a caller who may not get a prompt may not
+ * complete its arguments either.
+ */
+function allowsMessage(
+  authorization: McpAuthorization,
+  jwt: Readonly<Record<string, unknown>>,
+  method: string,
+  target: McpTarget,
+): boolean {
+  const allowed = authorization.allows(jwt, method, target)
+  if (method !== COMPLETE || !allowed) return allowed
+  return authorization.allows(jwt, USE_METHOD[target.kind], target)
+}
+
 /** Claims seen by rules when the request carries no verified token (Optional mode). */
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({})
 
@@ -84,6 +106,35 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 function refusal(err: McpBodyError): LocalResponse {
   return json(400, rpcError(err.id, err.code, err.message))
+}
+
+/** MCP 2025-06-18 Transports, Streamable HTTP: the methods a client sends to the MCP endpoint. */
+const ALLOWED_METHODS = 'GET, POST, DELETE'
+
+/**
+ * A refusal for a request whose body the stage would not read, so could not authorize: a method
+ * Streamable HTTP does not use (PUT, PATCH, … — a backend routing on the path alone might still
+ * run a JSON-RPC body), or a GET or DELETE that carries a body.
+ */
+function unreadRequest(
+  req: McpStageRequest,
+): { response: LocalResponse; reason: string } | undefined {
+  const method = req.method
+  if (method === 'POST') return undefined
+  if (!['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(method)) {
+    const reason = `${method} is not an MCP transport method: the MCP policy of this route reads POST bodies and allows ${ALLOWED_METHODS}`
+    return {
+      reason,
+      response: errorResponse(405, 'method_not_allowed', reason, { allow: ALLOWED_METHODS }),
+    }
+  }
+  const h = req.headersDistinct
+  const length = Number(h['content-length']?.[0] ?? 0)
+  if (h['transfer-encoding'] !== undefined || length > 0) {
+    const reason = `a ${method} to an MCP route carries no body; send JSON-RPC messages with POST`
+    return { reason, response: errorResponse(400, 'invalid_request', reason) }
+  }
+  return undefined
 }
 
 /** The JSON-RPC error for a denied target, worded as for a name the server does not have. */
@@ -103,6 +154,10 @@ export class McpRoutePolicy {
   readonly policies: readonly string[]
   readonly authorization: McpAuthorization | undefined
   readonly rateLimiter: RateLimiter | undefined
+  /** Tool names the rules name (metrics labels; see {@link toolsKnownChannel}). */
+  readonly toolNames: readonly string[]
+  /** Whether {@link toolNames} went out on the channel (once someone listened). */
+  #announced = false
 
   constructor(entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>) {
     this.policies = entries.map((e) => e.name)
@@ -111,6 +166,7 @@ export class McpRoutePolicy {
     this.authorization = hasAuthz ? compileMcpAuthorization(rules) : undefined
     const limits = entries.flatMap((e) => limitsOf(e.name, e.policy))
     this.rateLimiter = limits.length > 0 ? compileRateLimits(limits) : undefined
+    this.toolNames = this.authorization?.toolNames ?? []
   }
 
   /**
@@ -123,9 +179,20 @@ export class McpRoutePolicy {
   ): Promise<McpVerdict> {
     const jwt = claims ?? NO_CLAIMS
     const trace = req.trace
+    if (!this.#announced && toolsKnownChannel.hasSubscribers) {
+      this.#announced = true
+      if (this.toolNames.length > 0) toolsKnownChannel.publish({ names: this.toolNames })
+    }
     const forward: McpForward = {}
     let messages: readonly McpMessage[] = []
-    if (req.method === 'POST' && !req.path.startsWith('/.well-known/')) {
+    const unread = unreadRequest(req)
+    if (unread) {
+      trace?.event('mcp_request', { error: unread.reason })
+      return { response: unread.response }
+    }
+    // Issue #24 item 3: under /.well-known/ too. What reaches this stage was not answered by the
+    // OAuth endpoints (the pipeline serves them first), so it is judged like any other request.
+    if (req.method === 'POST') {
       let body: Buffer
       try {
         body = await req.body(MCP_MAX_BODY_BYTES)
@@ -191,27 +258,30 @@ export class McpRoutePolicy {
       forward.responseHeaders = headers
     }
 
-    const targets = this.#listTargets(req.method, messages)
     const authorization = this.authorization
-    if (targets && authorization) {
+    if (this.#filtersLists(req.method, messages) && authorization) {
       forward.requestHeaders = { 'accept-encoding': 'identity' }
-      forward.filterResponse = (body, headers) =>
-        filterResponseBody(body, headers, {
-          targets,
+      forward.filterResponse = (body, headers, status) =>
+        filterResponseBody(body, headers, status, {
           // An item is visible when the request that uses it would be allowed.
-          visible: (kind, name) => authorization.allows(jwt, USE_METHOD[kind], { kind, name }),
+          visible: (kind, name) => {
+            // A listed tool is a real one: the metrics give it a label of its own.
+            if (kind === 'tool' && toolsKnownChannel.hasSubscribers) {
+              toolsKnownChannel.publish({ names: [name] })
+            }
+            return authorization.allows(jwt, USE_METHOD[kind], { kind, name })
+          },
           onHidden: (kind, hidden) => trace?.event('mcp_list_filtered', { kind, hidden }),
         })
     }
     return { forward }
   }
 
-  /** Which responses to filter: the list requests of a POST, any list result on a GET stream. */
-  #listTargets(method: string, messages: readonly McpMessage[]): ListTargets | undefined {
-    if (!this.authorization || this.authorization.rules.length === 0) return undefined
-    if (method === 'GET') return 'any'
-    const targets = listTargetsOf(messages)
-    return targets.size > 0 ? targets : undefined
+  /** Whether to filter the answer: a POST holding a list request, or a GET stream. */
+  #filtersLists(method: string, messages: readonly McpMessage[]): boolean {
+    if (!this.authorization || this.authorization.rules.length === 0) return false
+    if (method === 'GET') return true
+    return requestsList(messages)
   }
 
   /** The JSON-RPC answer refusing the body when a message names a denied target. */
@@ -227,7 +297,7 @@ export class McpRoutePolicy {
     const decisions: Array<Record<string, unknown>> = []
     for (const m of messages) {
       if (m.type !== 'request' || !m.target) continue
-      const allowed = authorization.allows(jwt, m.method, m.target)
+      const allowed = allowsMessage(authorization, jwt, m.method, m.target)
       if (!allowed) denied.set(m, m.target)
       decisions.push({
         method: m.method,

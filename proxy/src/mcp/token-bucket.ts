@@ -5,8 +5,12 @@
  *
  * Buckets are per process: replicas behind a load balancer each keep their own, so the effective
  * limit is the configured one times the replicas (docs/auth.md, "Rate limits"). The key set is
- * bounded: beyond `maxKeys`, full buckets (which hold nothing worth keeping) are dropped first,
- * then the least recently used (a tenth at a time).
+ * bounded without ever handing out more than the limit (issue #24 item 4: dropping a used bucket
+ * gave its key a full one again): beyond `maxKeys`, only full buckets are dropped — they hold
+ * nothing a new bucket would not — and while none is full, new keys share one overflow bucket
+ * with the same limit (fail closed for keys the table cannot hold; tracked keys keep theirs).
+ * Looking for full buckets walks the table, so it is done at most once until a bucket can be
+ * full again (about once per `fillInterval` under a flood of invented keys).
  */
 
 /** The shape of one limit. */
@@ -41,6 +45,11 @@ export class TokenBuckets {
   readonly #buckets = new Map<string, Bucket>()
   readonly #maxKeys: number
   readonly #now: () => number
+  /** The bucket shared by keys past `maxKeys` (made on first use). */
+  #overflow: Bucket | undefined
+  /** No bucket can be full before this time, so no walk can free room before it. */
+  #nextFullAt = Number.NEGATIVE_INFINITY
+  #walks = 0
 
   /**
    * @param now - a monotonic clock in milliseconds (default `performance.now`); tests pass their own.
@@ -51,9 +60,14 @@ export class TokenBuckets {
     this.#now = options.now ?? (() => performance.now())
   }
 
-  /** Number of keys tracked. */
+  /** Number of keys tracked (the overflow bucket aside). */
   get size(): number {
     return this.#buckets.size
+  }
+
+  /** Times the table was walked for full buckets to drop. */
+  get walks(): number {
+    return this.#walks
   }
 
   #refill(bucket: Bucket, now: number): void {
@@ -74,9 +88,31 @@ export class TokenBuckets {
     }
   }
 
+  /**
+   * The bucket `key` uses: its own, a new one (`create`) when there is room or room can be made,
+   * else the shared overflow bucket. `undefined`: no bucket yet (a full one for `peek`).
+   */
+  #bucketOf(key: string, now: number, create: boolean): Bucket | undefined {
+    const own = this.#buckets.get(key)
+    if (own) return own
+    if (this.#buckets.size >= this.#maxKeys) this.#evict(now)
+    if (this.#buckets.size < this.#maxKeys) {
+      if (!create) return undefined
+      const bucket = { tokens: this.spec.maxTokens, filledAt: now }
+      this.#buckets.set(key, bucket)
+      return bucket
+    }
+    if (!this.#overflow) {
+      if (!create) return undefined
+      this.#overflow = { tokens: this.spec.maxTokens, filledAt: now }
+    }
+    return this.#overflow
+  }
+
   /** What `key` holds, without taking anything. */
   peek(key: string): BucketState {
-    return this.#state(this.#buckets.get(key), this.#now())
+    const now = this.#now()
+    return this.#state(this.#bucketOf(key, now, false), now)
   }
 
   /**
@@ -86,33 +122,28 @@ export class TokenBuckets {
    */
   take(key: string, n = 1): BucketState {
     const now = this.#now()
-    let bucket = this.#buckets.get(key)
-    if (bucket) {
-      // Most recently used last: Map keeps insertion order, which eviction walks.
-      this.#buckets.delete(key)
-    } else {
-      bucket = { tokens: this.spec.maxTokens, filledAt: now }
-      this.#evict(now)
-    }
+    const bucket = this.#bucketOf(key, now, true) as Bucket
     this.#refill(bucket, now)
     bucket.tokens = Math.max(0, bucket.tokens - n)
-    this.#buckets.set(key, bucket)
     return this.#state(bucket, now)
   }
 
-  /** Makes room for one more key. */
+  /** Drops every full bucket, at most once until one can be full again. */
   #evict(now: number): void {
-    if (this.#buckets.size < this.#maxKeys) return
+    if (now < this.#nextFullAt) return
+    this.#walks++
+    const { maxTokens, tokensPerFill, fillIntervalMs } = this.spec
+    // A bucket made after this walk takes a token at once: full again one interval later at best.
+    let nextFullAt = now + fillIntervalMs
     for (const [key, bucket] of this.#buckets) {
       this.#refill(bucket, now)
-      if (bucket.tokens >= this.spec.maxTokens) this.#buckets.delete(key)
-      if (this.#buckets.size < this.#maxKeys * 0.9) return
+      if (bucket.tokens >= maxTokens) {
+        this.#buckets.delete(key)
+        continue
+      }
+      const fills = Math.ceil((maxTokens - bucket.tokens) / tokensPerFill)
+      nextFullAt = Math.min(nextFullAt, bucket.filledAt + fills * fillIntervalMs)
     }
-    // Still full of partly used buckets (many keys in use, or a client inventing keys): drop the
-    // least recently used tenth at once, so the next new keys do not each pay for a walk.
-    for (const key of this.#buckets.keys()) {
-      this.#buckets.delete(key)
-      if (this.#buckets.size < this.#maxKeys * 0.9) return
-    }
+    this.#nextFullAt = nextFullAt
   }
 }

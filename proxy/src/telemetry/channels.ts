@@ -14,3 +14,11 @@ export interface JwksRefreshMessage {
 
 /** Published by the key set after every remote fetch. */
 export const jwksRefreshChannel = channel('gatehouse:jwks:refresh')
+
+/** Tool names known to be real: named by a policy, or listed by a backend in a tools/list result. */
+export interface ToolsKnownMessage {
+  names: readonly string[]
+}
+
+/** Published by the MCP stage; the metrics keep these names as labels of their own. */
+export const toolsKnownChannel = channel('gatehouse:mcp:tools')

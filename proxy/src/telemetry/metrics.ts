@@ -1,16 +1,21 @@
 /**
  * Prometheus metrics of one gatehouse (issue #14), served as text at `<admin>/metrics`
  * (prom-client, exposition format 0.0.4). Every label takes values from a bounded set: routes,
- * backends and gateways come from the configuration; MCP methods, tool names and limit names that
- * clients choose are capped ({@link BoundedLabel}), so a client inventing names cannot grow the
- * registry without end.
+ * backends and gateways come from the configuration; MCP methods and limit names that clients
+ * choose are capped ({@link BoundedLabel}), and tool names keep the real tools apart from invented
+ * ones ({@link ToolLabels}), so a client inventing names cannot grow the registry without end.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import { type JwksRefreshMessage, jwksRefreshChannel } from './channels.js'
+import {
+  type JwksRefreshMessage,
+  jwksRefreshChannel,
+  type ToolsKnownMessage,
+  toolsKnownChannel,
+} from './channels.js'
+import { OTHER_LABEL, ToolLabels } from './tool-labels.js'
 
-/** Label value for everything past a {@link BoundedLabel}'s limit. */
-export const OTHER_LABEL = '__other__'
+export { OTHER_LABEL, ToolLabels } from './tool-labels.js'
 
 /** A label fed by client input: its first `max` distinct values, then {@link OTHER_LABEL}. */
 export class BoundedLabel {
@@ -165,8 +170,21 @@ export class Metrics {
     ),
   )
 
-  /** Tool names as labels: at most 200 distinct per process. */
-  readonly tools = new BoundedLabel(200)
+  /**
+   * Tool names as labels: the known ones (policies, tools/list results) by name, at most 100
+   * others at a time, aged out after 10 minutes unused, then `__other__` (issue #24 item 12).
+   */
+  readonly tools = new ToolLabels({
+    onForget: (tool, series) => {
+      for (const key of series) {
+        const [route = '', outcome = ''] = key.split('\u0000')
+        this.toolCalls.remove({ route, tool, outcome })
+      }
+    },
+  })
+  readonly #onTools = (message: unknown) => {
+    this.tools.register((message as ToolsKnownMessage).names)
+  }
   /** Issuers as labels (configured, but bounded all the same). */
   #issuers: ReadonlySet<string> | undefined
   readonly #onJwks = (message: unknown) => {
@@ -185,6 +203,13 @@ export class Metrics {
     this.#issuers = options.issuers ? new Set(options.issuers) : undefined
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry })
     subscribe(jwksRefreshChannel.name, this.#onJwks)
+    subscribe(toolsKnownChannel.name, this.#onTools)
+  }
+
+  /** Counts one `tools/call` (the tool label as {@link tools} gives it). */
+  recordToolCall(route: string, tool: string, outcome: string): void {
+    const label = this.tools.of(tool, `${route}\u0000${outcome}`)
+    this.toolCalls.inc({ route, tool: label, outcome })
   }
 
   /** The issuers whose JWKS refreshes are counted, after a reload changed the policies. */
@@ -206,5 +231,6 @@ export class Metrics {
   /** Stops listening to the diagnostics channels. */
   close(): void {
     unsubscribe(jwksRefreshChannel.name, this.#onJwks)
+    unsubscribe(toolsKnownChannel.name, this.#onTools)
   }
 }

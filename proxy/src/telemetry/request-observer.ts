@@ -238,7 +238,7 @@ export class RequestObservation implements RequestTrace {
           : outcome === 'rate_limited'
             ? 'rate_limited'
             : 'forwarded'
-      m.toolCalls.inc({ route, tool: m.tools.of(msg.tool), outcome: result })
+      m.recordToolCall(route, msg.tool, result)
     }
     for (const kind of this.#denied?.values() ?? []) m.denials.inc({ route, kind })
     for (const [kind, n] of this.#hidden ?? []) m.hiddenItems.inc({ route, kind }, n)

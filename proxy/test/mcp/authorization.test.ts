@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { compileMcpAuthorization, mcpCelValue } from '../../src/mcp/authorization.js'
+import {
+  compileMcpAuthorization,
+  MAX_CACHED_NAME,
+  mcpCelValue,
+} from '../../src/mcp/authorization.js'
 import type { McpTarget } from '../../src/mcp/json-rpc.js'
 
 const alice = { sub: 'alice', groups: ['AI-Users'] }
@@ -130,5 +134,21 @@ describe('the rules of docs/auth.md', () => {
     )
     expect(authz.allows(alice, 'tools/call', tool('echo'))).toBe(true)
     expect(authz.allows(alice, 'tools/call', tool('fetch'))).toBe(false)
+  })
+})
+
+// A client may send names of megabytes; 1024 of them in the decision cache would hold gigabytes.
+describe('compileMcpAuthorization decision cache', () => {
+  it('keeps decisions on short names only', () => {
+    const authz = compileMcpAuthorization(['jwt.admin == true'])
+    // The cache is keyed by the claims object: changing it in place shows what was cached.
+    const claims: Record<string, unknown> = { admin: false }
+    const short = { kind: 'tool' as const, name: 'echo' }
+    const long = { kind: 'tool' as const, name: 'x'.repeat(MAX_CACHED_NAME + 1) }
+    expect(authz.allows(claims, 'tools/call', short)).toBe(false)
+    expect(authz.allows(claims, 'tools/call', long)).toBe(false)
+    claims.admin = true
+    expect(authz.allows(claims, 'tools/call', short)).toBe(false)
+    expect(authz.allows(claims, 'tools/call', long)).toBe(true)
   })
 })

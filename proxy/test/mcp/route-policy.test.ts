@@ -171,7 +171,7 @@ describe('McpRoutePolicy.inspect', () => {
     expect(f.requestHeaders).toEqual({ 'accept-encoding': 'identity' })
     const source = new PassThrough()
     const headers = { 'content-type': 'application/json' }
-    const out = f.filterResponse?.(source, headers)
+    const out = f.filterResponse?.(source, headers, 200)
     source.end(
       JSON.stringify({
         jsonrpc: '2.0',
@@ -195,10 +195,218 @@ describe('McpRoutePolicy.inspect', () => {
     expect(f.filterResponse).toBeDefined()
   })
 
+  /** Feeds `payload` as the backend's answer through the list filter of `f`; what leaves. */
+  async function throughFilter(
+    f: ReturnType<typeof forwarded>,
+    headers: Record<string, string>,
+    payload: string,
+    status = 200,
+  ): Promise<{ text: string; error?: Error }> {
+    const source = new PassThrough()
+    const out = f.filterResponse?.(source, headers, status)
+    if (!out) throw new Error('no filter')
+    source.end(payload)
+    let text = ''
+    try {
+      for await (const c of out) text += String(c)
+    } catch (err) {
+      return { text, error: err as Error }
+    }
+    return { text }
+  }
+
+  const listOf = (id: number, field: string, names: string[]) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { [field]: names.map((n) => (field === 'resources' ? { uri: n } : { name: n })) },
+    })
+
+  // Issue #24 item 5: filtering must not depend on ids being unique.
+  it('filters every list of a batch whose requests repeat an id, in an event stream', async () => {
+    const both = routePolicy({
+      mcpAuthorization: { rules: ['mcp.tool.name == "echo" || mcp.prompt.name == "greet"'] },
+    })
+    const batches = [
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      ],
+      [
+        { jsonrpc: '2.0', id: 1, method: 'prompts/list' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      ],
+    ]
+    for (const batch of batches) {
+      const f = forwarded(await both.inspect(request(batch), {}))
+      const sse = [
+        `data: ${batch[0]?.method === 'ping' ? '{"jsonrpc":"2.0","id":1,"result":{}}' : listOf(1, 'prompts', ['greet', 'hidden-prompt'])}\n\n`,
+        `data: ${listOf(1, 'tools', ['echo', 'hidden-tool'])}\n\n`,
+      ].join('')
+      const { text } = await throughFilter(f, { 'content-type': 'text/event-stream' }, sse)
+      expect(text).toContain('"echo"')
+      expect(text).not.toContain('hidden')
+    }
+  })
+
+  it('filters a batch answered in one event, and a result whose key is escaped', async () => {
+    const f = forwarded(
+      await authz.inspect(request({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {}),
+    )
+    const batch = `[${listOf(1, 'tools', ['echo', 'fetch'])}]`
+    const escaped = listOf(1, 'tools', ['echo', 'fetch']).replace('"result"', '"\\u0072esult"')
+    for (const payload of [batch, escaped]) {
+      const { text } = await throughFilter(
+        f,
+        { 'content-type': 'text/event-stream' },
+        `data: ${payload}\n\n`,
+      )
+      expect(text).toContain('"echo"')
+      expect(text).not.toContain('fetch')
+    }
+  })
+
+  it('filters a list answered as text/plain, application/vnd.mcp+json or with no content type', async () => {
+    const f = forwarded(
+      await authz.inspect(request({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {}),
+    )
+    for (const headers of <Array<Record<string, string>>>[
+      { 'content-type': 'text/plain' },
+      { 'content-type': 'application/vnd.mcp+json' },
+      {},
+    ]) {
+      const { text } = await throughFilter(f, headers, listOf(1, 'tools', ['echo', 'fetch']))
+      expect(text).toContain('"echo"')
+      expect(text).not.toContain('fetch')
+    }
+  })
+
+  it('cuts off a successful answer to a list request that it cannot read', async () => {
+    const f = forwarded(
+      await authz.inspect(request({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {}),
+    )
+    const garbled = `)]}'\n${listOf(1, 'tools', ['echo', 'fetch'])}`
+    for (const headers of [
+      { 'content-type': 'application/json' },
+      { 'content-type': 'text/html' },
+    ]) {
+      const { text, error } = await throughFilter(f, headers, garbled)
+      expect(text).not.toContain('fetch')
+      expect(error?.message).toMatch(/cannot be read/)
+    }
+    // An error page is no list: it leaves as it came.
+    const page = await throughFilter(f, { 'content-type': 'text/plain' }, 'Bad Gateway', 502)
+    expect(page).toEqual({ text: 'Bad Gateway' })
+  })
+
+  // Issue #24 item 3: what the OAuth endpoints did not answer goes through the whole policy.
+  it('authorizes a POST under /.well-known/ like any other', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp/x',
+      '/.well-known/oauth-authorization-server/mcp',
+    ]) {
+      const r = answer(await authz.inspect({ ...request(callTool('secret-tool')), path }, {}))
+      expect(r.body).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32602, message: 'Tool secret-tool not found' },
+      })
+    }
+  })
+
+  it('answers 405 to a method Streamable HTTP does not use, which it would not read', async () => {
+    for (const method of ['PUT', 'PATCH']) {
+      const r = answer(await authz.inspect({ ...request(callTool('secret-tool')), method }, {}))
+      expect(r.status).toBe(405)
+      expect(r.headers?.allow).toBe('GET, POST, DELETE')
+    }
+  })
+
+  it('refuses a GET or DELETE that carries a body it would not read', async () => {
+    for (const headers of [
+      { 'content-length': ['12'] },
+      { 'transfer-encoding': ['chunked'] },
+    ] as Array<Record<string, string[]>>) {
+      const r = answer(
+        await authz.inspect(
+          { ...request(callTool('secret-tool'), { headers }), method: 'GET' },
+          {},
+        ),
+      )
+      expect(r.status).toBe(400)
+    }
+    const empty = forwarded(
+      await authz.inspect(
+        { ...request('', { headers: { 'content-length': ['0'] } }), method: 'DELETE' },
+        {},
+      ),
+    )
+    expect(empty.body).toBeUndefined()
+  })
+
   it('inspects without restricting when rules are empty', async () => {
     const open = routePolicy({ mcpAuthorization: { rules: [] } })
     const f = forwarded(await open.inspect(request(callTool('anything')), {}))
     expect(f.filterResponse).toBeUndefined()
+  })
+})
+
+// Issue #24 item 8: a completion names a prompt or a resource and is judged like it.
+describe('McpRoutePolicy, completion/complete', () => {
+  const policy = routePolicy({
+    mcpAuthorization: {
+      rules: [
+        { deny: 'mcp.prompt.name == "secret-prompt"' },
+        { deny: 'mcp.resource.uri.startsWith("secret://")' },
+      ],
+    },
+  })
+  const complete = (ref: unknown, id = 4) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'completion/complete',
+    params: { ref, argument: { name: 'a', value: 'x' } },
+  })
+
+  it('refuses a completion for a denied prompt or resource as it refuses using them', async () => {
+    const prompt = answer(
+      await policy.inspect(request(complete({ type: 'ref/prompt', name: 'secret-prompt' })), {}),
+    )
+    expect(prompt.body).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32602, message: 'Prompt secret-prompt not found' },
+    })
+    const resource = answer(
+      await policy.inspect(request(complete({ type: 'ref/resource', uri: 'secret://{id}' })), {}),
+    )
+    expect(resource.body).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32002, message: 'Resource secret://{id} not found' },
+    })
+  })
+
+  it('forwards a completion for an allowed prompt or resource', async () => {
+    for (const ref of [
+      { type: 'ref/prompt', name: 'greet' },
+      { type: 'ref/resource', uri: 'file:///{path}' },
+    ]) {
+      expect(forwarded(await policy.inspect(request(complete(ref)), {})).body).toBeDefined()
+    }
+  })
+
+  it('refuses a completion whose ref it cannot name with 400 -32602', async () => {
+    for (const ref of [
+      undefined,
+      { type: 'ref/prompt' },
+      { type: 'ref/resource', name: 'x' },
+      { type: 'ref/tool', name: 'x' },
+    ]) {
+      const r = answer(await policy.inspect(request(complete(ref)), {}))
+      expect(r.status).toBe(400)
+      expect(r.body).toMatchObject({ error: { code: -32602 } })
+    }
   })
 })
 

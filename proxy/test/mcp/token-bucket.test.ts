@@ -48,17 +48,41 @@ describe('TokenBuckets', () => {
     expect(b.peek('used').tokens).toBe(1)
   })
 
-  it('stays bounded when every bucket is in use, dropping the least recently used', () => {
+  // Issue #24 item 4: dropping a used bucket handed its key a full one again.
+  it('never resets a used bucket: past maxKeys, new keys share one overflow bucket', () => {
     const c = clock()
     const b = new TokenBuckets(
-      { maxTokens: 5, tokensPerFill: 1, fillIntervalMs: 60_000 },
-      {
-        ...c,
-        maxKeys: 100,
-      },
+      { maxTokens: 2, tokensPerFill: 1, fillIntervalMs: 60_000 },
+      { ...c, maxKeys: 100 },
+    )
+    b.take('alice', 2)
+    b.take('bob', 2)
+    for (let i = 0; i < 1000; i++) b.take(`k${i}`)
+    expect(b.size).toBeLessThanOrEqual(100)
+    expect(b.peek('alice').tokens).toBe(0)
+    expect(b.peek('bob').tokens).toBe(0)
+    // The overflow bucket is spent too: an invented key gets nothing more.
+    expect(b.peek('k999').tokens).toBe(0)
+    expect(b.peek('someone-new').tokens).toBe(0)
+    // Once buckets are full again they can go, and new keys get buckets of their own.
+    c.advance(120_000)
+    expect(b.take('carol')).toEqual({ tokens: 1, nextFillMs: 60_000 })
+    expect(b.peek('alice').tokens).toBe(2)
+  })
+
+  it('stays bounded and cheap under invented keys: a walk at most once per fill', () => {
+    const c = clock()
+    const b = new TokenBuckets(
+      { maxTokens: 5, tokensPerFill: 1, fillIntervalMs: 1000 },
+      { ...c, maxKeys: 100 },
     )
     for (let i = 0; i < 1000; i++) b.take(`k${i}`)
     expect(b.size).toBeLessThanOrEqual(100)
-    expect(b.peek('k999').tokens).toBe(4)
+    expect(b.walks).toBe(1)
+    c.advance(1000)
+    for (let i = 1000; i < 2000; i++) b.take(`k${i}`)
+    // Every bucket full again after one fill: one walk frees room for the next 100 keys.
+    expect(b.walks).toBe(2)
+    expect(b.peek('k1050').tokens).toBe(4)
   })
 })
