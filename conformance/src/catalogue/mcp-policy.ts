@@ -261,6 +261,8 @@ export const mcpPolicy: Requirement[] = [
   {
     id: 'MCPP-050',
     level: 'MUST',
+    quote:
+      'An MCP authorization policy can authorize individual tools instead of the whole endpoint; its fields: not shown.',
     profile: 'mcp-policy',
     source:
       'seed: GatewayPolicy ("an MCP authorization policy can authorize individual tools"); RFC 8615 §3 (a well-known URI names a document, not another endpoint)',
