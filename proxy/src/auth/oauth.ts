@@ -29,12 +29,12 @@ import {
 } from './documents.js'
 import { describeError, requestUpstream } from './fetch.js'
 import { redirectUrisProblem } from './redirect-uri.js'
+import { readRegistrationBody } from './registration-body.js'
 import type { BrokerExtension } from './types.js'
 
 const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
 const WELL_KNOWN_AS = '/.well-known/oauth-authorization-server'
 const REGISTRATION_SUFFIX = '/client-registration'
-const REGISTRATION_BODY_LIMIT = 16 * 1024
 
 /** What the endpoints need. */
 export interface OAuthEndpointsOptions {
@@ -162,35 +162,9 @@ export class OAuthEndpoints {
   }
 
   async #register(req: LocalRequest): Promise<LocalResponse> {
-    let raw: Buffer
-    try {
-      raw = await req.body(REGISTRATION_BODY_LIMIT)
-    } catch (err) {
-      if (err instanceof RequestError && err.status === 413) {
-        return errorResponse(
-          413,
-          'invalid_client_metadata',
-          `the registration request is larger than ${REGISTRATION_BODY_LIMIT} bytes`,
-        )
-      }
-      // The client went away or sent the body too slowly: the listener has already answered
-      // 408 to a body past requestTimeout, so this answer reaches no one; it says what happened.
-      return errorResponse(400, 'invalid_request', 'the registration request body was not received')
-    }
-    const type = String(req.headers['content-type'] ?? '')
-    if (!/^application\/json\b/i.test(type)) {
-      return errorResponse(
-        415,
-        'invalid_client_metadata',
-        'send the client metadata as application/json (RFC 7591 §3.1)',
-      )
-    }
-    let json: unknown
-    try {
-      json = JSON.parse(raw.toString('utf8'))
-    } catch {
-      return errorResponse(400, 'invalid_client_metadata', 'the body is not JSON')
-    }
+    const body = await readRegistrationBody(req)
+    if ('response' in body) return body.response
+    const { json, raw } = body
     const parsed = ClientRegistration.safeParse(json)
     if (!parsed.success) {
       const { member, message } = firstIssue(parsed.error)

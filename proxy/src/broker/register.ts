@@ -7,6 +7,7 @@
  * `client` namespace (503 when full; live clients are never evicted).
  */
 import { redirectUrisProblem } from '../auth/redirect-uri.js'
+import { readRegistrationBody } from '../auth/registration-body.js'
 import { RequestError } from '../errors.js'
 import {
   errorResponse,
@@ -22,9 +23,6 @@ import {
 } from './clients.js'
 import type { BrokerContext } from './context.js'
 import { SourceLimit } from './source-limit.js'
-
-/** Largest registration request read, in bytes. */
-export const REGISTRATION_BODY_LIMIT = 16 * 1024
 
 const AUTH_METHODS: readonly ClientAuthMethod[] = [
   'none',
@@ -75,9 +73,13 @@ export class Registration {
         ),
       )
     }
-    const metadata = await readJson(req)
+    const metadata = await readRegistrationBody(req)
     if ('response' in metadata) return metadata.response
-    const checked = checkMetadata(metadata.json)
+    const { json } = metadata
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+      return errorResponse(400, 'invalid_client_metadata', 'the body is not a JSON object')
+    }
+    const checked = checkMetadata(json as Record<string, unknown>)
     if ('response' in checked) return checked.response
     const { client, secret } = mint(checked)
     const ttl = this.#ctx.config.registration.clientTtl
@@ -120,54 +122,6 @@ interface CheckedMetadata {
   clientName?: string
   clientUri?: string
   scope?: string
-}
-
-async function readJson(
-  req: LocalRequest,
-): Promise<{ json: Record<string, unknown> } | { response: LocalResponse }> {
-  const type = String(req.headers['content-type'] ?? '')
-  if (!/^application\/json\b/i.test(type)) {
-    return {
-      response: errorResponse(
-        415,
-        'invalid_client_metadata',
-        'send the client metadata as application/json (RFC 7591 §3.1)',
-      ),
-    }
-  }
-  let raw: Buffer
-  try {
-    raw = await req.body(REGISTRATION_BODY_LIMIT)
-  } catch (err) {
-    if (err instanceof RequestError && err.status === 413) {
-      return {
-        response: errorResponse(
-          413,
-          'invalid_client_metadata',
-          `the registration request is larger than ${REGISTRATION_BODY_LIMIT} bytes`,
-        ),
-      }
-    }
-    return {
-      response: errorResponse(
-        400,
-        'invalid_request',
-        'the registration request body was not received',
-      ),
-    }
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(raw.toString('utf8'))
-  } catch {
-    return { response: errorResponse(400, 'invalid_client_metadata', 'the body is not JSON') }
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    return {
-      response: errorResponse(400, 'invalid_client_metadata', 'the body is not a JSON object'),
-    }
-  }
-  return { json: json as Record<string, unknown> }
 }
 
 /** RFC 7591 §2 checks; §3.2.2 error codes (invalid_redirect_uri, invalid_client_metadata). */
