@@ -18,6 +18,7 @@ COPY mock-mcp/package.json mock-mcp/
 COPY conformance/package.json conformance/
 COPY gwctl/package.json gwctl/
 COPY bench/package.json bench/
+COPY peers/package.json peers/
 
 FROM manifests AS build
 RUN npm ci --ignore-scripts
