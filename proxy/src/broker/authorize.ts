@@ -76,12 +76,9 @@ export async function authorize(ctx: FlowContext, req: LocalRequest): Promise<Lo
   if (p('response_type') !== 'code') {
     return fail('unsupported_response_type', 'response_type must be code (OAuth 2.1 §4.1.1)')
   }
-  if (!state) {
-    return fail(
-      'invalid_request',
-      'state is required by this authorization server (CSRF protection, RFC 6749 §10.12)',
-    )
-  }
+  // `state` is optional: PKCE S256, required below, already ties the code to this client's
+  // request (RFC 9700 §4.7.1; MCP authorization: clients SHOULD use state). A client that sends
+  // one gets it back unchanged.
   const challenge = p('code_challenge')
   const method = p('code_challenge_method')
   if (!challenge) {

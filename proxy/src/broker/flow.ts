@@ -48,8 +48,8 @@ export interface FlowContext {
 export interface PendingAuthorization {
   clientId: string
   redirectUri: string
-  /** The client's `state`, returned unchanged. */
-  state: string
+  /** The client's `state`, returned unchanged; absent when it sent none. */
+  state?: string | undefined
   codeChallenge: string
   scope: string
   resource: string

@@ -68,6 +68,13 @@ describe('broker /authorize', () => {
     expect(cookie).toContain('Path=/mcp/oauth/')
   })
 
+  it('takes a request without state (PKCE S256 binds the code; RFC 9700 §4.7.1) to the consent page', async () => {
+    const { res, text } = await get(authorizationUrl(stack, validParams({ state: undefined })))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('location')).toBeNull()
+    expect(text).toContain(`action="${stack.issuer}/oauth/consent"`)
+  })
+
   it('sends nobody to the IdP before the user consented', async () => {
     const control = controlClient(stack.idp.controlUrl)
     await control.clearRequests()
@@ -127,11 +134,6 @@ describe('broker /authorize', () => {
     )
     expectClientError(location, 'invalid_request')
     expect(new URL(location ?? '').searchParams.get('error_description')).toContain('PKCE')
-  })
-
-  it('requires state', async () => {
-    const { location } = await get(authorizationUrl(stack, validParams({ state: undefined })))
-    expectClientError(location, 'invalid_request', null)
   })
 
   it('refuses a resource other than the gateway’s (RFC 8707 invalid_target)', async () => {
