@@ -94,8 +94,23 @@ export async function signIn(
     [mcpUrl, login] as const,
   )
   if (started !== 'redirecting') throw new Error(`the client did not go to the IdP: ${started}`)
-  // The page goes to the IdP, which signs the user in and sends the browser back with a code.
-  await page.waitForURL((u) => u.origin === app.origin && u.pathname === '/callback')
+  // The page goes to the IdP, which signs the user in (login_hint) and sends the browser back
+  // with a code. A broker gateway first shows its consent page ("Allow"), and its own IdP leg
+  // carries no login_hint, so the IdP shows its form: the person picks the user there.
+  const atCallback = (u: URL) => u.origin === app.origin && u.pathname === '/callback'
+  for (let step = 0; !atCallback(new URL(page.url())); step++) {
+    if (step === 8) throw new Error(`sign-in did not return to the client; at ${page.url()}`)
+    const before = page.url()
+    const approve = page.locator('button[name="decision"][value="approve"]')
+    const users = page.locator('select[name="login"]')
+    const next = page.waitForURL((u) => u.href !== before)
+    if ((await approve.count()) > 0) await approve.first().click()
+    else if ((await users.count()) > 0) {
+      await users.selectOption(login)
+      await page.locator('form button[type="submit"]').first().click()
+    }
+    await next
+  }
   return page.evaluate(
     (url) =>
       (
