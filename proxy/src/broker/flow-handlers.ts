@@ -7,8 +7,6 @@
  * answered here: a page for the browser endpoints, RFC 6749 §5.2 JSON for the token endpoint.
  */
 import type { pino } from 'pino'
-import type { DiscoveryCache } from '../auth/discovery.js'
-import type { BrokerConfig } from '../config/schema.js'
 import { RequestError } from '../errors.js'
 import {
   errorResponse,
@@ -16,11 +14,10 @@ import {
   type LocalRequest,
   type LocalResponse,
 } from '../http/local-response.js'
-import type { Upstream } from '../http/upstream.js'
-import type { BrokerStore } from '../store/types.js'
 import { authorize } from './authorize.js'
 import { callback } from './callback.js'
 import { consent } from './consent.js'
+import type { BrokerContext } from './context.js'
 import { BrokerCookies } from './cookies.js'
 import type { ClientResolver, FlowContext } from './flow.js'
 import { IdpClient } from './idp-client.js'
@@ -31,23 +28,11 @@ import { token } from './token.js'
 /** A local endpoint (the same shape as `endpoints.ts`'s `BrokerHandler`). */
 type BrokerHandler = (req: LocalRequest) => Promise<LocalResponse>
 
-/** What the flow needs from the broker's shared context (`context.ts`). */
-export interface BrokerBase {
-  readonly config: BrokerConfig
-  readonly urls: { issuer: string; issuerPath: string; callbackUrl: string; metadataPath: string }
-  readonly resource: string
-  readonly secret: Buffer
-  readonly store: BrokerStore
-  readonly clients: ClientResolver
-  readonly idp: {
-    issuer: string
-    audience: string | undefined
-    discovery: DiscoveryCache
-    upstream: Upstream | undefined
-    clientId: string
-  }
-  readonly log: pino.Logger
-}
+/** What the flow needs from the broker's shared context (`context.ts`): its clients only resolved. */
+export type BrokerBase = Pick<
+  BrokerContext,
+  'config' | 'urls' | 'resource' | 'secret' | 'store' | 'idp' | 'log'
+> & { readonly clients: ClientResolver }
 
 /** The flow's context, compiled once from the broker's. */
 export function flowContext(base: BrokerBase): FlowContext {
