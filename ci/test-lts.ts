@@ -7,7 +7,10 @@
  *
  * Left out on these runs, as they do not depend on the runtime and run once on the machine's Node:
  * the checks of the repository's own files and tools (scripts/test: the build and the module
- * graph; conformance's pack, mutants, Stryker-sample and traceability tests).
+ * graph; conformance's pack, mutants, Stryker-sample and traceability tests), and the real-peer
+ * verdict matrices (peers/test/matrix*.test.ts): they judge pinned third-party programs against
+ * baselines, and each of those programs' own sign-in-and-call tests (peers/test/*.test.ts) still
+ * runs on every line.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -23,6 +26,7 @@ export const RUNTIME_INDEPENDENT = [
   'conformance/test/mutants.test.ts',
   'conformance/test/stryker-sample.test.ts',
   'conformance/test/traceability.test.ts',
+  'peers/test/matrix*.test.ts',
 ]
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
