@@ -3,7 +3,7 @@
  * the request body is piped up as it arrives and the response (an SSE stream included) is piped
  * down event by event. A finite request first takes a slot of the backend's budget
  * (`Admission`); an event stream goes to its own pool. Upstream failures map to gateway
- * errors in one place (upstream-errors.ts).
+ * errors in one place (http/upstream-error.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { PassThrough, type Readable } from 'node:stream'
@@ -11,11 +11,11 @@ import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
 import { RequestError } from '../errors.js'
 import type { Upstream } from '../http/upstream.js'
+import { busy, mapUpstreamError } from '../http/upstream-error.js'
 import type { RequestTask } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { downstreamHeaders, type HeaderChanges, upstreamHeaders } from './headers.js'
 import { continueBody, hasRequestBody } from './request-body.js'
-import { busy, mapUpstreamError } from './upstream-errors.js'
 
 /** What {@link forward} did: streamed the backend's answer, or produced a gateway error to send. */
 export type ForwardResult =

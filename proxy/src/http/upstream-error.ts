@@ -1,9 +1,12 @@
 /**
- * One reading of a failed request to another server (a backend, the IdP), shared by the data
- * plane, which maps it to 502/504, and the auth layer, which reports why keys or discovery are
- * missing. undici wraps the useful part of a socket error in `cause`; a timeout may surface as
- * its own code or as an aborted signal.
+ * Failed requests to other servers (a backend, the IdP), read in one place and shared by the
+ * auth layer, which reports why keys or discovery are missing, and the data plane, which answers
+ * with them: unreachable → 502 `upstream_unavailable`, no answer in time → 504
+ * `upstream_timeout`, anything else before the response started → 502 `upstream_error`, no free
+ * slot → 503 `upstream_busy` (docs/errors.md). undici wraps the useful part of a socket error in
+ * `cause`; a timeout may surface as its own code or as an aborted signal.
  */
+import { RequestError } from '../errors.js'
 
 /** What kind of failure it was, for status mapping (504, 502 `upstream_unavailable`, 502). */
 export type UpstreamFailureKind = 'timeout' | 'unreachable' | 'other'
@@ -49,4 +52,49 @@ export function describeUpstreamError(err: unknown): UpstreamFailure {
       ? 'unreachable'
       : 'other'
   return { kind, code, text }
+}
+
+/**
+ * Maps an upstream failure (read by {@link describeUpstreamError}, as the auth layer reads its
+ * fetches) to the gateway's answer: unreachable → 502, timeout → 504.
+ */
+export function mapUpstreamError(err: unknown, backend: string): RequestError {
+  const { kind, code, text } = describeUpstreamError(err)
+  if (kind === 'timeout') {
+    return new RequestError(
+      'GW_ERR_UPSTREAM_TIMEOUT',
+      504,
+      'upstream_timeout',
+      `backend "${backend}" did not answer in time (${code || text})`,
+      { cause: err },
+    )
+  }
+  if (kind === 'unreachable') {
+    return new RequestError(
+      'GW_ERR_UPSTREAM_CONNECT',
+      502,
+      'upstream_unavailable',
+      `backend "${backend}" cannot be reached (${code})`,
+      { cause: err },
+    )
+  }
+  const why = code || text
+  return new RequestError(
+    'GW_ERR_UPSTREAM',
+    502,
+    'upstream_error',
+    `backend "${backend}" failed: ${why}`,
+    { cause: err },
+  )
+}
+
+/** No slot of the backend's budget came free in time (`limits.maxRequests`). */
+export function busy(backend: string, waitedMs: number): RequestError {
+  return new RequestError(
+    'GW_ERR_UPSTREAM_BUSY',
+    503,
+    'upstream_busy',
+    `backend "${backend}" has no free slot: waited ${Math.round(waitedMs)} ms (timeouts.response) behind limits.maxRequests requests in flight; retry later`,
+    { headers: { 'retry-after': '1' } },
+  )
 }

@@ -3,8 +3,7 @@
  * the data plane's 502/504 come from the same describeUpstreamError.
  */
 import { describe, expect, it } from 'vitest'
-import { mapUpstreamError } from '../../src/dataplane/upstream-errors.js'
-import { describeUpstreamError } from '../../src/http/upstream-error.js'
+import { describeUpstreamError, mapUpstreamError } from '../../src/http/upstream-error.js'
 
 const withCode = (code: string, message = `${code} happened`) =>
   Object.assign(new Error(message), { code })
