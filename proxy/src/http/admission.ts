@@ -5,6 +5,16 @@
  * request ignores its abort signal until it reaches a connection, and has no deadline.
  */
 
+/**
+ * What {@link Admission.acquire} listens to for the client leaving: an `AbortSignal`, or the data
+ * plane's lighter one per exchange.
+ */
+export interface AbortSource {
+  readonly aborted: boolean
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
 /** Why {@link Admission.acquire} gave up. */
 export type AdmissionFailure = { kind: 'timeout'; waitedMs: number } | { kind: 'aborted' }
 
@@ -41,7 +51,7 @@ export class Admission {
    */
   acquire(
     timeoutMs: number,
-    signal: AbortSignal,
+    signal: AbortSource,
   ): Promise<{ ok: true; release: () => void } | { ok: false; failure: AdmissionFailure }> {
     if (signal.aborted) return Promise.resolve({ ok: false, failure: { kind: 'aborted' } })
     if (this.#active < this.#limit && this.#queue.size === 0) {

@@ -3,14 +3,15 @@
  * seed's BackendTLSPolicy): the server certificate is validated against the system CAs, or the
  * given CA bundle, for `tls.hostname` (also sent as SNI). Validation cannot be turned off.
  *
- * Each backend has two pools, so that long-lived streams never starve ordinary requests:
- * - `streams`, for event streams a client opens with `GET` and `Accept: text/event-stream` (an
- *   MCP session's server-to-client stream, MCP 2025-06-18 Transports): no connection cap, as each
- *   open stream holds its connection for as long as the session lives; bounded by the gateway's
- *   `limits.maxConnections`. The pool keeps one small idle client object per connection of its
- *   peak (about 9 KiB), reused by later streams. (undici's `clientTtl` would release them, but
- *   it closes a long-lived stream's client again on every dispatch, which costs far more.)
- * - `dispatcher`, for every other request, behind {@link Admission}: at most
+ * Long-lived streams never starve ordinary requests:
+ * - event streams a client opens with `GET` and `Accept: text/event-stream` (an MCP session's
+ *   server-to-client stream, MCP 2025-06-18 Transports) each get a connection of their own
+ *   ({@link Upstream.openStream}), closed when the stream ends: no connection cap, as each open
+ *   stream holds its connection for as long as the session lives; bounded by the gateway's
+ *   `limits.maxConnections`. Not a pool: an undici `Pool` keeps every client it ever made (about
+ *   9 KiB each, so the memory of a peak of streams never came back) and scans all of them for a
+ *   free one on each new stream (quadratic in the streams held).
+ * - `dispatcher`, a pool for every other request, behind {@link Admission}: at most
  *   `limits.maxRequests` in flight; the next ones wait at most `timeouts.response` (then 503).
  */
 import { readFileSync } from 'node:fs'
@@ -25,14 +26,21 @@ export interface Upstream {
   readonly origin: string
   /** The pool for finite requests (and the auth layer's control-plane fetches). */
   readonly dispatcher: Dispatcher
-  /** The pool for long-lived event streams: no connection cap. */
-  readonly streams: Dispatcher
+  /** A connection of its own for one long-lived event stream: no cap, none kept afterwards. */
+  openStream(): StreamConnection
   /** The budget of finite requests in flight (`limits.maxRequests`). */
   readonly admission: Admission
   /** Time to response headers, in milliseconds (`timeouts.response`), waiting included. */
   readonly responseTimeoutMs: number
-  /** Closes both pools; what is still in flight after a second is cut. */
+  /** Closes the pool and the streams' connections; what is still in flight after a second is cut. */
   close(): Promise<void>
+}
+
+/** One event stream's connection (see {@link Upstream.openStream}). */
+export interface StreamConnection {
+  readonly dispatcher: Dispatcher
+  /** The stream ended (or never started): closes the connection. Idempotent. */
+  done(): void
 }
 
 /** How long {@link Upstream.close} lets in-flight requests finish before cutting them. */
@@ -114,29 +122,43 @@ export function createUpstream(backend: BackendConfig): Upstream {
   const hostForUrl = host.includes(':') ? `[${host}]` : host
   const origin = `${backend.tls ? 'https' : 'http'}://${hostForUrl}:${port}`
   const responseTimeoutMs = backend.timeouts.response.ms
-  const options: Pool.Options = {
-    connections: null,
+  const clientOptions: Client.Options = {
     pipelining: 1,
     keepAliveTimeout: 30_000,
     headersTimeout: responseTimeoutMs,
     bodyTimeout: 0, // streams (SSE) may be idle for long; the client's disconnect ends them
     connect: connector(backend),
-    factory: (url, opts) => new SlotSafeClient(url, opts),
   }
-  const dispatcher = new Pool(origin, options)
-  const streams = new Pool(origin, options)
+  const dispatcher = new Pool(origin, {
+    ...clientOptions,
+    connections: null,
+    factory: (url, opts) => new SlotSafeClient(url, opts),
+  })
+  const streams = new Set<Client>()
   return {
     origin,
     dispatcher,
-    streams,
+    openStream() {
+      const client = new Client(origin, clientOptions)
+      streams.add(client)
+      return {
+        dispatcher: client,
+        done() {
+          if (!streams.delete(client)) return
+          client.destroy().catch(() => undefined)
+        },
+      }
+    },
     admission: new Admission(backend.limits.maxRequests),
     responseTimeoutMs,
     async close() {
       let timer: NodeJS.Timeout | undefined
       const grace = new Promise((r) => (timer = setTimeout(r, CLOSE_GRACE_MS)))
-      await Promise.race([Promise.all([dispatcher.close(), streams.close()]), grace])
+      const open = [...streams]
+      streams.clear()
+      await Promise.race([Promise.all([dispatcher.close(), ...open.map((c) => c.close())]), grace])
       clearTimeout(timer)
-      await Promise.all([dispatcher.destroy(), streams.destroy()])
+      await Promise.all([dispatcher.destroy(), ...open.map((c) => c.destroy())])
     },
   }
 }

@@ -142,6 +142,42 @@ describe('forwarding', () => {
     await expect(closed).resolves.toBeUndefined()
   })
 
+  it('aborts an event stream (its own connection) when the client disconnects', async () => {
+    let upstreamClosed!: () => void
+    const closed = new Promise<void>((r) => (upstreamClosed = r))
+    const gh = await proxyTo((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(`: open for ${req.headers['last-event-id']}\n\n`)
+      req.socket.on('close', () => upstreamClosed())
+    })
+    const ac = new AbortController()
+    const res = await fetch(`${gh.url}/mcp`, {
+      signal: ac.signal,
+      headers: { accept: 'text/event-stream', 'last-event-id': 'ev-7' },
+    })
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe(': open for ev-7\n\n')
+    ac.abort()
+    await expect(closed).resolves.toBeUndefined()
+  })
+
+  it('aborts the upstream request when the client disconnects before the backend answered', async () => {
+    let arrived!: () => void
+    const arrivedP = new Promise<void>((r) => (arrived = r))
+    let upstreamClosed!: () => void
+    const closed = new Promise<void>((r) => (upstreamClosed = r))
+    const gh = await proxyTo((_req, res) => {
+      res.on('close', () => upstreamClosed())
+      arrived()
+    })
+    const ac = new AbortController()
+    const pending = fetch(`${gh.url}/mcp`, { method: 'POST', body: '{}', signal: ac.signal })
+    await arrivedP
+    ac.abort()
+    await expect(pending).rejects.toThrow()
+    await expect(closed).resolves.toBeUndefined()
+  })
+
   it('answers 502 with a JSON body when the backend refuses the connection', async () => {
     const b = await backend(() => {})
     const port = (b.server.address() as AddressInfo).port

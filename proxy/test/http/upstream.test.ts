@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import { Client, Pool } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SlotSafeClient } from '../../src/http/upstream.js'
+import { BackendConfig } from '../../src/config/schema.js'
+import { createUpstream, SlotSafeClient } from '../../src/http/upstream.js'
 
 let server: Server | undefined
 afterEach(async () => {
@@ -47,5 +48,40 @@ describe('SlotSafeClient', () => {
     expect(await Promise.race([outcome, hung])).toBe('still queued after 1 s')
     await pool.destroy()
     await outcome
+  })
+})
+
+describe('createUpstream: event streams', () => {
+  it('gives each stream a connection of its own and closes it when the stream is done', async () => {
+    const sockets: Array<import('node:net').Socket> = []
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(': open\n\n')
+    })
+    server.on('connection', (s) => sockets.push(s))
+    await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r))
+    const port = (server.address() as { port: number }).port
+    const upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port } }))
+    try {
+      const streams = [upstream.openStream(), upstream.openStream()]
+      const bodies = await Promise.all(
+        streams.map(async (s) => {
+          const res = await s.dispatcher.request({ path: '/', method: 'GET' })
+          const first = await new Promise<Buffer>((r) => res.body.once('data', r))
+          res.body.on('error', () => {})
+          return first.toString()
+        }),
+      )
+      expect(bodies).toEqual([': open\n\n', ': open\n\n'])
+      expect(sockets).toHaveLength(2)
+      const closed = new Promise((r) => sockets[0]?.once('close', r))
+      streams[0]?.done()
+      await closed
+      expect(sockets.map((s) => s.destroyed)).toEqual([true, false])
+      streams[1]?.done()
+      await new Promise((r) => sockets[1]?.once('close', r))
+    } finally {
+      await upstream.close()
+    }
   })
 })
