@@ -2,6 +2,8 @@
  * CPU and heap profiles in the pprof format (gzipped `perftools.profiles.Profile` protobuf, as
  * `go tool pprof` and pprof viewers read), converted from V8's inspector profiles.
  * The seed registers the CPU profile on Linux builds only and gives heap samples on Linux only.
+ * Loaded on the first profile request (profile-endpoints.ts), with `pprof-format` and the
+ * inspector: a proxy nobody profiles never loads them.
  */
 import { Session } from 'node:inspector/promises'
 import { gzipSync } from 'node:zlib'
@@ -14,9 +16,6 @@ import {
   StringTable,
   ValueType,
 } from 'pprof-format'
-
-/** Where profiling is available (seed: "Linux builds only"). */
-export const PROFILING_SUPPORTED = process.platform === 'linux'
 
 /** The bits of a V8 call frame the conversion uses. */
 interface CallFrame {
@@ -233,13 +232,13 @@ export async function takeCpuProfile(options: CpuProfileOptions): Promise<Buffer
 /** Average bytes between heap samples (V8's default is 32 KiB; coarser keeps overhead low). */
 export const HEAP_SAMPLING_INTERVAL = 128 * 1024
 
-/** The sampling heap profiler, started with the admin server on Linux. */
+/** V8's sampling heap profiler in this process (started on demand: profile-endpoints.ts). */
 export class HeapSampler {
   #session: Session | undefined
 
-  /** Starts sampling allocations (Linux only; elsewhere a no-op). */
+  /** Starts sampling allocations (the caller checks the platform). */
   async start(): Promise<void> {
-    if (!PROFILING_SUPPORTED || this.#session) return
+    if (this.#session) return
     const session = new Session()
     session.connect()
     await session.post('HeapProfiler.enable')

@@ -9,13 +9,16 @@ import type { AdminContext } from './context.js'
 import { setLogFilter } from './logging.js'
 import { memoryReport } from './memory.js'
 import { serveMetrics } from './metrics.js'
-import { type HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
-import { serveCpuProfile, serveHeapProfile } from './profile-endpoints.js'
+import {
+  type HeapProfiling,
+  PROFILING_SUPPORTED,
+  serveCpuProfile,
+  serveHeapProfile,
+} from './profile-endpoints.js'
 import { serveReload } from './reload.js'
 import { requestUrl, sendJson, sendText } from './reply.js'
 import { tasksReport } from './tasks.js'
 import { serveTrace } from './trace.js'
-import { renderUi } from './ui.js'
 
 /** One admin endpoint, as listed by `/ui` and by the 404 answer. */
 export interface AdminEndpoint {
@@ -33,7 +36,10 @@ export interface AdminRoute extends AdminEndpoint {
 
 /** What the handlers share beyond the context. */
 export interface AdminRouteState {
-  heap: HeapSampler
+  /** The heap profiler, started by the first `/debug/pprof/heap`. */
+  heap: HeapProfiling
+  /** Hears the first heap profile request start the sampling. */
+  onHeapSamplingStarted?(): void
   /** Aborted when the admin server closes (ends a running CPU profile). */
   closing: AbortSignal
   /** One CPU profile at a time. */
@@ -98,8 +104,9 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
     {
       path: '/debug/pprof/heap',
       methods: ['GET'],
-      description: 'heap profile, gzipped pprof (allocation samples on Linux)',
-      handle: (_request, reply) => serveHeapProfile(reply, state.heap),
+      description:
+        'heap profile, gzipped pprof (allocation samples on Linux, from the first request on)',
+      handle: (_request, reply) => serveHeapProfile(reply, state.heap, state.onHeapSamplingStarted),
     },
     {
       path: '/debug/tasks',
@@ -129,8 +136,11 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
       path: '/ui',
       methods: ['GET'],
       description: 'this list, as a page',
-      handle: (_request, reply) =>
-        reply.type('text/html; charset=utf-8').send(renderUi(routes, ctx.version)),
+      // Imported when first asked for: a proxy nobody browses never loads the page's code.
+      handle: async (_request, reply) => {
+        const { renderUi } = await import('./ui.js')
+        return reply.type('text/html; charset=utf-8').send(renderUi(routes, ctx.version))
+      },
     },
   ]
   if (PROFILING_SUPPORTED) {

@@ -9,7 +9,7 @@
 import { bindAdmin, parseAdminAddr } from './address.js'
 import { buildAdminApp } from './app.js'
 import type { AdminContext } from './context.js'
-import { HeapSampler, PROFILING_SUPPORTED } from './pprof.js'
+import { HeapProfiling, PROFILING_SUPPORTED } from './profile-endpoints.js'
 
 export type { AdminEndpoint } from './routes.js'
 
@@ -38,7 +38,7 @@ export async function startAdmin(
   options: AdminOptions = {},
 ): Promise<AdminServer> {
   const log = ctx.logging.logger('proxy::admin')
-  const heap = new HeapSampler()
+  const heap = new HeapProfiling()
   const closing = new AbortController()
   let loopbackOnly = false
   const { app } = buildAdminApp(
@@ -50,6 +50,10 @@ export async function startAdmin(
       traceKeepAliveMs: options.traceKeepAliveMs,
       onLogFilterChange: (from, to) => log.warn({ from, to }, `log filter changed to ${to}`),
       onShutdownRequested: () => log.warn('shutdown requested through /quitquitquit'),
+      onHeapSamplingStarted: () =>
+        log.info(
+          'heap sampling started by GET /debug/pprof/heap: later heap profiles hold samples',
+        ),
     },
     { loopbackOnly: () => loopbackOnly },
   )
@@ -65,11 +69,6 @@ export async function startAdmin(
         'read its configuration (/config_dump) and change its log level. Bind it to 127.0.0.1 or a ' +
         'unix socket unless the network is trusted.',
     )
-  }
-  try {
-    await heap.start()
-  } catch (err) {
-    log.warn({ err }, 'heap sampling unavailable: /debug/pprof/heap will hold no samples')
   }
   log.info(
     { adminUrl: bound.url, profiling: PROFILING_SUPPORTED },

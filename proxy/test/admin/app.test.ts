@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildAdminApp } from '../../src/admin/app.js'
 import type { AdminContext } from '../../src/admin/context.js'
-import { HeapSampler } from '../../src/admin/pprof.js'
+import { HeapProfiling } from '../../src/admin/profile-endpoints.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { fakeContext } from './context.js'
 
@@ -28,7 +28,7 @@ async function build(
   const built = buildAdminApp(
     ctx,
     {
-      heap: new HeapSampler(),
+      heap: new HeapProfiling(),
       closing: new AbortController().signal,
       profiling: { running: false },
       onLogFilterChange: () => undefined,

@@ -83,12 +83,23 @@ describe.runIf(process.platform === 'linux')('pprof endpoints (Linux)', () => {
     }
   })
 
-  it('serves a heap profile with allocation samples', async () => {
+  it('starts heap sampling on the first heap profile request, says so, then serves samples', async () => {
+    const first = await fetch(`${gh.admin}/debug/pprof/heap`)
+    expect(first.status).toBe(200)
+    expect(first.headers.get('gatehouse-heap-sampling')).toBe('started')
+    expect(first.headers.get('content-disposition')).toMatch(/gatehouse-heap-.*\.pb\.gz/)
+    const empty = decode(await first.arrayBuffer())
+    expect(empty.sampleType.map((t) => str(empty, t.type))).toEqual([
+      'inuse_objects',
+      'inuse_space',
+    ])
+    expect(empty.sample).toHaveLength(0)
+
     const keep: unknown[] = []
     for (let i = 0; i < 2000; i++) keep.push({ i, data: new Array(64).fill(i) })
     const res = await fetch(`${gh.admin}/debug/pprof/heap`)
     expect(res.status).toBe(200)
-    expect(res.headers.get('content-disposition')).toMatch(/gatehouse-heap-.*\.pb\.gz/)
+    expect(res.headers.get('gatehouse-heap-sampling')).toMatch(/^since=\d{4}-\d\d-\d\dT/)
     const p = decode(await res.arrayBuffer())
     expect(p.sampleType.map((t) => str(p, t.type))).toEqual(['inuse_objects', 'inuse_space'])
     expect(p.sample.length).toBeGreaterThan(0)
