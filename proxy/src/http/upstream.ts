@@ -15,10 +15,31 @@
  *   `limits.maxRequests` in flight; the next ones wait at most `timeouts.response` (then 503).
  */
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import type { Socket } from 'node:net'
-import { buildConnector, Client, type Dispatcher, Pool } from 'undici'
+import type * as Undici from 'undici'
+import type { buildConnector, Dispatcher } from 'undici'
 import type { BackendConfig } from '../config/schema.js'
 import { Admission } from './admission.js'
+
+/**
+ * The three undici classes the proxy uses, from their own modules: undici's index also loads
+ * fetch, WebSocket, EventSource, the cache and their web platform code, about 9 MiB of a proxy's
+ * idle memory it never uses (issue 26). They are the same modules the index exports (one
+ * CommonJS module cache), so `instanceof` and the types hold; test/http/upstream.test.ts checks
+ * both against the index. `request()` and the other methods of the API are added to the
+ * dispatchers' prototype here as undici's index does (`Object.assign(Dispatcher.prototype, api)`).
+ */
+const undici = createRequire(import.meta.url)
+Object.assign(
+  undici('undici/lib/dispatcher/dispatcher.js').prototype,
+  undici('undici/lib/api/index.js'),
+)
+const Client: typeof Undici.Client = undici('undici/lib/dispatcher/client.js')
+const Pool: typeof Undici.Pool = undici('undici/lib/dispatcher/pool.js')
+const buildConnectorOf: typeof Undici.buildConnector = undici('undici/lib/core/connect.js')
+type Client = Undici.Client
+type Pool = Undici.Pool
 
 /** A backend ready for requests. */
 export interface Upstream {
@@ -96,7 +117,7 @@ function connector(backend: BackendConfig): buildConnector.connector {
       throw new Error(`cannot read CA bundle ${file}: ${(cause as Error).message}`, { cause })
     }
   })
-  const connect = buildConnector({
+  const connect = buildConnectorOf({
     timeout: backend.timeouts.connect.ms,
     ...(tls
       ? {
@@ -122,7 +143,7 @@ export function createUpstream(backend: BackendConfig): Upstream {
   const hostForUrl = host.includes(':') ? `[${host}]` : host
   const origin = `${backend.tls ? 'https' : 'http'}://${hostForUrl}:${port}`
   const responseTimeoutMs = backend.timeouts.response.ms
-  const clientOptions: Client.Options = {
+  const clientOptions: Undici.Client.Options = {
     pipelining: 1,
     keepAliveTimeout: 30_000,
     headersTimeout: responseTimeoutMs,

@@ -51,6 +51,16 @@ describe('SlotSafeClient', () => {
   })
 })
 
+describe('createUpstream', () => {
+  it("uses undici's own classes, loaded from their modules rather than undici's index", () => {
+    const upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: 9 } }))
+    expect(upstream.dispatcher).toBeInstanceOf(Pool)
+    expect(upstream.openStream().dispatcher).toBeInstanceOf(Client)
+    expect(Object.getPrototypeOf(SlotSafeClient)).toBe(Client)
+    return upstream.close()
+  })
+})
+
 describe('createUpstream: event streams', () => {
   it('gives each stream a connection of its own and closes it when the stream is done', async () => {
     const sockets: Array<import('node:net').Socket> = []
