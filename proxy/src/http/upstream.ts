@@ -39,7 +39,6 @@ const Client: typeof Undici.Client = undici('undici/lib/dispatcher/client.js')
 const Pool: typeof Undici.Pool = undici('undici/lib/dispatcher/pool.js')
 const buildConnectorOf: typeof Undici.buildConnector = undici('undici/lib/core/connect.js')
 type Client = Undici.Client
-type Pool = Undici.Pool
 
 /** A backend ready for requests. */
 export interface Upstream {
