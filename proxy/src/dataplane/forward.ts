@@ -90,7 +90,7 @@ class Exchange {
   #listeners: Array<() => void> | undefined = undefined
 
   constructor(private readonly res: ServerResponse) {
-    res.once('close', this.#onClose)
+    res.on('close', this.#onClose)
   }
 
   addEventListener(_type: 'abort', listener: () => void): void {
