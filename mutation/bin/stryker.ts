@@ -14,7 +14,8 @@
  * `--scope dataplane` mutates only those files (default: both), `--only TEXT[,TEXT]` only the
  * files whose path contains one of them, and `--tests GLOB` (unit runner) judges with only the
  * test files GLOB matches (a lower bound of the whole unit suite's score, and much faster: see
- * src/stryker/vitest.config.ts).
+ * src/stryker/vitest.config.ts); `--without-shared-gatehouse` (unit runner) leaves out the test
+ * files that start a whole gatehouse in `beforeAll` (src/stryker/shared-gatehouse.ts).
  * Prints the score overall and by directory, and writes the survivors (no coverage included) to
  * `.tmp/stryker/<runner>-survivors.txt` and Stryker's JSON report beside it.
  */
@@ -25,7 +26,8 @@ import type { PartialStrykerOptions } from '@stryker-mutator/api/core'
 import { Stryker } from '@stryker-mutator/core'
 import { ROOT } from '../src/mutants.js'
 import { chooseSample, listMutants, mutatePatterns, SAMPLE_ENV } from '../src/stryker/sample.js'
-import { TESTS_ENV } from '../src/stryker/vitest.config.js'
+import { filesStartingSharedGatehouse } from '../src/stryker/shared-gatehouse.js'
+import { EXCLUDE_ENV, TESTS_ENV } from '../src/stryker/vitest.config.js'
 
 /** What Stryker mutates, by `--scope`. */
 const SCOPES = {
@@ -50,6 +52,7 @@ const { values } = parseArgs({
     scope: { type: 'string', default: 'all' },
     only: { type: 'string' },
     tests: { type: 'string' },
+    'without-shared-gatehouse': { type: 'boolean', default: false },
   },
 })
 function fail(message: string): never {
@@ -83,6 +86,14 @@ if (values.only !== undefined) {
 if (values.tests !== undefined) {
   if (runner !== 'unit') fail('--tests goes with --runner unit')
   process.env[TESTS_ENV] = values.tests
+}
+if (values['without-shared-gatehouse']) {
+  if (runner !== 'unit') fail('--without-shared-gatehouse goes with --runner unit')
+  const excluded = filesStartingSharedGatehouse(ROOT, 'proxy/test')
+  process.env[EXCLUDE_ENV] = JSON.stringify(excluded)
+  process.stdout.write(
+    `conformance:stryker: leaving out ${excluded.length} test files that start a gatehouse in beforeAll: ${excluded.join(', ')}\n`,
+  )
 }
 const concurrency = Number(values.concurrency)
 if (!(Number.isInteger(concurrency) && concurrency > 0)) fail('--concurrency takes a whole number')

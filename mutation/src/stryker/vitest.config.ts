@@ -14,6 +14,9 @@ import { defineConfig } from 'vitest/config'
 
 /** The environment variable holding a glob of test files to include instead of all. */
 export const TESTS_ENV = 'GATEHOUSE_STRYKER_TESTS'
+/** The environment variable holding a JSON array of test files to leave out as well
+ * (`--without-shared-gatehouse`). */
+export const EXCLUDE_ENV = 'GATEHOUSE_STRYKER_EXCLUDE'
 
 export default defineConfig({
   test: {
@@ -26,6 +29,7 @@ export default defineConfig({
       'proxy/test/cli.test.ts',
       'proxy/test/examples.test.ts',
       '**/node_modules/**',
+      ...(JSON.parse(process.env[EXCLUDE_ENV] ?? '[]') as string[]),
     ],
     // Below Stryker's run timeout (timeoutMS 20 s + the covering tests' time): a mutant that
     // makes a test hang fails that test (killed) instead of making Stryker restart the runner,
