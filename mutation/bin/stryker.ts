@@ -89,7 +89,9 @@ if (values.tests !== undefined) {
 }
 if (values['without-shared-gatehouse']) {
   if (runner !== 'unit') fail('--without-shared-gatehouse goes with --runner unit')
-  const excluded = filesStartingSharedGatehouse(ROOT, 'proxy/test')
+  // Only under the directory --tests names (its part before the first glob character).
+  const base = (values.tests ?? 'proxy/test/').split(/[*?{[]/)[0]?.replace(/\/[^/]*$/, '') || '.'
+  const excluded = filesStartingSharedGatehouse(ROOT, base)
   process.env[EXCLUDE_ENV] = JSON.stringify(excluded)
   process.stdout.write(
     `conformance:stryker: leaving out ${excluded.length} test files that start a gatehouse in beforeAll: ${excluded.join(', ')}\n`,

@@ -13,7 +13,7 @@ import {
   parseKey,
   type Sample,
   sampleIgnorer,
-} from '../src/stryker/sample.js'
+} from '../../src/stryker/sample.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-stryker-sample-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
