@@ -47,7 +47,7 @@ export async function readForm(
   try {
     return { ok: true, text: (await req.body(limit)).toString('utf8') }
   } catch (err) {
-    if (err instanceof RequestError && err.status === 413) {
+    if (err instanceof RequestError && err.code === 'GW_ERR_BODY_TOO_LARGE') {
       return {
         ok: false,
         status: 413,
