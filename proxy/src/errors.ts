@@ -130,6 +130,46 @@ export const ERRORS = {
     error: 'server_error',
     description: 'a fault in a broker endpoint',
   },
+  GW_ERR_FORM_CONTENT_TYPE: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'a form that is not application/x-www-form-urlencoded',
+  },
+  GW_ERR_FORM_TOO_LARGE: {
+    status: 413,
+    error: 'invalid_request',
+    description: 'a form above 16 KiB',
+  },
+  GW_ERR_TOKEN_REQUEST: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'a token request with a parameter missing or repeated',
+  },
+  GW_ERR_TOKEN_GRANT_TYPE: {
+    status: 400,
+    error: 'unsupported_grant_type',
+    description: 'a grant type the broker does not issue',
+  },
+  GW_ERR_TOKEN_TARGET: {
+    status: 400,
+    error: 'invalid_target',
+    description: 'a resource other than the MCP resource',
+  },
+  GW_ERR_TOKEN_GRANT: {
+    status: 400,
+    error: 'invalid_grant',
+    description: 'a code or refresh token that is invalid, spent or not the client’s',
+  },
+  GW_ERR_TOKEN_CLIENT: {
+    status: 401,
+    error: 'invalid_client',
+    description: 'client authentication failed',
+  },
+  GW_ERR_IDP_UNAVAILABLE: {
+    status: 503,
+    error: 'temporarily_unavailable',
+    description: "the IdP's token endpoint did not answer usably",
+  },
   GW_ERR_DISCOVERY_UNAVAILABLE: {
     status: 503,
     error: 'temporarily_unavailable',
@@ -210,12 +250,14 @@ export type RequestErrorCode = {
 
 /**
  * Wire `error` values registered for OAuth 2.0 (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1;
- * RFC 7591 §3.2.2), which an {@link OAuthError} may carry.
+ * RFC 7591 §3.2.2; RFC 8707 §2), which an {@link OAuthError} may carry.
  */
 type OAuthWireError =
   | 'invalid_request'
   | 'invalid_client'
   | 'invalid_grant'
+  | 'unsupported_grant_type'
+  | 'invalid_target'
   | 'invalid_token'
   | 'insufficient_scope'
   | 'server_error'
