@@ -65,7 +65,7 @@ export const ERRORS = {
     error: 'request_header_fields_too_large',
     description: 'the request head is above limits.maxHeaderSize',
   },
-  GW_ERR_INTERNAL: { status: 500, error: 'internal_error', description: 'a fault in the gateway' },
+  GW_ERR_INTERNAL: { status: 500, error: 'internal_error', description: 'a bug in the gateway' },
   GW_ERR_DRAINING: { status: 503, error: 'shutting_down', description: 'the gateway is draining' },
   GW_ERR_HOST_NOT_ALLOWED: {
     status: 403,
@@ -128,7 +128,7 @@ export const ERRORS = {
   GW_ERR_OAUTH_SERVER_ERROR: {
     status: 500,
     error: 'server_error',
-    description: 'a fault in a broker endpoint',
+    description: 'a bug in a broker endpoint',
   },
   GW_ERR_FORM_CONTENT_TYPE: {
     status: 400,
