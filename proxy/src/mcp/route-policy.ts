@@ -197,7 +197,7 @@ export class McpRoutePolicy {
       try {
         body = await req.body(MCP_MAX_BODY_BYTES)
       } catch (err) {
-        if ((err as { status?: number }).status !== 413) throw err
+        if ((err as { code?: string }).code !== 'GW_ERR_BODY_TOO_LARGE') throw err
         trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
         return {
           response: json(
