@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino'
 import type { ReloadRecord, ReloadTrigger } from './admin/context.js'
-import { ConfigError } from './errors.js'
+import { ConfigError, GatehouseError } from './errors.js'
 
 export type { ReloadRecord, ReloadTrigger } from './admin/context.js'
 
@@ -86,7 +86,11 @@ export class Reloader {
           err instanceof ConfigError ? err.message : `${(err as Error).message ?? String(err)}`
         record = { at: now(), trigger, result: 'failure', message }
         log.error(
-          { trigger, issues: err instanceof ConfigError ? err.issues : undefined },
+          {
+            trigger,
+            code: err instanceof GatehouseError ? err.code : 'GW_ERR_INTERNAL',
+            issues: err instanceof ConfigError ? err.issues : undefined,
+          },
           `configuration reload (${trigger}) failed; the previous configuration keeps serving: ${message}`,
         )
       }

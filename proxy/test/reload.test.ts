@@ -50,10 +50,11 @@ describe('reload', () => {
       /gateways\.default\.port: expected integer 1-65535, got "x" \(line 3\)/,
     )
     expect(await get(`${url(gh)}/mcp`)).toBe('a /mcp')
-    const logged = gh.logs.find((l) =>
-      String(l.msg).startsWith('configuration reload (api) failed'),
-    )
-    expect(String(logged?.msg)).toContain('line 3')
+    expect(gh.logs.find((l) => l.code === 'GW_ERR_CONFIG_INVALID')).toMatchObject({
+      level: 'error',
+      trigger: 'api',
+      issues: [expect.objectContaining({ path: 'gateways.default.port' })],
+    })
   })
 
   it('lets a request in flight finish on the configuration it started with', async () => {

@@ -92,7 +92,7 @@ export class JwtAuthentication {
         ...code,
       })
       this.#log.debug(
-        { policy: this.#policy, check: result.check, ...code },
+        { policy: this.#policy, check: result.check, code: result.code ?? 'GW_ERR_INVALID_TOKEN' },
         'bearer token refused',
       )
       return { ok: false, response: this.#challenge.unauthorized(result.description, true) }

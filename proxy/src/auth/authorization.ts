@@ -57,6 +57,7 @@ export class RuleAuthorization {
     this.#log.debug(
       {
         policy: this.#policy,
+        code: 'GW_ERR_INSUFFICIENT_SCOPE',
         rules: results.map((r) => ({ expression: r.expression, matched: r.matched })),
       },
       'request denied by rules',

@@ -11,7 +11,8 @@
  * - a valid token that fails the rules: 403 `error="insufficient_scope"`, with `scope` only when
  *   `mcp.requiredScopes` names some, so MCP clients do not loop on step-up authorization.
  */
-import { errorResponse, type LocalResponse } from '../http/local-response.js'
+import { OAuthError, type OAuthErrorCode } from '../errors.js'
+import { fromRequestError, type LocalResponse } from '../http/local-response.js'
 
 /** A character RFC 6750 §3 does not allow in a quoted auth-param value. */
 const NOT_ALLOWED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/gu
@@ -73,24 +74,33 @@ export class Challenge {
     // MCP authorization 2025-11-25: the scopes a client should ask for (its scope selection
     // strategy takes the challenge's scope first, then scopes_supported; here they agree).
     if (this.#scopesSupported.length > 0) params.scope = this.#scopesSupported.join(' ')
-    return errorResponse(
-      401,
-      tokenSent ? 'invalid_token' : 'unauthorized',
+    return this.#refuse(
+      tokenSent ? 'GW_ERR_INVALID_TOKEN' : 'GW_ERR_UNAUTHENTICATED',
       description,
-      this.header(params),
+      params,
     )
   }
 
   /** 400 `invalid_request` (RFC 6750 §3.1). */
   badRequest(description: string): LocalResponse {
     const params = { error: 'invalid_request', error_description: description }
-    return errorResponse(400, 'invalid_request', description, this.header(params))
+    return this.#refuse('GW_ERR_AUTHORIZATION_HEADER', description, params)
   }
 
   /** 403 `insufficient_scope` (RFC 6750 §3.1). */
   forbidden(description: string): LocalResponse {
     const params: Record<string, string> = { error: 'insufficient_scope' }
     if (this.#requiredScopes.length > 0) params.scope = this.#requiredScopes.join(' ')
-    return errorResponse(403, 'insufficient_scope', description, this.header(params))
+    return this.#refuse('GW_ERR_INSUFFICIENT_SCOPE', description, params)
+  }
+
+  /** The {@link OAuthError} answer, challenged with `params` after the policy's own. */
+  #refuse(
+    code: OAuthErrorCode,
+    description: string,
+    params: Record<string, string>,
+  ): LocalResponse {
+    const challenge = this.header(params)['www-authenticate']
+    return fromRequestError(new OAuthError(code, description, { challenge }))
   }
 }

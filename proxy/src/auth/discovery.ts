@@ -63,6 +63,7 @@ export class DiscoveryCache {
       onFailure: (cause) =>
         log.warn(
           {
+            code: 'GW_ERR_DISCOVERY_UNAVAILABLE',
             issuer,
             url: this.url,
             cause,

@@ -98,8 +98,7 @@ export class OAuthEndpoints {
     if (path === `${WELL_KNOWN_AS}${this.resourcePath}${REGISTRATION_SUFFIX}`) {
       if (req.method !== 'POST') {
         return errorResponse(
-          405,
-          'invalid_request',
+          'GW_ERR_OAUTH_METHOD',
           'client registration takes POST (RFC 7591 §3.1)',
           {
             allow: 'POST, OPTIONS',
@@ -131,8 +130,6 @@ export class OAuthEndpoints {
       return fromRequestError(
         new RequestError(
           'GW_ERR_DISCOVERY_UNAVAILABLE',
-          503,
-          'temporarily_unavailable',
           `the identity provider's discovery document at ${found.url} is not available (${found.cause}); try again later`,
           { headers: { 'retry-after': '5' } },
         ),
@@ -170,9 +167,9 @@ export class OAuthEndpoints {
       const { member, message } = firstIssue(parsed.error)
       // RFC 7591 §3.2.2: redirect URI problems have their own error code.
       const code = member.startsWith('redirect_uris')
-        ? 'invalid_redirect_uri'
-        : 'invalid_client_metadata'
-      return errorResponse(400, code, `${member}: ${message} (RFC 7591 §2)`)
+        ? 'GW_ERR_REGISTRATION_REDIRECT_URI'
+        : 'GW_ERR_REGISTRATION_METADATA'
+      return errorResponse(code, `${member}: ${message} (RFC 7591 §2)`)
     }
     const metadata = parsed.data
     const redirectUris = metadata.redirect_uris
@@ -181,7 +178,8 @@ export class OAuthEndpoints {
       // Issue #24 item 10: the one redirect URI check (https, or http on loopback; no fragment,
       // userinfo, javascript:/data:/file: or relative URI; not empty). RFC 7591 §3.2.2.
       const problem = redirectUrisProblem(redirectUris)
-      if (problem) return errorResponse(400, 'invalid_redirect_uri', `${problem} (RFC 7591 §2)`)
+      if (problem)
+        return errorResponse('GW_ERR_REGISTRATION_REDIRECT_URI', `${problem} (RFC 7591 §2)`)
       // The pre-registered public client (PKCE): no secret, no client authentication.
       return {
         status: 201,
@@ -212,8 +210,7 @@ export class OAuthEndpoints {
     const upstream = this.#o.orgUpstream
     if (!upstream) {
       return errorResponse(
-        501,
-        'unsupported_operation',
+        'GW_ERR_REGISTRATION_UNSUPPORTED',
         'registration cannot be proxied: the provider has no remote JWKS backend (the org domain); set mcp.clientId',
       )
     }
@@ -231,8 +228,7 @@ export class OAuthEndpoints {
       })
     } catch (err) {
       return errorResponse(
-        502,
-        'temporarily_unavailable',
+        'GW_ERR_IDP_UNREACHABLE',
         `the identity provider's registration endpoint is not reachable: ${describeError(err)}`,
       )
     }
@@ -261,7 +257,7 @@ export class OAuthEndpoints {
 
 function onlyGet(req: LocalRequest): LocalResponse | undefined {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined
-  return errorResponse(405, 'invalid_request', 'metadata is read with GET', {
+  return errorResponse('GW_ERR_OAUTH_METHOD', 'metadata is read with GET', {
     allow: 'GET, HEAD, OPTIONS',
   })
 }

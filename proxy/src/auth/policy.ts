@@ -185,7 +185,12 @@ class CompiledPolicy implements AuthPolicy {
     this.#wasProgrammed = this.status().programmed
     if (!this.#wasProgrammed) {
       this.#log.error(
-        { policy: this.name, reason: 'JwksUnavailable', message: this.status().message },
+        {
+          policy: this.name,
+          code: 'GW_ERR_JWKS_UNAVAILABLE',
+          reason: 'JwksUnavailable',
+          message: this.status().message,
+        },
         `policy ${this.name} is accepted but not programmed: JWKS keyset is not available; its routes answer 401`,
       )
     }

@@ -23,11 +23,10 @@ export async function readRegistrationBody(
   try {
     raw = await req.body(REGISTRATION_BODY_LIMIT)
   } catch (err) {
-    if (err instanceof RequestError && err.status === 413) {
+    if (err instanceof RequestError && err.code === 'GW_ERR_BODY_TOO_LARGE') {
       return {
         response: errorResponse(
-          413,
-          'invalid_client_metadata',
+          'GW_ERR_REGISTRATION_TOO_LARGE',
           `the registration request is larger than ${REGISTRATION_BODY_LIMIT} bytes`,
         ),
       }
@@ -36,8 +35,7 @@ export async function readRegistrationBody(
     // to a body past requestTimeout, so this answer reaches no one; it says what happened.
     return {
       response: errorResponse(
-        400,
-        'invalid_request',
+        'GW_ERR_BODY_NOT_RECEIVED',
         'the registration request body was not received',
       ),
     }
@@ -46,8 +44,7 @@ export async function readRegistrationBody(
   if (!/^application\/json\b/i.test(type)) {
     return {
       response: errorResponse(
-        415,
-        'invalid_client_metadata',
+        'GW_ERR_REGISTRATION_CONTENT_TYPE',
         'send the client metadata as application/json (RFC 7591 §3.1)',
       ),
     }
@@ -56,7 +53,7 @@ export async function readRegistrationBody(
   try {
     json = JSON.parse(raw.toString('utf8'))
   } catch {
-    return { response: errorResponse(400, 'invalid_client_metadata', 'the body is not JSON') }
+    return { response: errorResponse('GW_ERR_REGISTRATION_METADATA', 'the body is not JSON') }
   }
   return { json, raw }
 }

@@ -5,17 +5,13 @@
  * `client_secret_post`. A request using another method than the registered one, or two at once
  * (RFC 6749 §2.3), is refused with `invalid_client`.
  */
+import { OAuthError } from '../errors.js'
 import type { LocalRequest } from '../http/local-response.js'
 import type { BrokerClient } from './clients.js'
 import type { FlowContext } from './flow.js'
 
 /** A token-endpoint error (RFC 6749 §5.2). */
-export interface TokenError {
-  status: number
-  error: string
-  description: string
-  headers?: Record<string, string>
-}
+export type TokenError = OAuthError
 
 /** Reads `Authorization: Basic` (RFC 7617) as form-urlencoded id and secret (RFC 6749 §2.3.1). */
 function basicCredentials(
@@ -45,13 +41,12 @@ export async function authenticateClient(
   const basic = basicCredentials(req)
   const invalid = (description: string, viaBasic: boolean): { ok: false; failure: TokenError } => ({
     ok: false,
-    failure: {
-      status: 401,
-      error: 'invalid_client',
+    // RFC 6749 §5.2: a client that tried Basic gets the scheme it must use.
+    failure: new OAuthError(
+      'GW_ERR_TOKEN_CLIENT',
       description,
-      // RFC 6749 §5.2: a client that tried Basic gets the scheme it must use.
-      ...(viaBasic ? { headers: { 'www-authenticate': 'Basic realm="gatehouse"' } } : {}),
-    },
+      viaBasic ? { challenge: 'Basic realm="gatehouse"' } : {},
+    ),
   })
   if (basic === 'malformed')
     return invalid('the Authorization header is not valid Basic credentials', true)
@@ -60,12 +55,10 @@ export async function authenticateClient(
   if (basic && bodySecret !== undefined) {
     return {
       ok: false,
-      failure: {
-        status: 400,
-        error: 'invalid_request',
-        description:
-          'use one client authentication method, not Basic and client_secret together (RFC 6749 §2.3)',
-      },
+      failure: new OAuthError(
+        'GW_ERR_TOKEN_REQUEST',
+        'use one client authentication method, not Basic and client_secret together (RFC 6749 §2.3)',
+      ),
     }
   }
   if (basic && bodyId !== undefined && bodyId !== basic.id) {
@@ -75,11 +68,10 @@ export async function authenticateClient(
   if (!clientId) {
     return {
       ok: false,
-      failure: {
-        status: 400,
-        error: 'invalid_request',
-        description: 'client_id is missing (RFC 6749 §3.2.1: public clients send it in the body)',
-      },
+      failure: new OAuthError(
+        'GW_ERR_TOKEN_REQUEST',
+        'client_id is missing (RFC 6749 §3.2.1: public clients send it in the body)',
+      ),
     }
   }
   const client = await ctx.clients.lookup(clientId)

@@ -63,9 +63,7 @@ export class ClientMetadataDocuments implements ClientMetadataResolver {
     if (running) return running
     if (this.#inFlight.size >= MAX_CONCURRENT_FETCHES) {
       throw new RequestError(
-        'GW_ERR_CLIENT_METADATA',
-        503,
-        'temporarily_unavailable',
+        'GW_ERR_CLIENT_METADATA_BUSY',
         `the gateway is already fetching ${MAX_CONCURRENT_FETCHES} client metadata documents; try again shortly`,
         { headers: { 'retry-after': '2' } },
       )
@@ -170,5 +168,5 @@ export function parseDocument(url: string, body: Buffer): BrokerClient {
 }
 
 function refused(message: string, cause?: unknown): RequestError {
-  return new RequestError('GW_ERR_CLIENT_METADATA', 400, 'invalid_client', message, { cause })
+  return new RequestError('GW_ERR_CLIENT_METADATA', message, { cause })
 }

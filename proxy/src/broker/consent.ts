@@ -33,7 +33,7 @@ export async function consent(ctx: FlowContext, req: LocalRequest): Promise<Loca
     )
   }
   const form = await readForm(req, FORM_LIMIT)
-  if (!form.ok) return errorPage(form.status, 'Consent refused', form.description)
+  if (!form.ok) return errorPage(form.error.status, 'Consent refused', form.error.message)
   const params = parseParams(form.text)
   if (!params.ok)
     return errorPage(400, 'Consent refused', `the field ${params.repeated} is repeated`)

@@ -43,7 +43,7 @@ export class BrokerEndpoints {
   async serve(req: LocalRequest): Promise<LocalResponse | undefined> {
     if (req.path === this.#ctx.urls.metadataPath) {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        return errorResponse(405, 'invalid_request', 'metadata is read with GET', {
+        return errorResponse('GW_ERR_OAUTH_METHOD', 'metadata is read with GET', {
           allow: 'GET, HEAD, OPTIONS',
         })
       }
@@ -53,8 +53,7 @@ export class BrokerEndpoints {
     const handler = this.#byPath.get(req.path)
     if (!handler) {
       return errorResponse(
-        404,
-        'not_found',
+        'GW_ERR_NO_ROUTE',
         `no such endpoint of the gateway's authorization server: ${req.path} (see ${this.#ctx.urls.metadataPath})`,
       )
     }

@@ -79,9 +79,7 @@ function guarded(kind: 'page' | 'json', handle: BrokerHandler, log: pino.Logger)
         err instanceof RequestError
           ? err
           : new RequestError(
-              'GW_ERR_INTERNAL',
-              500,
-              'server_error',
+              'GW_ERR_OAUTH_SERVER_ERROR',
               'the gateway failed to handle the request',
             )
       if (!(err instanceof RequestError)) {
@@ -98,7 +96,7 @@ function only(method: string, handle: BrokerHandler): BrokerHandler {
   return async (req) =>
     req.method === method
       ? handle(req)
-      : errorResponse(405, 'invalid_request', `${req.path} takes ${method}`, {
+      : errorResponse('GW_ERR_OAUTH_METHOD', `${req.path} takes ${method}`, {
           allow: `${method}, OPTIONS`,
         })
 }

@@ -4,7 +4,7 @@
  * refused, never resolved by picking one (two `redirect_uri`s must not let a check and a redirect
  * read different values).
  */
-import { RequestError } from '../errors.js'
+import { OAuthError, RequestError } from '../errors.js'
 import type { LocalRequest } from '../http/local-response.js'
 
 /** Parameters by name, or the name of the first repeated one. */
@@ -24,8 +24,7 @@ export function parseParams(text: string): Params {
 
 /** Why a form body could not be read. */
 export interface FormProblem {
-  status: number
-  description: string
+  error: OAuthError
 }
 
 /**
@@ -40,20 +39,27 @@ export async function readForm(
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
     return {
       ok: false,
-      status: 400,
-      description: 'send the parameters as application/x-www-form-urlencoded (RFC 6749 §4.1.3)',
+      error: new OAuthError(
+        'GW_ERR_FORM_CONTENT_TYPE',
+        'send the parameters as application/x-www-form-urlencoded (RFC 6749 §4.1.3)',
+      ),
     }
   }
   try {
     return { ok: true, text: (await req.body(limit)).toString('utf8') }
   } catch (err) {
-    if (err instanceof RequestError && err.status === 413) {
+    if (err instanceof RequestError && err.code === 'GW_ERR_BODY_TOO_LARGE') {
       return {
         ok: false,
-        status: 413,
-        description: `the request body is larger than ${limit} bytes`,
+        error: new OAuthError(
+          'GW_ERR_FORM_TOO_LARGE',
+          `the request body is larger than ${limit} bytes`,
+        ),
       }
     }
-    return { ok: false, status: 400, description: 'the request body was not received' }
+    return {
+      ok: false,
+      error: new OAuthError('GW_ERR_BODY_NOT_RECEIVED', 'the request body was not received'),
+    }
   }
 }

@@ -46,15 +46,13 @@ export class Registration {
   async serve(req: LocalRequest): Promise<LocalResponse> {
     if (!this.#ctx.config.registration.enabled) {
       return errorResponse(
-        404,
-        'not_found',
+        'GW_ERR_REGISTRATION_DISABLED',
         'this gateway does not accept dynamic client registration; use a Client ID Metadata Document URL as client_id',
       )
     }
     if (req.method !== 'POST') {
       return errorResponse(
-        405,
-        'invalid_request',
+        'GW_ERR_OAUTH_METHOD',
         'client registration takes POST (RFC 7591 §3.1)',
         {
           allow: 'POST, OPTIONS',
@@ -66,8 +64,6 @@ export class Registration {
       return fromRequestError(
         new RequestError(
           'GW_ERR_REGISTRATION_LIMIT',
-          429,
-          'temporarily_unavailable',
           `too many registrations from this address (at most ${this.#ctx.config.registration.perSourceLimit} per ${this.#ctx.config.registration.perSourceWindow.text}); try again in ${verdict.retryAfterSeconds} s, or reuse the client you registered`,
           { headers: { 'retry-after': String(verdict.retryAfterSeconds) } },
         ),
@@ -77,7 +73,7 @@ export class Registration {
     if ('response' in metadata) return metadata.response
     const { json } = metadata
     if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-      return errorResponse(400, 'invalid_client_metadata', 'the body is not a JSON object')
+      return errorResponse('GW_ERR_REGISTRATION_METADATA', 'the body is not a JSON object')
     }
     const checked = checkMetadata(json as Record<string, unknown>)
     if ('response' in checked) return checked.response
@@ -127,10 +123,10 @@ interface CheckedMetadata {
 /** RFC 7591 §2 checks; §3.2.2 error codes (invalid_redirect_uri, invalid_client_metadata). */
 function checkMetadata(m: Record<string, unknown>): CheckedMetadata | { response: LocalResponse } {
   const bad = (description: string) => ({
-    response: errorResponse(400, 'invalid_client_metadata', description),
+    response: errorResponse('GW_ERR_REGISTRATION_METADATA', description),
   })
   const problem = redirectUrisProblem(m.redirect_uris)
-  if (problem) return { response: errorResponse(400, 'invalid_redirect_uri', problem) }
+  if (problem) return { response: errorResponse('GW_ERR_REGISTRATION_REDIRECT_URI', problem) }
   const grantTypes = m.grant_types ?? ['authorization_code']
   if (!isStringList(grantTypes) || grantTypes.some((g) => !GRANT_TYPES.includes(g))) {
     return bad(`grant_types: only ${GRANT_TYPES.join(' and ')} are supported`)

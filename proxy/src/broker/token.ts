@@ -14,7 +14,8 @@
  *
  * Errors are RFC 6749 §5.2 JSON with `Cache-Control: no-store`.
  */
-import type { LocalRequest, LocalResponse } from '../http/local-response.js'
+import { OAuthError, type OAuthErrorCode } from '../errors.js'
+import { fromRequestError, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import { authenticateClient, type TokenError } from './client-auth.js'
 import { asRecord, asValue, type CodeRecord, type FlowContext, type GrantRecord } from './flow.js'
 import { parseParams, readForm } from './params.js'
@@ -27,53 +28,41 @@ const HANDLE = /^[A-Za-z0-9_-]{43}$/
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 
 function tokenError(e: TokenError): LocalResponse {
-  return {
-    status: e.status,
-    headers: { ...NO_STORE, ...e.headers },
-    body: { error: e.error, error_description: e.description },
-  }
+  const local = fromRequestError(e)
+  return { ...local, headers: { ...NO_STORE, ...local.headers } }
 }
 
-const invalidGrant = (description: string) =>
-  tokenError({ status: 400, error: 'invalid_grant', description })
+const invalid = (code: OAuthErrorCode, description: string, headers?: Record<string, string>) =>
+  tokenError(new OAuthError(code, description, headers ? { headers } : {}))
+
+const invalidGrant = (description: string) => invalid('GW_ERR_TOKEN_GRANT', description)
 
 /** Handles a token request. */
 export async function token(ctx: FlowContext, req: LocalRequest): Promise<LocalResponse> {
   const form = await readForm(req, FORM_LIMIT)
-  if (!form.ok)
-    return tokenError({
-      status: form.status,
-      error: 'invalid_request',
-      description: form.description,
-    })
+  if (!form.ok) return tokenError(form.error)
   const params = parseParams(form.text)
   if (!params.ok) {
-    return tokenError({
-      status: 400,
-      error: 'invalid_request',
-      description: `the parameter ${params.repeated} is repeated (RFC 6749 §3.2)`,
-    })
+    return invalid(
+      'GW_ERR_TOKEN_REQUEST',
+      `the parameter ${params.repeated} is repeated (RFC 6749 §3.2)`,
+    )
   }
   const p = params.get
   const grantType = p('grant_type')
   if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-    return tokenError({
-      status: 400,
-      error: grantType ? 'unsupported_grant_type' : 'invalid_request',
-      description: grantType
-        ? `grant_type ${grantType} is not supported here: use authorization_code or refresh_token`
-        : 'grant_type is missing',
-    })
+    return grantType
+      ? invalid(
+          'GW_ERR_TOKEN_GRANT_TYPE',
+          `grant_type ${grantType} is not supported here: use authorization_code or refresh_token`,
+        )
+      : invalid('GW_ERR_TOKEN_REQUEST', 'grant_type is missing')
   }
   const auth = await authenticateClient(ctx, req, p)
   if (!auth.ok) return tokenError(auth.failure)
   const resource = p('resource')
   if (resource !== undefined && resource.replace(/\/$/, '') !== ctx.resource.replace(/\/$/, '')) {
-    return tokenError({
-      status: 400,
-      error: 'invalid_target',
-      description: `resource must be ${ctx.resource} (RFC 8707 §2)`,
-    })
+    return invalid('GW_ERR_TOKEN_TARGET', `resource must be ${ctx.resource} (RFC 8707 §2)`)
   }
   return grantType === 'authorization_code'
     ? redeemCode(ctx, auth.client.clientId, p)
@@ -87,8 +76,7 @@ async function redeemCode(
 ): Promise<LocalResponse> {
   const code = p('code')
   const verifier = p('code_verifier')
-  if (!code)
-    return tokenError({ status: 400, error: 'invalid_request', description: 'code is missing' })
+  if (!code) return invalid('GW_ERR_TOKEN_REQUEST', 'code is missing')
   const key = digest(code)
   const record = asRecord<CodeRecord>(await ctx.store.take('code', key))
   if (!record) {
@@ -111,11 +99,9 @@ async function redeemCode(
     )
   }
   if (!verifier) {
-    return tokenError({
-      status: 400,
-      error: 'invalid_grant',
-      description: 'code_verifier is missing: PKCE is required (RFC 7636 §4.5); the code is spent',
-    })
+    return invalidGrant(
+      'code_verifier is missing: PKCE is required (RFC 7636 §4.5); the code is spent',
+    )
   }
   if (!CODE_VERIFIER.test(verifier) || !safeEqual(s256(verifier), record.codeChallenge)) {
     return invalidGrant(
@@ -148,12 +134,7 @@ async function refresh(
   p: (name: string) => string | undefined,
 ): Promise<LocalResponse> {
   const presented = p('refresh_token')
-  if (!presented)
-    return tokenError({
-      status: 400,
-      error: 'invalid_request',
-      description: 'refresh_token is missing',
-    })
+  if (!presented) return invalid('GW_ERR_TOKEN_REQUEST', 'refresh_token is missing')
   const [grantId, secret, extra] = presented.split('.')
   if (!grantId || !secret || extra !== undefined || !HANDLE.test(grantId) || !HANDLE.test(secret)) {
     return invalidGrant('the refresh token is invalid')
@@ -174,12 +155,11 @@ async function refresh(
     if (result.unavailable) {
       // Not the client's doing: keep the grant as it was, so the same token works on retry.
       await ctx.store.put('grant', grantId, asValue(grant), ctx.ttl.refreshMs)
-      return tokenError({
-        status: 503,
-        error: 'temporarily_unavailable',
-        description: `the identity provider's token endpoint did not answer usably (${result.cause}); try again`,
-        headers: { 'retry-after': '5' },
-      })
+      return invalid(
+        'GW_ERR_IDP_UNAVAILABLE',
+        `the identity provider's token endpoint did not answer usably (${result.cause}); try again`,
+        { 'retry-after': '5' },
+      )
     }
     return invalidGrant(
       `the identity provider refused the refresh (${result.error}); sign in again`,

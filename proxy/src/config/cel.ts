@@ -12,6 +12,7 @@
  * This module sits in `config/` so both `auth/` and `mcp/` use it without importing each other.
  */
 import { Environment, type ParseResult } from '@marcbachmann/cel-js'
+import { GatehouseError } from '../errors.js'
 
 /** The verified JWT claims: any claim, of any JSON type (seed: expressions are evaluated on `jwt`). */
 const JWT = 'map<string, dyn>'
@@ -49,9 +50,9 @@ export interface CelProgram {
 }
 
 /** An expression that does not parse or type-check; the message says why. */
-export class CelCompileError extends Error {
+export class CelCompileError extends GatehouseError {
   constructor(expression: string, reason: string, options?: { cause?: unknown }) {
-    super(`invalid CEL "${expression}": ${reason}`, options)
+    super('GW_ERR_CEL_COMPILE', `invalid CEL "${expression}": ${reason}`, options)
     this.name = 'CelCompileError'
   }
 }

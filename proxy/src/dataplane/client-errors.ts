@@ -21,8 +21,6 @@ export const ROUTED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 export function methodNotAllowed(method: string): RequestError {
   return new RequestError(
     'GW_ERR_METHOD_NOT_ALLOWED',
-    405,
-    'method_not_allowed',
     `the gateway does not route ${method} requests; it routes ${ROUTED_METHODS.join(', ')}`,
     { headers: { allow: ROUTED_METHODS.join(', ') } },
   )
@@ -34,29 +32,21 @@ export function clientRequestError(err: NodeJS.ErrnoException & { reason?: strin
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new RequestError(
         'GW_ERR_REQUEST_TIMEOUT',
-        408,
-        'request_timeout',
         'the request was not received in time: its headers must arrive within limits.headersTimeout and the whole request within limits.requestTimeout',
       )
     case 'HPE_HEADER_OVERFLOW':
       return new RequestError(
         'GW_ERR_HEADERS_TOO_LARGE',
-        431,
-        'request_header_fields_too_large',
         'the request line and headers are larger than limits.maxHeaderSize',
       )
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new RequestError(
         'GW_ERR_BODY_TOO_LARGE',
-        413,
-        'payload_too_large',
         'the chunk extensions of the request body are too large',
       )
     default:
       return new RequestError(
         'GW_ERR_BAD_REQUEST',
-        400,
-        'bad_request',
         `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'}${err.reason ? `: ${err.reason}` : ''})`,
       )
   }
@@ -101,8 +91,6 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
 export function onUnknownExpectation(req: IncomingMessage, res: ServerResponse): void {
   const error = new RequestError(
     'GW_ERR_EXPECTATION_FAILED',
-    417,
-    'expectation_failed',
     `the gateway meets no expectation but 100-continue; got Expect: ${String(req.headers.expect).slice(0, 100)}`,
   )
   res.shouldKeepAlive = false

@@ -297,7 +297,11 @@ async function answer(
   } catch (err) {
     // The client went away or the backend broke mid-stream: nothing more can be sent.
     input.log.debug(
-      { backend: input.backendName, err: (err as Error).message },
+      {
+        backend: input.backendName,
+        err: (err as Error).message,
+        code: (err as { code?: string }).code,
+      },
       'stream ended early',
     )
     response.body.destroy()

@@ -48,8 +48,6 @@ const DROP_LOG_INTERVAL_MS = 10_000
 function draining(name: string): RequestError {
   return new RequestError(
     'GW_ERR_DRAINING',
-    503,
-    'shutting_down',
     `gateway "${name}" is shutting down and takes no new requests; retry on another instance`,
   )
 }

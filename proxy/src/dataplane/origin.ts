@@ -19,6 +19,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { isIP } from 'node:net'
+import type { ErrorCode } from '../errors.js'
 
 /** What {@link compileOriginCheck} needs. */
 export interface OriginCheckOptions {
@@ -35,7 +36,11 @@ export interface OriginCheckOptions {
 /** The verdict on one request. */
 export type OriginVerdict =
   | { ok: true }
-  | { ok: false; error: 'host_not_allowed' | 'origin_not_allowed'; description: string }
+  | {
+      ok: false
+      code: Extract<ErrorCode, 'GW_ERR_HOST_NOT_ALLOWED' | 'GW_ERR_ORIGIN_NOT_ALLOWED'>
+      description: string
+    }
 
 /** A compiled check. */
 export interface OriginCheck {
@@ -101,7 +106,7 @@ export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
       if (!isUnrebindable(host) && !allowedHosts.some((h) => hostMatches(h, host))) {
         return {
           ok: false,
-          error: 'host_not_allowed',
+          code: 'GW_ERR_HOST_NOT_ALLOWED',
           description: `Host "${host}" is not a name of this MCP endpoint (DNS rebinding protection): a request with Origin must be sent to ${[...allowedHosts, 'localhost or an IP address'].join(', ')}; configure traffic.originValidation.allowedHosts of a policy attached to the route to accept another name`,
         }
       }
@@ -110,7 +115,7 @@ export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
       }
       return {
         ok: false,
-        error: 'origin_not_allowed',
+        code: 'GW_ERR_ORIGIN_NOT_ALLOWED',
         description: `Origin "${origin}" is not allowed on this MCP endpoint (MCP 2025-06-18, Transports: servers validate Origin); accepted: ${[...allowedOrigins, 'same-origin requests'].join(', ')}; add it to traffic.originValidation.allowedOrigins of a policy attached to the route, or to the route's CORS allowOrigins`,
       }
     },

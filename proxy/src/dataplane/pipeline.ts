@@ -124,12 +124,7 @@ export function createPipeline(
       return err.status
     }
     log.error({ err: (err as Error).message, path }, 'request failed')
-    const internal = new RequestError(
-      'GW_ERR_INTERNAL',
-      500,
-      'internal_error',
-      'the gateway failed to handle the request',
-    )
+    const internal = new RequestError('GW_ERR_INTERNAL', 'the gateway failed to handle the request')
     sendLocal(res, fromRequestError(internal), {})
     return 500
   }
@@ -144,10 +139,7 @@ export function createPipeline(
     if (!match) {
       ctx.trace?.event('route_selected', { matched: false })
       const description = `no route matches ${ctx.method} ${ctx.path} on gateway "${ctx.gw.name}"`
-      return send(
-        ctx,
-        fromRequestError(new RequestError('GW_ERR_NO_ROUTE', 404, 'not_found', description)),
-      )
+      return send(ctx, fromRequestError(new RequestError('GW_ERR_NO_ROUTE', description)))
     }
     const rule = match.entry.target
     ctx.trace?.event('route_selected', {
@@ -193,8 +185,11 @@ export function createPipeline(
     const verdict = rule.origin?.check(headers)
     if (!verdict || verdict.ok) return undefined
     ctx.trace?.event('cors', { origin: headers.origin, host: headers.host, allowed: false })
-    corsLog.debug({ origin: headers.origin, host: headers.host }, verdict.error)
-    return send(ctx, errorResponse(403, verdict.error, verdict.description))
+    corsLog.debug(
+      { origin: headers.origin, host: headers.host, code: verdict.code },
+      'origin validation refused the request',
+    )
+    return send(ctx, errorResponse(verdict.code, verdict.description))
   }
 
   /** What the policies see of the request (the OAuth endpoints also read the body). */

@@ -39,12 +39,7 @@ export function hasRequestBody(req: IncomingMessage): boolean {
 }
 
 function tooLarge(limit: number): RequestError {
-  return new RequestError(
-    'GW_ERR_BODY_TOO_LARGE',
-    413,
-    'payload_too_large',
-    `the request body exceeds ${limit} bytes`,
-  )
+  return new RequestError('GW_ERR_BODY_TOO_LARGE', `the request body exceeds ${limit} bytes`)
 }
 
 /**

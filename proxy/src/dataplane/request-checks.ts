@@ -9,12 +9,7 @@ import { methodNotAllowed, ROUTED_METHODS } from './client-errors.js'
 import { isValidAuthority, type Target, type TargetResult } from './target.js'
 
 function badPath(why: string): RequestError {
-  return new RequestError(
-    'GW_ERR_BAD_PATH',
-    400,
-    'invalid_path',
-    `the request path is refused: ${why}`,
-  )
+  return new RequestError('GW_ERR_BAD_PATH', `the request path is refused: ${why}`)
 }
 
 /** RFC 9112 §3.2: exactly one valid Host in an HTTP/1.1 request. */
@@ -48,6 +43,6 @@ export function checkedTarget(req: IncomingMessage, method: string, parsed: Targ
     return parsed.target
   }
   const problem = hostProblem(req)
-  if (problem) throw new RequestError('GW_ERR_BAD_REQUEST', 400, 'bad_request', problem)
+  if (problem) throw new RequestError('GW_ERR_BAD_REQUEST', problem)
   return parsed.target
 }

@@ -73,12 +73,7 @@ export async function sessionGate(input: SessionGateInput): Promise<SessionGateR
       log.info({ reason }, 'MCP session refused')
       const description =
         'this MCP session is not known to the gateway for this user: start a new session (send initialize without Mcp-Session-Id)'
-      const error = new RequestError(
-        'GW_ERR_SESSION_NOT_FOUND',
-        404,
-        'session_not_found',
-        description,
-      )
+      const error = new RequestError('GW_ERR_SESSION_NOT_FOUND', description)
       return { ok: false, response: fromRequestError(error) }
     } else {
       trace?.event('mcp_session', { session: 'bound', allowed: true })

@@ -4,7 +4,7 @@
  * (adding CORS), so handlers stay testable without a server.
  */
 import { type IncomingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http'
-import type { RequestError } from '../errors.js'
+import { RequestError, type RequestErrorCode } from '../errors.js'
 
 /** A request as seen by a local handler. */
 export interface LocalRequest {
@@ -30,25 +30,33 @@ export interface LocalResponse {
   status: number
   headers?: Record<string, string>
   body?: unknown
+  /** The error code of an error answer (errors.ts), for logs and traces; never sent. */
+  code?: RequestErrorCode
 }
 
-/** The JSON error body of every error the proxy answers: `{ error, error_description }`. */
+/**
+ * The answer to error `code` (its status and wire `error` from the table in errors.ts), with
+ * `description` as `error_description`.
+ */
 export function errorResponse(
-  status: number,
-  error: string,
+  code: RequestErrorCode,
   description: string,
   headers?: Record<string, string>,
 ): LocalResponse {
-  return {
-    status,
-    headers: { 'cache-control': 'no-store', ...headers },
-    body: { error, error_description: description },
-  }
+  return fromRequestError(new RequestError(code, description, { headers: headers ?? {} }))
 }
 
-/** The answer to a {@link RequestError}: its status and `{ error, error_description }`. */
+/**
+ * The answer to a {@link RequestError}: its status, its headers, `Cache-Control: no-store` and
+ * the JSON body `{ error, error_description }` (RFC 6749 §5.2) — every error the proxy answers.
+ */
 export function fromRequestError(err: RequestError): LocalResponse {
-  return errorResponse(err.status, err.error, err.message, { ...err.headers })
+  return {
+    status: err.status,
+    headers: { 'cache-control': 'no-store', ...err.headers },
+    body: { error: err.error, error_description: err.message },
+    code: err.code,
+  }
 }
 
 /**

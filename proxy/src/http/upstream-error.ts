@@ -63,8 +63,6 @@ export function mapUpstreamError(err: unknown, backend: string): RequestError {
   if (kind === 'timeout') {
     return new RequestError(
       'GW_ERR_UPSTREAM_TIMEOUT',
-      504,
-      'upstream_timeout',
       `backend "${backend}" did not answer in time (${code || text})`,
       { cause: err },
     )
@@ -72,28 +70,18 @@ export function mapUpstreamError(err: unknown, backend: string): RequestError {
   if (kind === 'unreachable') {
     return new RequestError(
       'GW_ERR_UPSTREAM_CONNECT',
-      502,
-      'upstream_unavailable',
       `backend "${backend}" cannot be reached (${code})`,
       { cause: err },
     )
   }
   const why = code || text
-  return new RequestError(
-    'GW_ERR_UPSTREAM',
-    502,
-    'upstream_error',
-    `backend "${backend}" failed: ${why}`,
-    { cause: err },
-  )
+  return new RequestError('GW_ERR_UPSTREAM', `backend "${backend}" failed: ${why}`, { cause: err })
 }
 
 /** No slot of the backend's budget came free in time (`limits.maxRequests`). */
 export function busy(backend: string, waitedMs: number): RequestError {
   return new RequestError(
     'GW_ERR_UPSTREAM_BUSY',
-    503,
-    'upstream_busy',
     `backend "${backend}" has no free slot: waited ${Math.round(waitedMs)} ms (timeouts.response) behind limits.maxRequests requests in flight; retry later`,
     { headers: { 'retry-after': '1' } },
   )

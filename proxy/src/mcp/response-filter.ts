@@ -19,7 +19,7 @@ import type { Readable } from 'node:stream'
 import { Transform, type TransformCallback } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
-import { RequestError } from '../errors.js'
+import { GatehouseError, RequestError } from '../errors.js'
 import type { TargetKind } from './json-rpc.js'
 import { filterListMessages, hidAny, type ItemVisible } from './list-filter.js'
 
@@ -57,9 +57,9 @@ function mayHoldList(text: string): boolean {
 
 /** A body the filter cannot read; the connection is cut (the head may have left already). */
 function unreadable(what: string): Error {
-  return Object.assign(
-    new Error(`${what} cannot be read by the MCP list filter, so it is not passed on`),
-    { code: 'GW_MCP_FILTER_UNREADABLE' },
+  return new GatehouseError(
+    'GW_ERR_MCP_FILTER_UNREADABLE',
+    `${what} cannot be read by the MCP list filter, so it is not passed on`,
   )
 }
 
@@ -73,9 +73,9 @@ function failed(err: unknown): Error {
 }
 
 function tooLarge(max: number): Error {
-  return Object.assign(
-    new Error(`a response message above ${max} bytes cannot be filtered by the MCP policy`),
-    { code: 'GW_MCP_FILTER_LIMIT' },
+  return new GatehouseError(
+    'GW_ERR_MCP_FILTER_LIMIT',
+    `a response message above ${max} bytes cannot be filtered by the MCP policy`,
   )
 }
 
@@ -283,8 +283,6 @@ function decodersOf(encoding: string): Transform[] {
   if (unknown !== undefined || codings.length > MAX_CODINGS) {
     throw new RequestError(
       'GW_ERR_UPSTREAM',
-      502,
-      'upstream_error',
       `the backend answered a list with content-encoding "${unknown ?? encoding}", which the gateway does not decode to apply the MCP policy; serve it unencoded (the gateway asks for identity)`,
     )
   }

@@ -125,14 +125,14 @@ function unreadRequest(
     const reason = `${method} is not an MCP transport method: the MCP policy of this route reads POST bodies and allows ${ALLOWED_METHODS}`
     return {
       reason,
-      response: errorResponse(405, 'method_not_allowed', reason, { allow: ALLOWED_METHODS }),
+      response: errorResponse('GW_ERR_METHOD_NOT_ALLOWED', reason, { allow: ALLOWED_METHODS }),
     }
   }
   const h = req.headersDistinct
   const length = Number(h['content-length']?.[0] ?? 0)
   if (h['transfer-encoding'] !== undefined || length > 0) {
     const reason = `a ${method} to an MCP route carries no body; send JSON-RPC messages with POST`
-    return { reason, response: errorResponse(400, 'invalid_request', reason) }
+    return { reason, response: errorResponse('GW_ERR_MCP_UNEXPECTED_BODY', reason) }
   }
   return undefined
 }
@@ -197,7 +197,7 @@ export class McpRoutePolicy {
       try {
         body = await req.body(MCP_MAX_BODY_BYTES)
       } catch (err) {
-        if ((err as { status?: number }).status !== 413) throw err
+        if ((err as { code?: string }).code !== 'GW_ERR_BODY_TOO_LARGE') throw err
         trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
         return {
           response: json(
@@ -247,8 +247,7 @@ export class McpRoutePolicy {
         const spent = decision.limits.filter((l) => l.exceeded).map((l) => l.name)
         return {
           response: errorResponse(
-            429,
-            'rate_limited',
+            'GW_ERR_RATE_LIMITED',
             `rate limit ${spent.join(', ')} exceeded; retry after ${decision.retryAfterSec} s`,
             headers,
           ),

@@ -9,8 +9,6 @@ export class StoreFullError extends RequestError {
   constructor(namespace: string, max: number) {
     super(
       'GW_ERR_STORE_FULL',
-      503,
-      'temporarily_unavailable',
       `the gateway's ${namespace} store is full (${max} entries); try again later, or raise mcp.broker.store maxEntries`,
       { headers: { 'retry-after': '30' } },
     )
@@ -23,8 +21,6 @@ export class StoreUnavailableError extends RequestError {
   constructor(detail: string, options?: { cause?: unknown }) {
     super(
       'GW_ERR_STORE_UNAVAILABLE',
-      503,
-      'temporarily_unavailable',
       `the gateway's state store is not available (${detail}); try again later`,
       { ...options, headers: { 'retry-after': '5' } },
     )

@@ -6,6 +6,7 @@
  */
 import { redactText, redactValue } from '@gatehouse/redact'
 import { pino } from 'pino'
+import { GatehouseError } from '../errors.js'
 
 /** The proxy's named log modules. A filter directive names one of these or a `::` prefix of one. */
 export const LOG_MODULES = [
@@ -36,9 +37,9 @@ export interface LogFilter {
 }
 
 /** A filter that could not be parsed; the message names the bad part. */
-export class LogFilterError extends Error {
+export class LogFilterError extends GatehouseError {
   constructor(message: string) {
-    super(message)
+    super('GW_ERR_LOG_FILTER', message)
     this.name = 'LogFilterError'
   }
 }

@@ -198,7 +198,7 @@ describe('fail closed (seed: Errors, "Wrong domain or JWKS path")', () => {
     const status = [...g.policies().values()][0]?.status()
     expect(status).toMatchObject({ accepted: true, programmed: false, reason: 'JwksUnavailable' })
     expect(status?.message).toContain('/oauth2/wrong/v1/keys')
-    expect(g.logs.some((l) => String(l.msg).includes('JWKS keyset is not available'))).toBe(true)
+    expect(g.logs.some((l) => l.code === 'GW_ERR_JWKS_UNAVAILABLE')).toBe(true)
     await g.stop('done')
   })
 

@@ -127,6 +127,7 @@ describe('JwtAuthentication', () => {
           'www-authenticate': `Bearer resource_metadata="${PRM}"`,
         },
         body: { error: 'unauthorized', error_description: 'a bearer token is required' },
+        code: 'GW_ERR_UNAUTHENTICATED',
       },
     })
     expect(req.events).toEqual([
@@ -181,9 +182,11 @@ describe('JwtAuthentication', () => {
       check: 'audience',
       reason: 'the token is not for this audience',
     })
-    const line = logs.find((l) => l.msg === 'bearer token refused')
-    expect(line).toMatchObject({ level: 'debug', policy: 'mcp-auth', check: 'audience' })
-    expect(line).not.toHaveProperty('code')
+    expect(logs.find((l) => l.code === 'GW_ERR_INVALID_TOKEN')).toMatchObject({
+      level: 'debug',
+      policy: 'mcp-auth',
+      check: 'audience',
+    })
     expect(JSON.stringify(logs)).not.toContain(token)
   })
 
@@ -278,9 +281,10 @@ describe('RuleAuthorization', () => {
         error_description:
           'the token is valid but does not satisfy the authorization rules of this route',
       },
+      code: 'GW_ERR_INSUFFICIENT_SCOPE',
     })
     expect(req.events[0]?.data.allowed).toBe(false)
-    expect(logs.find((l) => l.msg === 'request denied by rules')).toMatchObject({
+    expect(logs.find((l) => l.code === 'GW_ERR_INSUFFICIENT_SCOPE')).toMatchObject({
       level: 'debug',
       policy: 'mcp-auth',
       rules: [{ expression: '"AI-Users" in jwt.groups', matched: false }],

@@ -162,7 +162,7 @@ describe('DiscoveryCache: what it refuses, and says why', () => {
     expect(logs).toEqual([
       expect.objectContaining({
         level: 'warn',
-        msg: 'OIDC discovery document is not available',
+        code: 'GW_ERR_DISCOVERY_UNAVAILABLE',
         issuer: idp.issuer,
         url: `${idp.orgUrl}${DISCOVERY_PATH}`,
         cause: 'HTTP 500',
@@ -252,7 +252,7 @@ describe('DiscoveryCache: lifetime, backoff and last-known-good', () => {
     expect(logs).toEqual([
       expect.objectContaining({
         level: 'warn',
-        msg: 'OIDC discovery document is not available',
+        code: 'GW_ERR_DISCOVERY_UNAVAILABLE',
         cause: 'HTTP 500',
         serving: 'last-known-good',
       }),

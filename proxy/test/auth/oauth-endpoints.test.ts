@@ -61,7 +61,7 @@ function request(
     // As the pipeline's reader does (dataplane/request-body.ts): a RequestError 413 past the limit.
     body: async (limit = 64 * 1024) => {
       if (raw.length > limit) {
-        throw new RequestError('GW_ERR_BODY_TOO_LARGE', 413, 'payload_too_large', 'too large')
+        throw new RequestError('GW_ERR_BODY_TOO_LARGE', 'too large')
       }
       return raw
     },
@@ -191,7 +191,7 @@ describe('authorization-server metadata (RFC 8414), bridged', () => {
       })
       expect(body(stale).issuer).toBe(idp.issuer)
       expect(logs.find((l) => l.level === 'warn')).toMatchObject({
-        msg: 'OIDC discovery document is not available',
+        code: 'GW_ERR_DISCOVERY_UNAVAILABLE',
         serving: 'last-known-good',
       })
     } finally {
@@ -209,7 +209,7 @@ describe('authorization-server metadata (RFC 8414), bridged', () => {
       error_description: `the identity provider's discovery document at ${idp.orgUrl}/oauth2/default/.well-known/openid-configuration is not available (HTTP 500); try again later`,
     })
     expect(logs.find((l) => l.level === 'warn')).toMatchObject({
-      msg: 'OIDC discovery document is not available',
+      code: 'GW_ERR_DISCOVERY_UNAVAILABLE',
       cause: 'HTTP 500',
       serving: 'nothing',
     })
@@ -400,7 +400,7 @@ describe('client registration (RFC 7591), pre-registered client', () => {
     ['the client went away', new Error('aborted')],
     [
       'it came too slowly (the listener answers that 408 itself)',
-      new RequestError('GW_ERR_REQUEST_TIMEOUT', 408, 'request_timeout', 'too slow'),
+      new RequestError('GW_ERR_REQUEST_TIMEOUT', 'too slow'),
     ],
   ])('answers 400, not 413, when the body could not be read: %s', async (_case, failure) => {
     const gone: LocalRequest = {

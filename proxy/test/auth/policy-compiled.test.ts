@@ -222,7 +222,7 @@ describe('compiled policy', () => {
       policy: 'p',
       reason: 'JwksUnavailable',
       message: `JWKS keyset is not available at ${url}: HTTP 500`,
-      msg: 'policy p is accepted but not programmed: JWKS keyset is not available; its routes answer 401',
+      code: 'GW_ERR_JWKS_UNAVAILABLE',
     })
     expect(logs.some((l) => l.msg === 'policy programmed')).toBe(false)
     idp.keysDown(false)

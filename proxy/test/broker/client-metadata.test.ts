@@ -78,10 +78,13 @@ function validDocument(extra: Record<string, unknown> = {}) {
     }
 }
 
-async function refusal(p: Promise<unknown>): Promise<RequestError> {
+async function refusal(
+  p: Promise<unknown>,
+  code: RequestError['code'] = 'GW_ERR_CLIENT_METADATA',
+): Promise<RequestError> {
   const err = await p.catch((e: unknown) => e)
   expect(err).toBeInstanceOf(RequestError)
-  expect((err as RequestError).code).toBe('GW_ERR_CLIENT_METADATA')
+  expect((err as RequestError).code).toBe(code)
   return err as RequestError
 }
 
@@ -228,7 +231,7 @@ describe('ClientMetadataDocuments', () => {
     const pending = Array.from({ length: MAX_CONCURRENT_FETCHES }, (_, i) =>
       cimd.resolve(`${slow.base}/c${i}`).catch(() => undefined),
     )
-    const err = await refusal(cimd.resolve(`${slow.base}/one-more`))
+    const err = await refusal(cimd.resolve(`${slow.base}/one-more`), 'GW_ERR_CLIENT_METADATA_BUSY')
     expect(err.status).toBe(503)
     // Let every fetch reach the host, then cut them all.
     for (let i = 0; i < 500 && slow.hits() < MAX_CONCURRENT_FETCHES; i++) {

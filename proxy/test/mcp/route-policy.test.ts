@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import { RequestError } from '../../src/errors.js'
 import { parseConfig } from '../../src/index.js'
 import { checkMcpPolicy } from '../../src/mcp/policy-config.js'
 import {
@@ -46,7 +47,7 @@ function request(
     headersDistinct: options.headers ?? {},
     body: async (limit = 65536) => {
       if (Buffer.byteLength(text) > limit)
-        throw Object.assign(new Error('too large'), { status: 413 })
+        throw new RequestError('GW_ERR_BODY_TOO_LARGE', 'too large')
       return Buffer.from(text)
     },
     trace: {
