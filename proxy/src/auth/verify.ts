@@ -22,6 +22,7 @@ import {
 } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { ErrorCode } from '../errors.js'
+import type { TokenCheck } from '../telemetry/trace-events.js'
 import type { KeySet } from './jwks.js'
 
 /** Asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037). */
@@ -51,17 +52,7 @@ export interface Verifier {
 export interface VerifyFailure {
   ok: false
   /** `no_keys` when the key set was never loaded (fail closed), else the failed check. */
-  check:
-    | 'malformed'
-    | 'issuer'
-    | 'audience'
-    | 'expired'
-    | 'not_yet_valid'
-    | 'signature'
-    | 'algorithm'
-    | 'no_keys'
-    | 'claims'
-    | 'critical_extension'
+  check: TokenCheck
   description: string
   /** The error code of a failure that is the gateway's, not the token's (no keys). */
   code?: ErrorCode

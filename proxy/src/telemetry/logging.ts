@@ -2,7 +2,8 @@
  * Structured logging (pino) with a runtime-changeable, per-module filter in the RUST_LOG syntax
  * the seed's `/logging` endpoint takes: `info`, or `info,proxy::httpproxy=trace`.
  * Every log object and message goes through the shared redaction (`@gatehouse/redact`), so tokens
- * and secrets never reach a log whatever field or message they hide in.
+ * and secrets never reach a log whatever field or message they hide in; the one exception is a line
+ * marked {@link SAFE_LINE}, built from chosen fields that redacts what a client chose itself.
  */
 import { redactText, redactValue } from '@gatehouse/redact'
 import { pino } from 'pino'
@@ -133,6 +134,21 @@ export interface Logging {
   filter(): string
 }
 
+/**
+ * Marks a log object as built from safe fields only (the access line, access-log.ts): the generic
+ * redaction pass skips it. Whoever marks a line answers for redacting what a client chose in it.
+ */
+export const SAFE_LINE: unique symbol = Symbol('gatehouse.safe-line')
+
+/** `line`, marked {@link SAFE_LINE}. */
+export function safeLine<T extends object>(line: T): T {
+  ;(line as Record<symbol, unknown>)[SAFE_LINE] = true
+  return line
+}
+
+const isSafe = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && SAFE_LINE in value
+
 /** Options of {@link createLogging}. */
 export interface LoggingOptions {
   /** Initial filter. Default `info`. */
@@ -161,10 +177,13 @@ export function createLogging(options: LoggingOptions = {}): Logging {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
         level: (label) => ({ level: label }),
-        log: (object) => redactValue(object) as Record<string, unknown>,
+        log: (object) =>
+          isSafe(object) ? object : (redactValue(object) as Record<string, unknown>),
       },
       hooks: {
         logMethod(args, method) {
+          // A safe line comes with a constant message.
+          if (isSafe(args[0])) return method.apply(this, args)
           const redacted = args.map((a) => (typeof a === 'string' ? redactText(a) : a))
           return method.apply(this, redacted as Parameters<typeof method>)
         },
