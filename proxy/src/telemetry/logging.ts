@@ -166,6 +166,23 @@ function stdoutDestination(): pino.DestinationStream {
   return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 200 })
 }
 
+/**
+ * pino's ISO `time` field, formatted once per millisecond: with the access log on, several lines
+ * share each millisecond, and formatting a date costs more than the rest of the field.
+ */
+function isoTimeByMillisecond(): () => string {
+  let at = 0
+  let field = ''
+  return () => {
+    const now = Date.now()
+    if (now !== at) {
+      at = now
+      field = `,"time":"${new Date(now).toISOString()}"`
+    }
+    return field
+  }
+}
+
 /** Creates the process's logging. @throws LogFilterError when the initial filter is invalid. */
 export function createLogging(options: LoggingOptions = {}): Logging {
   let current = parseLogFilter(options.filter ?? 'info')
@@ -174,7 +191,7 @@ export function createLogging(options: LoggingOptions = {}): Logging {
       name: 'gatehouse',
       level: 'trace',
       base: { pid: process.pid },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeByMillisecond(),
       formatters: {
         level: (label) => ({ level: label }),
         log: (object) =>

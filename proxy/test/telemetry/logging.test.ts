@@ -50,4 +50,19 @@ describe('createLogging', () => {
     expect(lines.map((l) => JSON.parse(l).note)).toEqual([`Bearer ${JWT}`, 'Bearer [redacted]'])
     expect(lines[0]).not.toContain('safe-line')
   })
+
+  it('stamps every line with the ISO time of its millisecond', () => {
+    const { lines, destination } = capture()
+    const log = createLogging({ destination }).logger('proxy::access')
+    const before = Date.now()
+    log.info('one')
+    log.info('two')
+    const after = Date.now()
+    for (const line of lines) {
+      const { time } = JSON.parse(line) as { time: string }
+      expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      expect(Date.parse(time)).toBeGreaterThanOrEqual(before)
+      expect(Date.parse(time)).toBeLessThanOrEqual(after)
+    }
+  })
 })
