@@ -11,26 +11,26 @@ import type { McpSummary, RequestOutcome } from './trace-events.js'
 
 export type { McpSummary, PolicyOutcome } from './trace-events.js'
 
-/** Client-chosen strings up to this length are remembered once redacted. */
+/** Client-chosen strings up to this length are remembered when they need no redaction. */
 const MEMO_MAX_CHARS = 256
 /** Remembered strings at most; the memo starts over when full. */
 const MEMO_MAX_ENTRIES = 1024
 
 /**
- * {@link redactText} with a bounded memo: the same few paths and tool names come back on every
- * request, and their redaction is a handful of regular expressions each time.
+ * {@link redactText} with a bounded memo of strings it left unchanged: the same few paths and tool
+ * names come back on every request, and their redaction is a handful of regular expressions each
+ * time. A string that held a secret is not remembered (nor kept in memory), only redacted again.
  */
 export class ShownText {
-  readonly #memo = new Map<string, string>()
+  readonly #safe = new Set<string>()
 
   /** `text` as the log may show it. */
   of(text: string): string {
-    if (text.length > MEMO_MAX_CHARS) return redactText(text)
-    let shown = this.#memo.get(text)
-    if (shown === undefined) {
-      shown = redactText(text)
-      if (this.#memo.size >= MEMO_MAX_ENTRIES) this.#memo.clear()
-      this.#memo.set(text, shown)
+    if (this.#safe.has(text)) return text
+    const shown = redactText(text)
+    if (shown === text && text.length <= MEMO_MAX_CHARS) {
+      if (this.#safe.size >= MEMO_MAX_ENTRIES) this.#safe.clear()
+      this.#safe.add(text)
     }
     return shown
   }
