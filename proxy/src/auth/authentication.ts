@@ -7,6 +7,7 @@
  */
 import type { JwtProviderConfig } from '../config/schema.js'
 import type { LocalResponse } from '../http/local-response.js'
+import type { AuthenticationFailure, AuthenticationVerdict } from '../telemetry/trace-events.js'
 import type { Challenge } from './challenge.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
 import type { AuthContext, AuthRequest } from './types.js'
@@ -15,7 +16,7 @@ import { TokenVerifier, type Verifier } from './verify.js'
 /** Verified claims, none (Optional mode, no token), or the refusal to send. */
 export type AuthenticationResult =
   | { ok: true; claims: Readonly<Record<string, unknown>> | undefined }
-  | { ok: false; response: LocalResponse }
+  | { ok: false; response: LocalResponse; reason: AuthenticationFailure }
 
 /** The authentication stage of one policy. */
 export class JwtAuthentication {
@@ -66,6 +67,7 @@ export class JwtAuthentication {
       this.#event(req, { result: 'failed', check: 'duplicate authorization' })
       return {
         ok: false,
+        reason: 'duplicate_authorization',
         response: this.#challenge.badRequest(
           `the request carries ${sent} Authorization headers; send exactly one ("Authorization: Bearer <token>")`,
         ),
@@ -77,6 +79,7 @@ export class JwtAuthentication {
       if (this.#strict) {
         return {
           ok: false,
+          reason: 'missing_token',
           response: this.#challenge.unauthorized('a bearer token is required', false),
         }
       }
@@ -95,7 +98,11 @@ export class JwtAuthentication {
         { policy: this.#policy, check: result.check, code: result.code ?? 'GW_ERR_INVALID_TOKEN' },
         'bearer token refused',
       )
-      return { ok: false, response: this.#challenge.unauthorized(result.description, true) }
+      return {
+        ok: false,
+        reason: result.check,
+        response: this.#challenge.unauthorized(result.description, true),
+      }
     }
     const claims = result.claims
     this.#event(req, {
@@ -108,7 +115,7 @@ export class JwtAuthentication {
     return { ok: true, claims }
   }
 
-  #event(req: AuthRequest, data: Record<string, unknown>): void {
+  #event(req: AuthRequest, data: AuthenticationVerdict): void {
     req.trace?.event('authentication', { policy: this.#policy, ...data })
   }
 }

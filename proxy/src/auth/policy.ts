@@ -213,7 +213,7 @@ class CompiledPolicy implements AuthPolicy {
       claims = authenticated.claims
     }
     const denied = this.#authorization?.authorize(claims, req)
-    if (denied) return { ok: false, response: denied }
+    if (denied) return { ok: false, response: denied, reason: 'rules' }
     if (!claims) return { ok: true }
     if (!this.#transformation) return { ok: true, claims }
     return { ok: true, claims, requestHeaders: this.#transformation.apply(claims) }

@@ -11,6 +11,7 @@ import type { Upstream } from '../http/upstream.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
+import type { AuthFailure } from '../telemetry/trace-events.js'
 import type { DiscoveryCache } from './discovery.js'
 
 /** Status of a policy as reported by `/config_dump` (seed: conditions Accepted, Attached). */
@@ -83,7 +84,12 @@ export type AuthResult =
       /** Header changes for the request to the backend (policy `transformations`). */
       requestHeaders?: { set: Record<string, string>; remove: string[] }
     }
-  | { ok: false; response: LocalResponse }
+  | {
+      ok: false
+      response: LocalResponse
+      /** Why: a failed authentication check, or `rules` (route authorization refused it). */
+      reason: AuthFailure
+    }
 
 /** One compiled policy. */
 export interface AuthPolicy {

@@ -19,10 +19,13 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
   type ProtectedHeaderParameters,
+  UnsecuredJWT,
 } from 'jose'
 import { LRUCache } from 'lru-cache'
 import type { ErrorCode } from '../errors.js'
+import type { TokenCheck } from '../telemetry/trace-events.js'
 import type { KeySet } from './jwks.js'
+import { verifySignature } from './jws-signature.js'
 
 /** Asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037). */
 export const ACCEPTED_ALGORITHMS = [
@@ -51,17 +54,7 @@ export interface Verifier {
 export interface VerifyFailure {
   ok: false
   /** `no_keys` when the key set was never loaded (fail closed), else the failed check. */
-  check:
-    | 'malformed'
-    | 'issuer'
-    | 'audience'
-    | 'expired'
-    | 'not_yet_valid'
-    | 'signature'
-    | 'algorithm'
-    | 'no_keys'
-    | 'claims'
-    | 'critical_extension'
+  check: TokenCheck
   description: string
   /** The error code of a failure that is the gateway's, not the token's (no keys). */
   code?: ErrorCode
@@ -73,6 +66,12 @@ export interface VerifySuccess {
   claims: Readonly<JWTPayload>
   issuer: string
 }
+
+/**
+ * The protected header `{"alg":"none"}`: with a token's payload, jose's claim validation
+ * (`UnsecuredJWT.decode`) runs on a token whose signature was checked already.
+ */
+const UNSECURED_HEADER = Buffer.from('{"alg":"none"}').toString('base64url')
 
 /** Verified tokens remembered at most (about 2 KB each with their claims). */
 const CACHE_MAX = 10_000
@@ -116,7 +115,7 @@ export class TokenVerifier {
         description: 'the token was not issued by an accepted issuer',
       }
     }
-    const result = await this.#verifyWith(provider, token)
+    const result = await this.#verifyWith(provider, token, header)
     if (result.ok && typeof result.claims.exp === 'number') {
       // exp is required (checked above), so every cached token has a lifetime.
       const ttl = result.claims.exp * 1000 - Date.now()
@@ -125,7 +124,11 @@ export class TokenVerifier {
     return result
   }
 
-  async #verifyWith(provider: Verifier, token: string): Promise<VerifySuccess | VerifyFailure> {
+  async #verifyWith(
+    provider: Verifier,
+    token: string,
+    header: ProtectedHeaderParameters,
+  ): Promise<VerifySuccess | VerifyFailure> {
     const getKey = provider.keys.getKey
     if (!getKey) {
       return {
@@ -145,9 +148,26 @@ export class TokenVerifier {
       issuer: provider.issuer,
       audience: provider.audiences,
     }
-    const verifyWith = async (key: JWTVerifyGetKey): Promise<VerifySuccess> => {
-      const { payload } = await jwtVerify(token, key, options)
-      return { ok: true, claims: payload, issuer: provider.issuer }
+    const verifyWith = async (getKey: JWTVerifyGetKey): Promise<VerifySuccess> => {
+      const { alg } = header
+      // An algorithm outside the list: jose refuses it with its own error (JOSEAlgNotAllowed).
+      if (typeof alg !== 'string' || !ACCEPTED_ALGORITHMS.includes(alg)) {
+        const { payload } = await jwtVerify(token, getKey, options)
+        return { ok: true, claims: payload, issuer: provider.issuer }
+      }
+      // jose selects the key (kid, alg); node:crypto checks the signature where it can
+      // (jws-signature.ts), and jose validates the claims. Otherwise jose does it all.
+      const [protectedHeader = '', payload = '', signature = ''] = token.split('.')
+      const key = await getKey(
+        { ...header, alg },
+        { protected: protectedHeader, payload, signature },
+      )
+      if (verifySignature(token, alg, key)) {
+        const claims = UnsecuredJWT.decode(`${UNSECURED_HEADER}.${payload}.`, options).payload
+        return { ok: true, claims, issuer: provider.issuer }
+      }
+      const verified = await jwtVerify(token, key, options)
+      return { ok: true, claims: verified.payload, issuer: provider.issuer }
     }
     try {
       return await verifyWith(getKey)

@@ -145,9 +145,18 @@ function first(items: Iterable<string>): string {
  */
 export function principalOf(claims: Readonly<Record<string, unknown>> | undefined): string {
   if (!claims) return 'anonymous'
-  const id = JSON.stringify([String(claims.iss ?? ''), String(claims.sub ?? '')])
-  return `jwt:${createHash('sha256').update(id).digest('base64url')}`
+  // The verifier's cache hands out one claims object per token: its hash is made once (issue #26).
+  let principal = principals.get(claims)
+  if (principal === undefined) {
+    const id = JSON.stringify([String(claims.iss ?? ''), String(claims.sub ?? '')])
+    principal = `jwt:${createHash('sha256').update(id).digest('base64url')}`
+    principals.set(claims, principal)
+  }
+  return principal
 }
+
+/** Principals of claims objects already seen; claims are read-only, so one never goes stale. */
+const principals = new WeakMap<object, string>()
 
 /** The longest session id the gateway binds (a UUID is 36, a JWT-shaped id some hundreds). */
 export const MAX_SESSION_ID_LENGTH = 1024

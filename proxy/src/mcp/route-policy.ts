@@ -17,6 +17,7 @@ import type { PolicyConfig } from '../config/schema.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import { toolsKnownChannel } from '../telemetry/channels.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
+import type { McpDecision } from '../telemetry/trace-events.js'
 import { compileMcpAuthorization, type McpAuthorization } from './authorization.js'
 import { checkMirroredHeaders } from './headers.js'
 import {
@@ -59,7 +60,12 @@ export interface McpForward {
  * must be able to read, for `Access-Control-Expose-Headers`), or forward it.
  */
 export type McpVerdict =
-  | { response: LocalResponse; expose?: readonly string[] }
+  | {
+      response: LocalResponse
+      /** Why the stage answered: the request's outcome (issue #27 item 1). */
+      outcome: 'mcp_invalid' | 'mcp_denied' | 'rate_limited'
+      expose?: readonly string[]
+    }
   | { forward: McpForward }
 
 /** What a browser client reads of a 429 (Fetch: not CORS-safelisted response headers). */
@@ -188,7 +194,7 @@ export class McpRoutePolicy {
     const unread = unreadRequest(req)
     if (unread) {
       trace?.event('mcp_request', { error: unread.reason })
-      return { response: unread.response }
+      return { response: unread.response, outcome: 'mcp_invalid' }
     }
     // Issue #24 item 3: under /.well-known/ too. What reaches this stage was not answered by the
     // OAuth endpoints (the pipeline serves them first), so it is judged like any other request.
@@ -200,6 +206,7 @@ export class McpRoutePolicy {
         if ((err as { code?: string }).code !== 'GW_ERR_BODY_TOO_LARGE') throw err
         trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
         return {
+          outcome: 'mcp_invalid',
           response: json(
             413,
             rpcError(
@@ -214,7 +221,7 @@ export class McpRoutePolicy {
       const parsed = parseMcpBody(body)
       if (isMcpBodyError(parsed)) {
         trace?.event('mcp_request', { error: parsed.message, code: parsed.code })
-        return { response: refusal(parsed) }
+        return { response: refusal(parsed), outcome: 'mcp_invalid' }
       }
       messages = parsed.messages
       trace?.event('mcp_request', {
@@ -229,10 +236,10 @@ export class McpRoutePolicy {
       const mismatch = checkMirroredHeaders(req.headersDistinct, parsed)
       if (mismatch) {
         trace?.event('mcp_request', { error: mismatch.message, code: mismatch.code })
-        return { response: refusal(mismatch) }
+        return { response: refusal(mismatch), outcome: 'mcp_invalid' }
       }
       const denial = this.#authorize(jwt, messages, parsed.batch, trace)
-      if (denial) return { response: denial }
+      if (denial) return { response: denial, outcome: 'mcp_denied' }
     }
 
     if (this.rateLimiter) {
@@ -251,6 +258,7 @@ export class McpRoutePolicy {
             `rate limit ${spent.join(', ')} exceeded; retry after ${decision.retryAfterSec} s`,
             headers,
           ),
+          outcome: 'rate_limited',
           expose: RATE_LIMIT_EXPOSED,
         }
       }
@@ -293,7 +301,7 @@ export class McpRoutePolicy {
     const authorization = this.authorization
     if (!authorization || authorization.rules.length === 0) return undefined
     const denied = new Map<McpMessage, McpTarget>()
-    const decisions: Array<Record<string, unknown>> = []
+    const decisions: McpDecision[] = []
     for (const m of messages) {
       if (m.type !== 'request' || !m.target) continue
       const allowed = allowsMessage(authorization, jwt, m.method, m.target)

@@ -1,31 +1,30 @@
 /**
  * Per-request telemetry (issue #14): metrics, one access log line and, when enabled, OpenTelemetry
- * spans, all read from the request's trace events. The observer is the request's
- * {@link RequestTrace}: it passes every event on to the `/debug/trace` watcher (when there is one)
- * and keeps what telemetry needs, so the pipeline reports each step once, in one vocabulary.
+ * spans. The observer is the request's {@link RequestTrace}: it passes every event on to the
+ * `/debug/trace` watcher (when there is one) and keeps the facts telemetry needs from the typed
+ * events (route, subject, MCP messages, denials, backend and its latency). How the request ended
+ * is not guessed from those: the pipeline hands {@link RequestObservation.finish} its explicit
+ * {@link RequestOutcome}, which the metrics, the access line and the trace all read (issue #27).
  *
- * The access log line (module `proxy::access`, level info; silence it with
- * `proxy::access=off`) names the route, status, duration, policy outcome, backend and its latency,
- * the subject (`sub`) of a verified token and the MCP method and tool, prompt or resource. It never
- * holds a token: it is built from chosen fields, never from headers, and pino's redaction runs on
- * it as on every line.
+ * The access log line (module `proxy::access`, level info; silence it with `proxy::access=off`) is
+ * built by access-log.ts from chosen fields, never from headers; it never holds a token.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Logger } from 'pino'
-import { compact, type McpSummary, type PolicyOutcome } from './access-log.js'
+import { accessLine, type ShownText } from './access-log.js'
+import { safeLine } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { RequestSpans, Tracing } from './otel.js'
-import type { RequestTrace, TraceEventType } from './trace-bus.js'
-
-type Data = Record<string, unknown>
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+import type { FinishedRequest, RequestTrace } from './trace-bus.js'
+import type { McpSummary, TraceEventMap, TraceEventType } from './trace-events.js'
 
 /** What an observation reports to (the gatehouse's {@link Telemetry}). */
 export interface ObservationSink {
   readonly metrics: Metrics
   readonly tracing: Tracing | undefined
   readonly accessLog: Logger
+  /** Client-chosen strings of access lines, redacted (with a memo shared by every request). */
+  readonly shown: ShownText
 }
 
 /** One request's trace, recording metrics, spans and its access log line. */
@@ -39,9 +38,6 @@ export class RequestObservation implements RequestTrace {
   readonly #client: string | undefined
   readonly #spans: RequestSpans | undefined
   #route = ''
-  #policies = 0
-  #outcome: PolicyOutcome | undefined
-  #authReason: string | undefined
   #subject: string | undefined
   #backend: string | undefined
   #upstreamMs: number | undefined
@@ -74,66 +70,55 @@ export class RequestObservation implements RequestTrace {
     return this.#inner?.requestId ?? ''
   }
 
+  /** Whether a `/debug/trace` watcher receives this request's events. */
+  get watched(): boolean {
+    return this.#inner !== undefined
+  }
+
   propagation(): Record<string, string> | undefined {
     return this.#spans?.headers()
   }
 
-  event(type: TraceEventType, data: Data = {}): void {
+  event<K extends TraceEventType>(type: K, data: TraceEventMap[K]): void {
     this.#inner?.event(type, data)
-    switch (type) {
+    // A switch on `type` does not narrow `data` of a generic K: narrow the pair once.
+    this.#record({ type, data } as RecordedEvent)
+  }
+
+  #record(e: RecordedEvent): void {
+    switch (e.type) {
       case 'route_selected':
-        if (data.matched === false) this.#outcome = 'no_route'
-        else this.#onRoute(data)
-        break
-      case 'policies_applied':
-        this.#policies = Array.isArray(data.policies) ? data.policies.length : 0
-        break
-      case 'cors':
-        if (data.preflight === true) this.#outcome = 'preflight'
-        else if (data.allowed === false) this.#outcome = 'origin_denied'
-        break
-      case 'mcp_oauth':
-        this.#outcome = 'oauth_endpoint'
+        if ('route' in e.data) this.#onRoute(e.data.route, e.data.match.value)
         break
       case 'authentication':
-        if (data.result === 'ok') {
-          this.#subject = str(data.subject)
-        } else {
-          this.#authReason =
-            data.result === 'missing'
-              ? 'missing_token'
-              : (str(data.check)?.replace(/ /g, '_') ?? 'invalid_token')
-        }
-        break
-      case 'authorization':
-        if (data.allowed === false) this.#authReason = 'rules'
+        if (e.data.result === 'ok') this.#subject = e.data.subject ?? undefined
         break
       case 'mcp_request':
-        this.#onMcpRequest(data)
+        if ('error' in e.data) this.#mcpError = e.data.error
+        else this.#onMcpMessages(e.data.messages)
         break
       case 'mcp_authorization':
-        for (const d of Array.isArray(data.decisions) ? (data.decisions as Data[]) : []) {
-          if (d.allowed !== false) continue
+        for (const d of e.data.decisions) {
+          if (d.allowed) continue
           this.#denied ??= new Map()
-          this.#denied.set(`${str(d.kind)}:${str(d.name)}`, str(d.kind) ?? '')
+          this.#denied.set(`${d.kind}:${d.name}`, d.kind)
         }
         break
       case 'rate_limit':
-        if (data.admitted === false && Array.isArray(data.limits)) {
-          this.#spent = (data.limits as Data[]).filter((l) => l.exceeded).map((l) => String(l.name))
+        if (!e.data.admitted) {
+          this.#spent = e.data.limits.filter((l) => l.exceeded).map((l) => l.name)
         }
         break
       case 'backend_selected':
-        this.#backend = str(data.backend)
-        this.#spans?.upstreamStarted(this.#backend ?? '', str(data.address) ?? '')
+        this.#backend = e.data.backend
+        this.#spans?.upstreamStarted(e.data.backend, e.data.address)
         break
       case 'backend_response':
-        this.#onBackendResponse(data)
+        this.#onBackendResponse(e.data)
         break
       case 'mcp_list_filtered': {
-        const kind = str(data.kind) ?? ''
         this.#hidden ??= new Map()
-        this.#hidden.set(kind, (this.#hidden.get(kind) ?? 0) + Number(data.hidden ?? 0))
+        this.#hidden.set(e.data.kind, (this.#hidden.get(e.data.kind) ?? 0) + e.data.hidden)
         break
       }
       default:
@@ -141,21 +126,16 @@ export class RequestObservation implements RequestTrace {
     }
   }
 
-  #onRoute(data: Data): void {
-    this.#route = str(data.route) ?? ''
-    const match = data.match as { value?: unknown } | undefined
-    this.#spans?.rename(`${this.#method} ${str(match?.value) ?? this.#route}`)
-    this.#spans?.annotate({ 'gatehouse.route': this.#route, 'http.route': str(match?.value) ?? '' })
+  #onRoute(route: string, matched: string): void {
+    this.#route = route
+    if (!this.#spans) return
+    this.#spans.rename(`${this.#method} ${matched}`)
+    this.#spans.annotate({ 'gatehouse.route': route, 'http.route': matched })
   }
 
-  #onMcpRequest(data: Data): void {
-    if (data.error !== undefined) {
-      this.#mcpError = String(data.error)
-      return
-    }
-    if (!Array.isArray(data.messages)) return
-    this.#mcp = data.messages as McpSummary[]
-    const single = this.#mcp.length === 1 ? this.#mcp[0] : undefined
+  #onMcpMessages(messages: McpSummary[]): void {
+    this.#mcp = messages
+    const single = messages.length === 1 ? messages[0] : undefined
     if (single && this.#spans) {
       const target = single.tool ?? single.prompt ?? single.resource
       this.#spans.rename(`${single.method}${target ? ` ${target}` : ''}`)
@@ -171,41 +151,27 @@ export class RequestObservation implements RequestTrace {
     }
   }
 
-  #onBackendResponse(data: Data): void {
-    const ms = typeof data.durationMs === 'number' ? data.durationMs : undefined
-    const status = typeof data.status === 'number' ? data.status : undefined
-    this.#spans?.upstreamEnded(status, str(data.error))
-    if (ms === undefined || data.error !== undefined) return
-    this.#upstreamMs = ms
-    this.#telemetry.metrics.upstreamDuration.observe(
+  #onBackendResponse(data: TraceEventMap['backend_response']): void {
+    this.#spans?.upstreamEnded(data.status, data.error)
+    if (data.error !== undefined) return
+    this.#upstreamMs = data.durationMs
+    const m = this.#telemetry.metrics
+    m.upstreamDuration.observe(
       { route: this.#route, backend: this.#backend ?? '' },
-      ms / 1000,
+      data.durationMs / 1000,
     )
-    if (str(data.contentType)?.startsWith('text/event-stream')) {
+    if (data.contentType?.startsWith('text/event-stream')) {
       this.#stream = true
-      this.#telemetry.metrics.openStreams.inc({ gateway: this.#gateway, route: this.#route })
+      m.openStreams.inc({ gateway: this.#gateway, route: this.#route })
     }
   }
 
-  #outcomeFor(status: number): PolicyOutcome {
-    if (this.#outcome) return this.#outcome
-    if (this.#authReason !== undefined && (status === 401 || status === 400)) {
-      return 'unauthenticated'
-    }
-    if (this.#authReason === 'rules' && status === 403) return 'forbidden'
-    if (this.#mcpError !== undefined) return 'mcp_invalid'
-    if (this.#denied) return 'mcp_denied'
-    if (this.#spent) return 'rate_limited'
-    return this.#policies > 0 ? 'allowed' : 'no_policy'
-  }
-
-  finish(data: Data = {}): void {
-    this.#inner?.finish(data)
+  finish(done: FinishedRequest): void {
+    this.#inner?.finish(done)
     if (this.#done) return
     this.#done = true
-    const status = typeof data.status === 'number' ? data.status : 0
+    const { status, outcome } = done
     const seconds = (performance.now() - this.#started) / 1000
-    const outcome = this.#outcomeFor(status)
     const m = this.#telemetry.metrics
     const route = this.#route
     m.requests.inc({
@@ -213,19 +179,41 @@ export class RequestObservation implements RequestTrace {
       route,
       method: this.#method,
       status: String(status),
-      outcome,
+      outcome: outcome.policy,
     })
     m.requestDuration.observe({ gateway: this.#gateway, route }, seconds)
-    if ((outcome === 'unauthenticated' || outcome === 'forbidden') && this.#authReason) {
-      m.authFailures.inc({ route, reason: this.#authReason })
-    }
+    if ('authFailure' in outcome) m.authFailures.inc({ route, reason: outcome.authFailure })
     if (this.#stream) m.openStreams.dec({ gateway: this.#gateway, route })
-    this.#recordMcp(outcome)
+    this.#recordMcp(outcome.policy)
     this.#spans?.end(status)
-    this.#log(status, seconds, outcome)
+    const log = this.#telemetry.accessLog
+    if (!log.isLevelEnabled('info')) return
+    const line = accessLine(
+      {
+        gateway: this.#gateway,
+        route,
+        method: this.#method,
+        path: this.#path,
+        status,
+        seconds,
+        outcome,
+        client: this.#client,
+        backend: this.#backend,
+        upstreamMs: this.#upstreamMs,
+        subject: this.#subject,
+        mcp: this.#mcp,
+        mcpError: this.#mcpError,
+        denied: this.#denied?.keys(),
+        rateLimited: this.#spent,
+        hidden: this.#hidden,
+        traceId: this.#spans?.traceId,
+      },
+      this.#telemetry.shown,
+    )
+    log.info(safeLine(line), 'request')
   }
 
-  #recordMcp(outcome: PolicyOutcome): void {
+  #recordMcp(outcome: FinishedRequest['outcome']['policy']): void {
     const m = this.#telemetry.metrics
     const route = this.#route
     for (const msg of this.#mcp ?? []) {
@@ -244,38 +232,7 @@ export class RequestObservation implements RequestTrace {
     for (const [kind, n] of this.#hidden ?? []) m.hiddenItems.inc({ route, kind }, n)
     for (const limit of this.#spent ?? []) m.rateLimited.inc({ route, limit })
   }
-
-  #log(status: number, seconds: number, outcome: PolicyOutcome): void {
-    const log = this.#telemetry.accessLog
-    if (!log.isLevelEnabled('info')) return
-    const line: Data = {
-      gateway: this.#gateway,
-      route: this.#route || null,
-      method: this.#method,
-      path: this.#path,
-      status,
-      durationMs: Math.round(seconds * 1e6) / 1e3,
-      outcome,
-      client: this.#client ?? null,
-    }
-    if (this.#backend) line.backend = this.#backend
-    if (this.#upstreamMs !== undefined) line.upstreamMs = Math.round(this.#upstreamMs * 1e3) / 1e3
-    if (this.#subject) line.subject = this.#subject
-    if (this.#authReason && (outcome === 'unauthenticated' || outcome === 'forbidden')) {
-      line.authFailure = this.#authReason
-    }
-    if (this.#mcp) {
-      const [first] = this.#mcp
-      line.mcp =
-        this.#mcp.length === 1 && first
-          ? compact(first)
-          : { batch: this.#mcp.length, messages: this.#mcp.map(compact) }
-    }
-    if (this.#mcpError) line.mcpError = this.#mcpError
-    if (this.#denied) line.denied = [...this.#denied.keys()]
-    if (this.#spent) line.rateLimited = this.#spent
-    if (this.#hidden) line.hidden = Object.fromEntries(this.#hidden)
-    if (this.#spans) line.traceId = this.#spans.traceId
-    log.info(line, 'request')
-  }
 }
+
+/** A recorded event: the type with its own data shape. */
+type RecordedEvent = { [K in TraceEventType]: { type: K; data: TraceEventMap[K] } }[TraceEventType]

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { Logger } from 'pino'
+import { ShownText } from './access-log.js'
 import type { Logging } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { Tracing } from './otel.js'
@@ -16,6 +17,7 @@ export class Telemetry implements ObservationSink {
   readonly metrics: Metrics
   readonly tracing: Tracing | undefined
   readonly accessLog: Logger
+  readonly shown = new ShownText()
 
   constructor(options: { metrics: Metrics; logging: Logging; tracing?: Tracing | undefined }) {
     this.metrics = options.metrics

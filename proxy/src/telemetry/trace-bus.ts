@@ -6,50 +6,28 @@
  * can leak a credential into `/debug/trace` by forgetting to redact.
  */
 import { redactValue } from '@gatehouse/redact'
+import type { FinishedRequest, TraceEvent, TraceEventMap, TraceEventType } from './trace-events.js'
 
-/** The kinds of trace event, in the order a request produces them. */
-export const TRACE_EVENT_TYPES = [
-  'request_started',
-  'route_selected',
-  'policies_applied',
-  'cors',
-  'mcp_oauth',
-  'authentication',
-  'authorization',
-  'mcp_request',
-  'mcp_authorization',
-  'rate_limit',
-  'mcp_session',
-  'backend_selected',
-  'backend_response',
-  'mcp_list_filtered',
-  'response',
-  'request_finished',
-] as const
+export type {
+  FinishedRequest,
+  TraceEvent,
+  TraceEventMap,
+  TraceEventType,
+} from './trace-events.js'
+export { TRACE_EVENT_TYPES } from './trace-events.js'
 
-export type TraceEventType = (typeof TRACE_EVENT_TYPES)[number]
-
-/** One event of a traced request. Carries no token or secret (its data is redacted here). */
-export interface TraceEvent {
-  /** Id of the traced request. */
-  requestId: string
-  /** 0-based order within the request. */
-  seq: number
-  type: TraceEventType
-  /** ISO time. */
-  at: string
-  /** Milliseconds since the request started. */
-  elapsedMs: number
-  data: Record<string, unknown>
-}
-
-/** Handle of one traced request. */
+/** Handle of one request's trace. */
 export interface RequestTrace {
   readonly requestId: string
+  /**
+   * Whether a `/debug/trace` watcher receives the events. Events that only a watcher reads
+   * (headers, policy lists) are built only when it does.
+   */
+  readonly watched: boolean
   /** Records an event. */
-  event(type: TraceEventType, data?: Record<string, unknown>): void
-  /** Records `request_finished` and ends every watcher's stream. Idempotent. */
-  finish(data?: Record<string, unknown>): void
+  event<K extends TraceEventType>(type: K, data: TraceEventMap[K]): void
+  /** Records `request_finished` (with the outcome) and ends every watcher's stream. Idempotent. */
+  finish(done: FinishedRequest): void
   /**
    * Headers that carry the request's distributed-trace context to the backend (W3C
    * `traceparent`), when OpenTelemetry records the request (telemetry/otel.ts).
@@ -135,24 +113,26 @@ export class TraceBus {
     const t0 = performance.now()
     let seq = 0
     let done = false
-    const event = (type: TraceEventType, data: Record<string, unknown> = {}) => {
+    const event = <K extends TraceEventType>(type: K, data: TraceEventMap[K]) => {
       if (done) return
-      const e: TraceEvent = {
+      const e = {
         requestId,
         seq: seq++,
         type,
         at: new Date().toISOString(),
         elapsedMs: Math.round((performance.now() - t0) * 1000) / 1000,
-        data: redactValue(data) as Record<string, unknown>,
-      }
+        data: redactValue(data) as TraceEventMap[K],
+      } as TraceEvent
       for (const w of watchers) w.push(e)
     }
     return {
       requestId,
+      watched: true,
       event,
-      finish(data) {
+      finish({ status, durationMs, outcome }) {
         if (done) return
-        event('request_finished', data)
+        const failure = 'authFailure' in outcome ? { authFailure: outcome.authFailure } : {}
+        event('request_finished', { status, durationMs, outcome: outcome.policy, ...failure })
         done = true
         for (const w of watchers) w.push(null)
       },

@@ -18,9 +18,9 @@ async function start(ctx: AdminContext, traceKeepAliveMs?: number): Promise<stri
 /** Emits a small request trace on the context's bus. */
 function traceOne(ctx: AdminContext, path: string): void {
   const t = ctx.traceBus.start(path)
-  t?.event('request_started', { method: 'GET', path })
+  t?.event('request_started', { method: 'GET', path, gateway: 'default', headers: {} })
   t?.event('response', { status: 204 })
-  t?.finish({ status: 204 })
+  t?.finish({ status: 204, durationMs: 1, outcome: { policy: 'no_policy' } })
 }
 
 async function until(check: () => boolean): Promise<void> {

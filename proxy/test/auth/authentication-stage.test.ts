@@ -80,7 +80,8 @@ function request(authorization: string[] = []): AuthRequest & { events: Recorded
     events,
     trace: {
       requestId: 'req-1',
-      event: (type, data = {}) => events.push({ type, data }),
+      watched: true,
+      event: (type, data) => events.push({ type, data }),
       finish: () => {},
     },
   }
@@ -120,6 +121,7 @@ describe('JwtAuthentication', () => {
     const r = await authn.authenticate(req)
     expect(r).toEqual({
       ok: false,
+      reason: 'missing_token',
       response: {
         status: 401,
         headers: {
@@ -155,6 +157,7 @@ describe('JwtAuthentication', () => {
       'the request carries 2 Authorization headers; send exactly one ("Authorization: Bearer <token>")'
     expect(r).toMatchObject({
       ok: false,
+      reason: 'duplicate_authorization',
       response: { status: 400, body: { error: 'invalid_request', error_description: description } },
     })
     expect(req.events[0]?.data).toEqual({
@@ -171,6 +174,7 @@ describe('JwtAuthentication', () => {
     const r = await authn.authenticate(req)
     expect(r).toMatchObject({
       ok: false,
+      reason: 'audience',
       response: {
         status: 401,
         body: { error: 'invalid_token', error_description: 'the token is not for this audience' },

@@ -52,8 +52,8 @@ function request(
     },
     trace: {
       requestId: 't',
-      event: (type: TraceEventType, data?: Record<string, unknown>) =>
-        options.events?.push({ type, data }),
+      watched: true,
+      event: (type: TraceEventType, data: unknown) => options.events?.push({ type, data }),
       finish: () => {},
     },
   }

@@ -32,6 +32,8 @@ const req = {
   socket: { remoteAddress: '127.0.0.1' },
 } as unknown as IncomingMessage
 
+const ROUTE = { route: 'mcp', rule: 0, match: { type: 'PathPrefix', value: '/mcp' } }
+
 async function value(metrics: Metrics, name: string, labels: Record<string, string>) {
   const json = await metrics.registry.getSingleMetric(name)?.get()
   const hit = json?.values.find((v) =>
@@ -50,7 +52,13 @@ describe('Telemetry request observation', () => {
       match: { type: 'PathPrefix', value: '/mcp' },
     })
     t.event('policies_applied', { policies: ['mcp-auth'], cors: false })
-    t.event('authentication', { policy: 'mcp-auth', result: 'ok', subject: 'alice', claims: {} })
+    t.event('authentication', {
+      policy: 'mcp-auth',
+      result: 'ok',
+      issuer: 'https://idp.example',
+      subject: 'alice',
+      claims: {},
+    })
     t.event('mcp_request', {
       batch: false,
       messages: [{ type: 'request', method: 'tools/call', id: 4, tool: 'echo' }],
@@ -59,7 +67,7 @@ describe('Telemetry request observation', () => {
     t.event('backend_response', { status: 200, contentType: 'text/event-stream', durationMs: 12 })
     expect(await value(metrics, 'gatehouse_open_streams', { route: 'mcp' })).toBe(1)
     t.event('response', { status: 200 })
-    t.finish({ status: 200, durationMs: 20 })
+    t.finish({ status: 200, durationMs: 20, outcome: { policy: 'allowed' } })
 
     expect(
       await value(metrics, 'gatehouse_requests_total', {
@@ -109,7 +117,11 @@ describe('Telemetry request observation', () => {
     })
     t.event('policies_applied', { policies: ['mcp-auth'], cors: false })
     t.event('authentication', { policy: 'mcp-auth', result: 'failed', check: 'expired' })
-    t.finish({ status: 401 })
+    t.finish({
+      status: 401,
+      durationMs: 1,
+      outcome: { policy: 'unauthenticated', authFailure: 'expired' },
+    })
     expect(await value(metrics, 'gatehouse_auth_failures_total', { reason: 'expired' })).toBe(1)
     expect(
       await value(metrics, 'gatehouse_requests_total', {
@@ -126,14 +138,15 @@ describe('Telemetry request observation', () => {
   it('records denials, hidden list items and rate limiting', async () => {
     const { metrics, telemetry } = setup()
     const denied = telemetry.observe(undefined, req, 'default', '/mcp')
-    denied.event('route_selected', { route: 'mcp' })
+    denied.event('route_selected', ROUTE)
     denied.event('mcp_request', {
+      batch: false,
       messages: [{ type: 'request', method: 'tools/call', id: 1, tool: 'fetch' }],
     })
     denied.event('mcp_authorization', {
       decisions: [{ method: 'tools/call', kind: 'tool', name: 'fetch', allowed: false }],
     })
-    denied.finish({ status: 200 })
+    denied.finish({ status: 200, durationMs: 1, outcome: { policy: 'mcp_denied' } })
     expect(
       await value(metrics, 'gatehouse_mcp_tool_calls_total', { tool: 'fetch', outcome: 'denied' }),
     ).toBe(1)
@@ -141,18 +154,23 @@ describe('Telemetry request observation', () => {
     expect(await value(metrics, 'gatehouse_requests_total', { outcome: 'mcp_denied' })).toBe(1)
 
     const listed = telemetry.observe(undefined, req, 'default', '/mcp')
-    listed.event('route_selected', { route: 'mcp' })
+    listed.event('route_selected', ROUTE)
     listed.event('mcp_list_filtered', { kind: 'tool', hidden: 2 })
-    listed.finish({ status: 200 })
+    listed.finish({ status: 200, durationMs: 1, outcome: { policy: 'allowed' } })
     expect(await value(metrics, 'gatehouse_mcp_list_items_hidden_total', { kind: 'tool' })).toBe(2)
 
     const limited = telemetry.observe(undefined, req, 'default', '/mcp')
-    limited.event('route_selected', { route: 'mcp' })
+    limited.event('route_selected', ROUTE)
     limited.event('mcp_request', {
+      batch: false,
       messages: [{ type: 'request', method: 'tools/call', id: 1, tool: 'echo' }],
     })
-    limited.event('rate_limit', { admitted: false, limits: [{ name: 'calls', exceeded: true }] })
-    limited.finish({ status: 429 })
+    limited.event('rate_limit', {
+      admitted: false,
+      retryAfterSec: 1,
+      limits: [{ name: 'calls', exceeded: true }],
+    })
+    limited.finish({ status: 429, durationMs: 1, outcome: { policy: 'rate_limited' } })
     expect(await value(metrics, 'gatehouse_rate_limited_total', { limit: 'calls' })).toBe(1)
     expect(
       await value(metrics, 'gatehouse_mcp_tool_calls_total', {
@@ -166,21 +184,102 @@ describe('Telemetry request observation', () => {
     const { telemetry } = setup()
     const seen: string[] = []
     const t = telemetry.observe(
-      { requestId: 'req-9', event: (type) => seen.push(type), finish: () => seen.push('finish') },
+      {
+        requestId: 'req-9',
+        watched: true,
+        event: (type) => seen.push(type),
+        finish: () => seen.push('finish'),
+      },
       req,
       'default',
       '/mcp',
     )
-    t.event('route_selected', { route: 'mcp' })
-    t.finish({ status: 200 })
+    t.event('route_selected', ROUTE)
+    t.finish({ status: 200, durationMs: 1, outcome: { policy: 'allowed' } })
     expect(t.requestId).toBe('req-9')
+    expect(t.watched).toBe(true)
     expect(seen).toEqual(['route_selected', 'finish'])
+  })
+
+  it('reads the outcome the pipeline gives, not the status', async () => {
+    const { metrics, telemetry, lines } = setup()
+    const t = telemetry.observe(undefined, req, 'default', '/mcp')
+    t.event('route_selected', ROUTE)
+    // A status that says nothing about authentication: the outcome alone decides.
+    t.finish({
+      status: 200,
+      durationMs: 1,
+      outcome: { policy: 'unauthenticated', authFailure: 'missing_token' },
+    })
+    expect(await value(metrics, 'gatehouse_auth_failures_total', { reason: 'missing_token' })).toBe(
+      1,
+    )
+    expect(
+      await value(metrics, 'gatehouse_requests_total', {
+        status: '200',
+        outcome: 'unauthenticated',
+      }),
+    ).toBe(1)
+    expect(lines.find((l) => l.module === 'proxy::access')).toMatchObject({
+      outcome: 'unauthenticated',
+      authFailure: 'missing_token',
+    })
+  })
+
+  it('redacts what a client chose in the access line: path, subject, MCP id and names, errors', () => {
+    const { telemetry, lines } = setup()
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl'
+    const t = telemetry.observe(undefined, req, 'default', `/mcp/${jwt}`)
+    t.event('route_selected', ROUTE)
+    t.event('authentication', {
+      policy: 'p',
+      result: 'ok',
+      issuer: 'https://idp.example',
+      subject: `Bearer ${jwt}`,
+      claims: {},
+    })
+    t.event('mcp_request', {
+      batch: true,
+      messages: [
+        { type: 'request', method: 'tools/call', id: jwt, tool: `Bearer ${jwt}` },
+        { type: 'request', method: 'resources/read', id: 2, resource: 'file:///x?access_token=s3' },
+      ],
+    })
+    t.event('mcp_authorization', {
+      decisions: [{ method: 'tools/call', kind: 'tool', name: jwt, allowed: false }],
+    })
+    t.finish({ status: 200, durationMs: 1, outcome: { policy: 'mcp_denied' } })
+    const t2 = telemetry.observe(undefined, req, 'default', '/mcp')
+    t2.event('mcp_request', { error: `bad body near ${jwt}` })
+    t2.finish({ status: 400, durationMs: 1, outcome: { policy: 'mcp_invalid' } })
+    const access = lines.filter((l) => l.module === 'proxy::access')
+    expect(access).toHaveLength(2)
+    const text = JSON.stringify(access)
+    for (const secret of ['eyJ', 'c2lnbmF0dXJl', 's3']) expect(text).not.toContain(secret)
+    expect(access[0]).toMatchObject({
+      path: '/mcp/[redacted]',
+      subject: 'Bearer [redacted]',
+      mcp: {
+        batch: 2,
+        messages: [
+          { method: 'tools/call', id: '[redacted]', tool: 'Bearer [redacted]' },
+          { method: 'resources/read', id: 2, resource: 'file:///x?access_token=[redacted]' },
+        ],
+      },
+      denied: ['tool:[redacted]'],
+    })
+    expect(access[1]).toMatchObject({ mcpError: 'bad body near [redacted]' })
+  })
+
+  it('is not watched without a /debug/trace watcher', () => {
+    const { telemetry } = setup()
+    expect(telemetry.observe(undefined, req, 'default', '/mcp').watched).toBe(false)
   })
 
   it('writes no access line when proxy::access is off', () => {
     const { telemetry, lines } = setup('info,proxy::access=off')
     const t = telemetry.observe(undefined, req, 'default', '/mcp')
-    t.finish({ status: 404 })
+    t.finish({ status: 404, durationMs: 1, outcome: { policy: 'no_route' } })
     expect(lines).toEqual([])
   })
 })
