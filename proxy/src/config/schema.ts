@@ -14,7 +14,7 @@ import type { Duration } from './duration.js'
 import {
   JwksRemote,
   JwksSource,
-  JwtAuthentication,
+  JwtAuthenticationSchema,
   JwtProvider,
   McpAuth,
   OriginValidation,
@@ -58,7 +58,7 @@ export {
   GatewayLimits,
   JwksRemote,
   JwksSource,
-  JwtAuthentication,
+  JwtAuthenticationSchema,
   JwtProvider,
   LocalRateLimit,
   McpAuth,

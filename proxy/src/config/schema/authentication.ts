@@ -199,7 +199,7 @@ export const McpAuth = z
   })
 
 /** `traffic.jwtAuthentication` (seed: GatewayPolicy). */
-export const JwtAuthentication = z.strictObject({
+export const JwtAuthenticationSchema = z.strictObject({
   mode: z.enum(['Strict', 'Optional']).default('Strict'),
   providers: z.array(JwtProvider).min(1),
   mcp: McpAuth.optional(),

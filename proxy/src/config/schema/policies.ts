@@ -4,7 +4,7 @@
  * transformations, and the MCP-aware sections (per-tool authorization, rate limits).
  */
 import { z } from 'zod'
-import { JwtAuthentication, RouteOriginValidation } from './authentication.js'
+import { JwtAuthenticationSchema, RouteOriginValidation } from './authentication.js'
 import { duration, name } from './common.js'
 
 /** What a policy attaches to (an HTTPRoute). */
@@ -152,7 +152,7 @@ export const PolicyConfig = z
   .strictObject({
     targetRefs: z.array(TargetRef).min(1),
     traffic: z.strictObject({
-      jwtAuthentication: JwtAuthentication.optional(),
+      jwtAuthentication: JwtAuthenticationSchema.optional(),
       authorization: Authorization.optional(),
       transformations: Transformations.optional().describe(
         'Request header changes computed from the verified claims (seed: claims available to transformations).',
