@@ -87,7 +87,7 @@ export const McpAuthorizationRule = z.union(
 )
 
 /** `traffic.mcpAuthorization`: which tools, prompts and resources a caller may use. */
-export const McpAuthorization = z
+export const McpAuthorizationSchema = z
   .strictObject({
     rules: z
       .array(McpAuthorizationRule)
@@ -158,7 +158,7 @@ export const PolicyConfig = z
         'Request header changes computed from the verified claims (seed: claims available to transformations).',
       ),
       originValidation: RouteOriginValidation.optional(),
-      mcpAuthorization: McpAuthorization.optional(),
+      mcpAuthorization: McpAuthorizationSchema.optional(),
       localRateLimit: z
         .array(LocalRateLimit)
         .min(1)
