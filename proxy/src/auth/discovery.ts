@@ -9,7 +9,7 @@
  * validated against the system CAs for an `https` issuer), and always the 1 MiB cap on the body.
  */
 import type { pino } from 'pino'
-import { BackendConfig } from '../config/schema.js'
+import { BackendConfigSchema } from '../config/schema.js'
 import { createUpstream, type Upstream } from '../http/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { firstIssue, OidcDiscovery } from './documents.js'
@@ -130,7 +130,7 @@ function issuerUpstream(issuer: string): Upstream {
   const https = url.protocol === 'https:'
   const host = url.hostname.replace(/^\[|\]$/g, '')
   return createUpstream(
-    BackendConfig.parse({
+    BackendConfigSchema.parse({
       static: { host, port: Number(url.port) || (https ? 443 : 80) },
       ...(https ? { tls: { hostname: host } } : {}),
       timeouts: { response: '10s' },

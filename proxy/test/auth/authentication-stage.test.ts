@@ -15,7 +15,7 @@ import { RuleAuthorization } from '../../src/auth/authorization.js'
 import { Challenge } from '../../src/auth/challenge.js'
 import type { AuthContext, AuthRequest } from '../../src/auth/types.js'
 import type { GatehouseConfig } from '../../src/config/schema.js'
-import { JwtProvider } from '../../src/config/schema.js'
+import { JwtProviderSchema } from '../../src/config/schema.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { capturedLogging } from '../helpers.js'
@@ -53,7 +53,7 @@ function setup(
     logging,
     tasks: new TaskRegistry(),
   }
-  const provider = JwtProvider.parse({
+  const provider = JwtProviderSchema.parse({
     issuer: ISSUER,
     audiences: ['api://default'],
     jwks: o.jwks ?? { inline: { keys: [jwk] } },

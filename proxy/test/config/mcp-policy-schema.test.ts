@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments, stringify } from 'yaml'
 import { checkCompilable } from '../../src/compile.js'
 import { parseConfig } from '../../src/config/load.js'
-import { PolicyConfig } from '../../src/config/schema.js'
+import { PolicyConfigSchema } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/errors.js'
 import { policyYaml, ROUTE } from './policy-yaml.js'
 
@@ -114,7 +114,7 @@ describe('the Kubernetes example', () => {
       readFileSync(new URL('../../../examples/kubernetes/mcp-auth.yaml', import.meta.url), 'utf8'),
     ).map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; spec?: unknown })
     const tools = docs.find((d) => d.kind === 'GatewayPolicy' && d.metadata?.name === 'mcp-tools')
-    const result = PolicyConfig.safeParse(tools?.spec)
+    const result = PolicyConfigSchema.safeParse(tools?.spec)
     expect(result.error?.issues ?? []).toEqual([])
     expect(result.data?.traffic.mcpAuthorization?.rules).toHaveLength(2)
   })
