@@ -10,7 +10,7 @@ import type { LocalResponse } from '../http/local-response.js'
 import type { Challenge } from './challenge.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
 import type { AuthContext, AuthRequest } from './types.js'
-import { TokenVerifier, type Verifier } from './verify.js'
+import { type ProviderVerifyConfig, TokenVerifier } from './verify.js'
 
 /** Verified claims, none (Optional mode, no token), or the refusal to send. */
 export type AuthenticationResult =
@@ -42,14 +42,14 @@ export class JwtAuthentication {
     this.#challenge = challenge
     this.#log = ctx.logging.logger('proxy::auth::jwt')
     const jwksLog = ctx.logging.logger('proxy::auth::jwks')
-    const verifiers: Verifier[] = jwt.providers.map((p, i) => ({
+    const providers: ProviderVerifyConfig[] = jwt.providers.map((p, i) => ({
       issuer: p.issuer,
       audiences: p.audiences,
       clockSkewSec: Math.round(p.clockSkew.ms / 1000),
       keys: keySetOf(policy, p, i, ctx, jwksLog),
     }))
-    this.keySets = verifiers.map((v) => v.keys)
-    this.#verifier = new TokenVerifier(verifiers)
+    this.keySets = providers.map((p) => p.keys)
+    this.#verifier = new TokenVerifier(providers)
   }
 
   /** `Strict` or `Optional`. */
