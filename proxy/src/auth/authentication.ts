@@ -9,7 +9,7 @@ import type { JwtProviderConfig } from '../config/schema.js'
 import type { LocalResponse } from '../http/local-response.js'
 import type { Challenge } from './challenge.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
-import type { AuthContext, AuthRequest } from './types.js'
+import type { AuthContext, AuthStageRequest } from './types.js'
 import { type ProviderVerifyConfig, TokenVerifier } from './verify.js'
 
 /** Verified claims, none (Optional mode, no token), or the refusal to send. */
@@ -58,7 +58,7 @@ export class JwtAuthentication {
   }
 
   /** Finds and verifies the bearer token of a request. */
-  async authenticate(req: AuthRequest): Promise<AuthenticationResult> {
+  async authenticate(req: AuthStageRequest): Promise<AuthenticationResult> {
     const sent = req.headersDistinct.authorization?.length ?? 0
     if (sent > 1) {
       // RFC 6750 §3.1 invalid_request: the token is sent twice; judging the first one would let
@@ -108,7 +108,7 @@ export class JwtAuthentication {
     return { ok: true, claims }
   }
 
-  #event(req: AuthRequest, data: Record<string, unknown>): void {
+  #event(req: AuthStageRequest, data: Record<string, unknown>): void {
     req.trace?.event('authentication', { policy: this.#policy, ...data })
   }
 }
@@ -154,7 +154,7 @@ function keySetOf(
  * credential (so it is judged as an invalid token, not as a missing one). Query-string tokens
  * (§2.3) are not accepted: MCP authorization forbids them, as URLs end up in logs.
  */
-function bearerToken(req: AuthRequest): string | undefined {
+function bearerToken(req: AuthStageRequest): string | undefined {
   const header = req.headers.authorization
   if (typeof header !== 'string') return undefined
   const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)

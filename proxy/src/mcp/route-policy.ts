@@ -65,10 +65,11 @@ export type McpVerdict =
 /** What a browser client reads of a 429 (Fetch: not CORS-safelisted response headers). */
 const RATE_LIMIT_EXPOSED = ['Retry-After', 'RateLimit', 'RateLimit-Policy'] as const
 
-/** The request as the stage sees it. */
-export type McpStageRequest = Pick<LocalRequest, 'method' | 'path' | 'headersDistinct' | 'body'> & {
-  trace?: RequestTrace | undefined
-}
+/** The request as the MCP stage sees it: a view of {@link LocalRequest}. */
+export type McpStageRequest = Pick<
+  LocalRequest,
+  'method' | 'path' | 'headersDistinct' | 'body' | 'trace'
+>
 
 /** The method that uses a listed item: what the item is judged as. */
 const USE_METHOD = {

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { JwtAuthentication } from '../../src/auth/authentication.js'
 import { RuleAuthorization } from '../../src/auth/authorization.js'
 import { Challenge } from '../../src/auth/challenge.js'
-import type { AuthContext, AuthRequest } from '../../src/auth/types.js'
+import type { AuthContext, AuthStageRequest } from '../../src/auth/types.js'
 import type { GatehouseConfig } from '../../src/config/schema.js'
 import { JwtProviderSchema } from '../../src/config/schema.js'
 import { createLogging } from '../../src/telemetry/logging.js'
@@ -70,7 +70,7 @@ function setup(
   return { authn, authz, logs }
 }
 
-function request(authorization: string[] = []): AuthRequest & { events: Recorded[] } {
+function request(authorization: string[] = []): AuthStageRequest & { events: Recorded[] } {
   const events: Recorded[] = []
   return {
     method: 'POST',
