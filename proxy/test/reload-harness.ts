@@ -9,9 +9,8 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { checkCompilable } from '../src/compile.js'
+import { compileOrThrow } from '../src/compile.js'
 import { loadConfigSources } from '../src/config/sources.js'
-import { ConfigError } from '../src/errors.js'
 import { type Gatehouse, startGatehouse } from '../src/index.js'
 import { capturedLogging } from './helpers.js'
 
@@ -82,13 +81,7 @@ export async function startFromPaths(
 ): Promise<Gatehouse & { logs: Array<Record<string, unknown>> }> {
   const load = async () => {
     const s = await loadConfigSources(paths, { env: {} })
-    try {
-      await checkCompilable(s.config)
-    } catch (err) {
-      if (err instanceof ConfigError)
-        throw new ConfigError('GW_ERR_CONFIG_INVALID', err.issues.map(s.locate))
-      throw err
-    }
+    await compileOrThrow(s.config, undefined, s.locate)
     return s
   }
   const source = await load()

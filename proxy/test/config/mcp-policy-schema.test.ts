@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments, stringify } from 'yaml'
-import { checkCompilable } from '../../src/compile.js'
+import { compileOrThrow } from '../../src/compile.js'
 import { parseConfig } from '../../src/config/load.js'
 import { PolicyConfigSchema } from '../../src/config/schema.js'
 import { ConfigError } from '../../src/errors.js'
@@ -70,7 +70,7 @@ describe('MCP-aware policy configuration', () => {
       'test.yaml',
       {},
     )
-    const err = await checkCompilable(c).catch((e: unknown) => e)
+    const err = await compileOrThrow(c).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ConfigError)
     expect((err as ConfigError).issues.map((i) => i.path)).toEqual([
       'policies.p.traffic.mcpAuthorization.rules[0]',
@@ -103,7 +103,7 @@ describe('the MCP-aware policy examples in the docs', () => {
         ]),
       )
       const config = parseConfig(`${ROUTE}${stringify({ policies: traffic })}`, 'docs.yaml', {})
-      await checkCompilable(config)
+      await compileOrThrow(config)
     }
   })
 })
