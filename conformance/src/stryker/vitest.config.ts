@@ -24,7 +24,8 @@ export default defineConfig({
       'proxy/test/browser/**',
       'proxy/test/reliability/**',
       'proxy/test/cli.test.ts',
-      'proxy/test/examples.test.ts',
+      'proxy/test/e2e/examples.test.ts',
+      'proxy/test/e2e/browser-sdk-oauth.test.ts',
       '**/node_modules/**',
     ],
     // Below Stryker's run timeout (timeoutMS 20 s + the covering tests' time): a mutant that

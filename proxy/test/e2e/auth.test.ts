@@ -8,9 +8,9 @@ import { exportJWK, generateKeyPair } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { compileOrThrow } from '../../src/compile.js'
 import { parseConfig } from '../../src/index.js'
+import { type AuthConfigOptions, authConfig } from '../auth/config.js'
+import { startTinyIdp, type TinyIdp } from '../auth/tiny-idp.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
-import { type AuthConfigOptions, authConfig } from './config.js'
-import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 let idp: TinyIdp
 let backend: McpBackend

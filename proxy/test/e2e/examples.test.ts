@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url'
 import dockerignoreModule from '@balena/dockerignore'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { compile } from '../src/compile.js'
-import { loadConfigFile } from '../src/config/load.js'
+import { compile } from '../../src/compile.js'
+import { loadConfigFile } from '../../src/config/load.js'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
+const root = fileURLToPath(new URL('../../../', import.meta.url))
 const read = (file: string): string => readFileSync(`${root}${file}`, 'utf8')
 
 interface ComposeService {
