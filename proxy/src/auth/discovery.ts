@@ -12,7 +12,7 @@ import type { pino } from 'pino'
 import { BackendConfigSchema } from '../config/schema.js'
 import { createUpstream, type Upstream } from '../http/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
-import { firstIssue, OidcDiscovery } from './documents.js'
+import { firstIssue, type OidcDiscovery, OidcDiscoverySchema } from './documents.js'
 import { maxAgeMs, requestUpstream } from './fetch.js'
 import { type Fetched, RefreshingDocument } from './refreshing-document.js'
 
@@ -98,7 +98,7 @@ export class DiscoveryCache {
     const text = res.body.toString('utf8')
     const ttl = maxAgeMs(res.headers)
     if (status !== 200) throw new Error(`HTTP ${status}`)
-    const parsed = OidcDiscovery.safeParse(JSON.parse(text))
+    const parsed = OidcDiscoverySchema.safeParse(JSON.parse(text))
     if (!parsed.success) {
       const { member, message } = firstIssue(parsed.error)
       throw new Error(`not an OpenID Connect discovery document (${member}: ${message})`)
