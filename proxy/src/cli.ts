@@ -111,11 +111,8 @@ export async function run(argv: readonly string[]): Promise<number> {
       { name: 'gatehouse', announce: false, exit: false },
     )
     const { startGatehouse } = await import('./index.js')
-    const loadConfig = async () => {
-      const next = await loadConfigSources(values.file as string[], loadOptions)
-      await compileOrThrow(next.config, label, next.locate)
-      return next
-    }
+    // Compiled (and its issues located) by the running proxy when it applies the result.
+    const loadConfig = () => loadConfigSources(values.file as string[], loadOptions)
     gatehouse = await startGatehouse({ config, configFile: label, source, loadConfig })
     if (early) void gatehouse.stop(early)
     const running = gatehouse

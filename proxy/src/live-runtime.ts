@@ -108,7 +108,7 @@ export class LiveRuntime {
       return 'unchanged'
     }
     const previous = this.#snapshot
-    const compiled = await compileOrThrow(config, undefined, source?.locate)
+    const compiled = await compileOrThrow(config, source?.paths.join(', '), source?.locate)
     const next = await buildSnapshot(compiled, this.#services, previous)
     const kept = new Set(previous.policies.values())
     const started = [...next.policies.values()].filter((p) => !kept.has(p))

@@ -9,7 +9,6 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { compileOrThrow } from '../src/compile.js'
 import { loadConfigSources } from '../src/config/sources.js'
 import { type Gatehouse, startGatehouse } from '../src/index.js'
 import { capturedLogging } from './helpers.js'
@@ -79,11 +78,7 @@ export function configDir(files: Record<string, string>): string {
 export async function startFromPaths(
   paths: string[],
 ): Promise<Gatehouse & { logs: Array<Record<string, unknown>> }> {
-  const load = async () => {
-    const s = await loadConfigSources(paths, { env: {} })
-    await compileOrThrow(s.config, undefined, s.locate)
-    return s
-  }
+  const load = () => loadConfigSources(paths, { env: {} })
   const source = await load()
   const logs: Array<Record<string, unknown>> = []
   const gh = await startGatehouse({
