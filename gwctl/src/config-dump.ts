@@ -1,69 +1,72 @@
 /**
  * The `/config_dump` document of the admin interface (shape pinned in
- * docs/internal/contracts.md, section Admin). gwctl reads it tolerantly: only the sections it
- * renders are checked, unknown fields are kept, so a newer proxy's dump still renders.
+ * docs/internal/contracts.md, section Admin; its one schema is the proxy's
+ * `admin/config-dump-schema.ts`). gwctl reads it tolerantly: only the sections it renders are
+ * checked, unknown fields are kept, so a newer proxy's dump still renders.
  */
 import { readFile } from 'node:fs/promises'
+import type { ConfigDump as ProxyConfigDump } from '@gatehouse/proxy/config-dump-schema'
 import { parse as parseYaml } from 'yaml'
 import { GwctlError } from './errors.js'
 
+/**
+ * What gwctl reads of a value of the proxy's dump: the same shape, every field optional, so that
+ * a dump of an older or newer proxy still renders what it has.
+ */
+type Tolerant<T> = T extends readonly (infer E)[]
+  ? Tolerant<E>[]
+  : T extends object
+    ? { [K in keyof T]?: Tolerant<T[K]> }
+    : T
+
+/** An entry of one of the dump's lists: tolerant, but always named (`asConfigDump` checks it). */
+type Entry<K extends 'binds' | 'routes' | 'backends' | 'policies'> = Tolerant<
+  ProxyConfigDump[K][number]
+> & { name: string }
+
+type ProxyPolicy = ProxyConfigDump['policies'][number]
+type ProxyCondition = ProxyPolicy['status']['conditions'][number]
+
 /** A status condition of a policy (Gateway API style: `Accepted`, `Attached`, `Programmed`). */
-export interface Condition {
-  type: string
-  status: string
-  reason?: string
-  message?: string
-}
+export type Condition = Tolerant<ProxyCondition> & Pick<ProxyCondition, 'type' | 'status'>
 
 /** A listening gateway and its listeners. */
-export interface DumpBind {
-  name: string
-  address?: string
-  port?: number
-  url?: string
-  listeners?: Array<{ name: string; protocol?: string; routes?: string[] }>
+export type DumpBind = Entry<'binds'>
+
+/**
+ * A rule of a route as configured. The dump's schema leaves rules open (the configuration's own
+ * shape, redacted); these are the fields gwctl renders.
+ */
+export interface DumpRule {
+  matches?: Array<{ path?: { type?: string; value?: string } }>
+  backendRefs?: Array<{ name: string; port?: number }>
+  filters?: Array<{ type: string }>
 }
 
 /** A route with its rules as configured. */
-export interface DumpRoute {
-  name: string
-  rules?: Array<{
-    matches?: Array<{ path?: { type?: string; value?: string } }>
-    backendRefs?: Array<{ name: string; port?: number }>
-    filters?: Array<{ type: string }>
-  }>
-}
+export type DumpRoute = Omit<Entry<'routes'>, 'rules'> & { rules?: DumpRule[] }
 
 /** A backend. */
-export interface DumpBackend {
-  name: string
-  address?: string
-  tls?: unknown
-}
+export type DumpBackend = Entry<'backends'>
 
 /** A policy with its status. */
-export interface DumpPolicy {
-  name: string
-  targetRefs?: Array<{ kind?: string; name: string }>
-  traffic?: Record<string, unknown>
-  status?: {
-    programmed?: boolean
-    reason?: string
-    message?: string
-    conditions?: Condition[]
-  }
+export type DumpPolicy = Omit<Entry<'policies'>, 'status'> & {
+  status?: Omit<Tolerant<ProxyPolicy['status']>, 'conditions'> & { conditions?: Condition[] }
 }
 
-/** The parts of `/config_dump` gwctl renders; everything else is passed through. */
-export interface ConfigDump {
-  version?: { product?: string; version?: string; node?: string; platform?: string }
-  config?: Record<string, unknown>
+/**
+ * The dump as gwctl reads it. Its shape is the proxy's own schema
+ * (`@gatehouse/proxy/config-dump-schema`, imported for its types only, so gwctl loads no proxy
+ * code), read tolerantly: only the four lists are required, and fields gwctl does not know are
+ * kept.
+ */
+export type ConfigDump = Tolerant<
+  Omit<ProxyConfigDump, 'binds' | 'routes' | 'backends' | 'policies'>
+> & {
   binds: DumpBind[]
   routes: DumpRoute[]
   backends: DumpBackend[]
   policies: DumpPolicy[]
-  workloads?: unknown[]
-  services?: unknown[]
   [key: string]: unknown
 }
 

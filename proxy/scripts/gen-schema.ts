@@ -5,7 +5,7 @@
  * GatewayBackend and GatewayPolicy (examples/kubernetes/crds/). Tests fail when a committed copy drifts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { configDumpJsonSchema } from '../src/admin/config-dump.js'
+import { configDumpJsonSchema } from '../src/admin/config-dump-schema.js'
 import { crdFiles } from '../src/config/kubernetes/crds.js'
 import { configJsonSchema, renderConfigReference } from '../src/config/reference.js'
 

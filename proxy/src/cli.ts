@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import { onShutdownSignals } from '@gatehouse/support'
-import { ConfigError, GatehouseError } from './errors.js'
+import { GatehouseError } from './errors.js'
 import type { Gatehouse } from './index.js'
 import { VERSION } from './version.js'
 
@@ -77,14 +77,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     const source = await loadConfigSources(values.file, loadOptions)
     const { config } = source
     const label = values.file.join(', ')
-    const { checkCompilable } = await import('./compile.js')
-    try {
-      await checkCompilable(config, label)
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err
-      throw new ConfigError('GW_ERR_CONFIG_INVALID', err.issues.map(source.locate), label)
-    }
+    const { compileOrThrow } = await import('./compile.js')
     if (values.validate) {
+      await compileOrThrow(config, label, source.locate)
       const { configWarnings } = await import('./config/warnings.js')
       const warnings = [
         ...source.warnings,
@@ -116,16 +111,8 @@ export async function run(argv: readonly string[]): Promise<number> {
       { name: 'gatehouse', announce: false, exit: false },
     )
     const { startGatehouse } = await import('./index.js')
-    const loadConfig = async () => {
-      const next = await loadConfigSources(values.file as string[], loadOptions)
-      try {
-        await checkCompilable(next.config, label)
-      } catch (err) {
-        if (!(err instanceof ConfigError)) throw err
-        throw new ConfigError('GW_ERR_CONFIG_INVALID', err.issues.map(next.locate), label)
-      }
-      return next
-    }
+    // Compiled (and its issues located) by the running proxy when it applies the result.
+    const loadConfig = () => loadConfigSources(values.file as string[], loadOptions)
     gatehouse = await startGatehouse({ config, configFile: label, source, loadConfig })
     if (early) void gatehouse.stop(early)
     const running = gatehouse

@@ -11,7 +11,7 @@ import { compileOriginCheck, type OriginCheck } from './dataplane/origin.js'
 import { createRouter, type RouteEntry } from './dataplane/router.js'
 import type { CompiledRule, GatewayRuntime } from './dataplane/runtime.js'
 import { ConfigError, type ConfigIssue } from './errors.js'
-import { createUpstream, type Upstream } from './http/upstream.js'
+import { createUpstream, readCaBundles, type Upstream } from './http/upstream.js'
 import type { McpRoutePolicy } from './mcp/route-policy.js'
 import type { Logging } from './telemetry/logging.js'
 import type { TaskRegistry } from './telemetry/tasks.js'
@@ -37,30 +37,64 @@ async function authLayer(): Promise<{
 }
 
 /**
- * Checks that need the compilers (CEL expressions, inline key sets), beyond the schema.
- * Used by start-up and by `gatehouse --validate`.
+ * A configuration that passed every check {@link compile} makes, with what those checks read
+ * (the backends' CA bundles). The only input of {@link buildSnapshot}: a snapshot is never built
+ * from a configuration that was not compiled.
  */
-export async function checkCompilable(
-  config: Readonly<GatehouseConfig>,
-  file?: string,
-): Promise<void> {
-  const issues: ConfigIssue[] = []
-  const policies = Object.entries(config.policies)
-  if (policies.length > 0) {
-    const { checkAuthPolicy } = await authLayer()
-    const { checkMcpPolicy } = await import('./mcp/policy-config.js')
-    for (const [name, policy] of policies) {
-      issues.push(...checkAuthPolicy(name, policy), ...checkMcpPolicy(name, policy))
-    }
-  }
+export interface CompiledConfig {
+  readonly config: Readonly<GatehouseConfig>
+  /** The CA bundles of each backend's `tls.caCertificates`, read once (absent: none named). */
+  readonly caBundles: ReadonlyMap<string, string[] | undefined>
+}
+
+/** What {@link compile} returns: the compiled configuration, or every problem found. */
+export type CompileResult =
+  | { ok: true; compiled: CompiledConfig }
+  | { ok: false; issues: ConfigIssue[] }
+
+/**
+ * Compiles a validated configuration: every check that needs a compiler or a file beyond the
+ * schema (CEL parsed and type-checked, inline and file key sets, CA bundles read), each issue
+ * naming its path. Opens no pool, socket or timer, so `gatehouse --validate` calls it as it is;
+ * start-up and reload then build the runtime from its result ({@link buildSnapshot}).
+ */
+export async function compile(config: Readonly<GatehouseConfig>): Promise<CompileResult> {
+  const issues = await checkPolicies(config)
+  const caBundles = new Map<string, string[] | undefined>()
   for (const [name, backend] of Object.entries(config.backends)) {
     try {
-      createUpstream(backend).close()
+      caBundles.set(name, readCaBundles(backend))
     } catch (err) {
       issues.push({ path: `backends.${name}.tls.caCertificates`, message: (err as Error).message })
     }
   }
-  if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', issues, file)
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, compiled: { config, caBundles } }
+}
+
+/**
+ * {@link compile}, throwing a {@link ConfigError} that lists every issue (each passed through
+ * `locate`, which adds where it was written: a line, a Kubernetes resource).
+ */
+export async function compileOrThrow(
+  config: Readonly<GatehouseConfig>,
+  file?: string,
+  locate: (issue: ConfigIssue) => ConfigIssue = (issue) => issue,
+): Promise<CompiledConfig> {
+  const result = await compile(config)
+  if (!result.ok) throw new ConfigError('GW_ERR_CONFIG_INVALID', result.issues.map(locate), file)
+  return result.compiled
+}
+
+/** The policies' checks that need the CEL compiler and the key-set loader. */
+async function checkPolicies(config: Readonly<GatehouseConfig>): Promise<ConfigIssue[]> {
+  const policies = Object.entries(config.policies)
+  if (policies.length === 0) return []
+  const { checkAuthPolicy } = await authLayer()
+  const { checkMcpPolicy } = await import('./mcp/policy-config.js')
+  return policies.flatMap(([name, policy]) => [
+    ...checkAuthPolicy(name, policy),
+    ...checkMcpPolicy(name, policy),
+  ])
 }
 
 /** Routes attached to a gateway: those naming it, or every route when there is one gateway. */
@@ -98,58 +132,92 @@ function originCheckFor(
   })
 }
 
+/** What building a snapshot needs besides the compiled configuration. */
+export interface SnapshotServices {
+  logging: Logging
+  tasks: TaskRegistry
+}
+
 /**
- * Builds the snapshot. Policies are compiled but not started. With `previous` (a reload), what did
- * not change is taken over instead of rebuilt: an upstream whose backend is the same (its pooled
- * connections), a policy whose configuration and JWKS backends are the same (its key sets and
- * discovery document: nothing is fetched again), a route's MCP stage whose policies are the same
- * (its rate-limit buckets). {@link retireSnapshot} then ends what was not taken over.
+ * Builds the runtime snapshot of a compiled configuration. Policies are compiled but not started.
+ * With `previous` (a reload), what did not change is taken over instead of rebuilt: an upstream
+ * whose backend is the same (its pooled connections), a policy whose configuration and JWKS
+ * backends are the same (its key sets and discovery document: nothing is fetched again), a
+ * route's MCP stage whose policies are the same (its rate-limit buckets). {@link retireSnapshot}
+ * then ends what was not taken over.
  */
-export async function compileSnapshot(
-  config: Readonly<GatehouseConfig>,
-  services: { logging: Logging; tasks: TaskRegistry },
+export async function buildSnapshot(
+  compiled: CompiledConfig,
+  services: SnapshotServices,
   previous?: Snapshot,
 ): Promise<Snapshot> {
-  const upstreams = new Map<string, Upstream>()
-  for (const [name, backend] of Object.entries(config.backends)) {
-    const same = previous && isDeepStrictEqual(previous.config.backends[name], backend)
-    upstreams.set(name, (same && previous.upstreams.get(name)) || createUpstream(backend))
-  }
+  const { config } = compiled
+  const upstreams = buildUpstreams(compiled, previous)
+  const { policies, policiesOfRoute } = await buildPolicies(config, upstreams, services, previous)
+  const mcpOfRoute = await buildMcpStages(config, previous)
+  const { gateways, routesOf } = buildGateways(config, upstreams, policiesOfRoute, mcpOfRoute)
+  return { config, upstreams, policies, gateways, routesOf, mcpOfRoute }
+}
 
+/** One upstream (two pools) per backend; `previous`'s when the backend did not change. */
+function buildUpstreams(compiled: CompiledConfig, previous?: Snapshot): Map<string, Upstream> {
+  const upstreams = new Map<string, Upstream>()
+  for (const [name, backend] of Object.entries(compiled.config.backends)) {
+    const same = previous && isDeepStrictEqual(previous.config.backends[name], backend)
+    const kept = same ? previous.upstreams.get(name) : undefined
+    upstreams.set(name, kept ?? createUpstream(backend, compiled.caBundles.get(name)))
+  }
+  return upstreams
+}
+
+/** The compiled auth policies, and those attached to each route. */
+async function buildPolicies(
+  config: Readonly<GatehouseConfig>,
+  upstreams: Map<string, Upstream>,
+  services: SnapshotServices,
+  previous?: Snapshot,
+): Promise<{ policies: Map<string, AuthPolicy>; policiesOfRoute: Map<string, AuthPolicy[]> }> {
   const policies = new Map<string, AuthPolicy>()
   const policiesOfRoute = new Map<string, AuthPolicy[]>()
-  if (Object.keys(config.policies).length > 0) {
-    const { compileAuthPolicy } = await authLayer()
-    // Broker mode (issue #22) is loaded only when a policy uses it; broker/ builds on auth/, so
-    // it is wired here rather than imported by the auth layer.
-    const brokered = Object.values(config.policies).some(
-      (p) => p.traffic.jwtAuthentication?.mcp?.broker !== undefined,
-    )
-    const createBroker = brokered ? (await import('./broker/create.js')).createBroker : undefined
-    const ctx: AuthContext = { config, upstreams, ...services, createBroker }
-    for (const [name, policy] of Object.entries(config.policies)) {
-      const compiled =
-        (previous && reusablePolicy(previous, name, policy, upstreams)) ||
-        compileAuthPolicy(name, policy, ctx)
-      policies.set(name, compiled)
-      for (const ref of policy.targetRefs) {
-        const list = policiesOfRoute.get(ref.name) ?? []
-        list.push(compiled)
-        policiesOfRoute.set(ref.name, list)
-      }
+  if (Object.keys(config.policies).length === 0) return { policies, policiesOfRoute }
+  const { compileAuthPolicy } = await authLayer()
+  // Broker mode (issue #22) is loaded only when a policy uses it; broker/ builds on auth/, so
+  // it is wired here rather than imported by the auth layer.
+  const brokered = Object.values(config.policies).some(
+    (p) => p.traffic.jwtAuthentication?.mcp?.broker !== undefined,
+  )
+  const createBroker = brokered ? (await import('./broker/create.js')).createBroker : undefined
+  const ctx: AuthContext = { config, upstreams, ...services, createBroker }
+  for (const [name, policy] of Object.entries(config.policies)) {
+    const compiled =
+      (previous && reusablePolicy(previous, name, policy, upstreams)) ||
+      compileAuthPolicy(name, policy, ctx)
+    policies.set(name, compiled)
+    for (const ref of policy.targetRefs) {
+      const list = policiesOfRoute.get(ref.name) ?? []
+      list.push(compiled)
+      policiesOfRoute.set(ref.name, list)
     }
   }
+  return { policies, policiesOfRoute }
+}
 
-  // One MCP-aware stage per route, shared by its rules and gateways (one set of rate-limit buckets).
+/**
+ * One MCP-aware stage per route, shared by its rules and gateways (one set of rate-limit
+ * buckets); `previous`'s when the route's policies did not change.
+ */
+async function buildMcpStages(
+  config: Readonly<GatehouseConfig>,
+  previous?: Snapshot,
+): Promise<Snapshot['mcpOfRoute']> {
   const mcpOfRoute: Snapshot['mcpOfRoute'] = new Map()
   const mcpAware = Object.values(config.policies).some(
     (p) => p.traffic.mcpAuthorization !== undefined || p.traffic.localRateLimit !== undefined,
   )
+  if (!mcpAware) return mcpOfRoute
   // Loaded only when a policy asks for it, like the auth layer.
-  const { compileMcpRoutePolicy } = mcpAware
-    ? await import('./mcp/route-policy.js')
-    : { compileMcpRoutePolicy: () => undefined }
-  for (const routeName of mcpAware ? Object.keys(config.routes) : []) {
+  const { compileMcpRoutePolicy } = await import('./mcp/route-policy.js')
+  for (const routeName of Object.keys(config.routes)) {
     const attached = Object.entries(config.policies)
       .filter(([, p]) => p.targetRefs.some((ref) => ref.name === routeName))
       .map(([name, policy]) => ({ name, policy }))
@@ -160,7 +228,16 @@ export async function compileSnapshot(
         : compileMcpRoutePolicy(attached)
     mcpOfRoute.set(routeName, { stage, from: attached })
   }
+  return mcpOfRoute
+}
 
+/** Each gateway's router over the rules of its routes, and the route names per gateway. */
+function buildGateways(
+  config: Readonly<GatehouseConfig>,
+  upstreams: ReadonlyMap<string, Upstream>,
+  policiesOfRoute: ReadonlyMap<string, AuthPolicy[]>,
+  mcpOfRoute: Snapshot['mcpOfRoute'],
+): { gateways: Map<string, GatewayRuntime>; routesOf: Map<string, string[]> } {
   const gateways = new Map<string, GatewayRuntime>()
   const routesOf = new Map<string, string[]>()
   for (const gwName of Object.keys(config.gateways)) {
@@ -191,7 +268,7 @@ export async function compileSnapshot(
     }
     gateways.set(gwName, { name: gwName, router: createRouter(entries) })
   }
-  return { config, upstreams, policies, gateways, routesOf, mcpOfRoute }
+  return { gateways, routesOf }
 }
 
 /** A compiled policy of `previous` that can serve `policy` as it is: same config, same JWKS upstreams. */

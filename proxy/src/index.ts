@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import type { AdminContext, GatewayInfo } from './admin/context.js'
 import { ConditionClock, resourceStatus } from './admin/resource-status.js'
 import type { AuthPolicy } from './auth/types.js'
-import { checkCompilable, compileSnapshot } from './compile.js'
+import { buildSnapshot, compileOrThrow } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
 import { type ConfigSource, resourceProblems } from './config/sources.js'
 import { configWarnings } from './config/warnings.js'
@@ -95,13 +95,13 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     }
     throw err
   }
-  await checkCompilable(config, options.configFile)
+  const compiled = await compileOrThrow(config, options.configFile, options.source?.locate)
   const log = logging.logger('proxy::dataplane')
   const tasks = new TaskRegistry()
   const traceBus = new TraceBus()
   // One store for every gateway (two gateways may reach the same backend), kept across reloads.
   const sessions = new MemorySessionBindings()
-  const snapshot = await compileSnapshot(config, { logging, tasks })
+  const snapshot = await buildSnapshot(compiled, { logging, tasks })
   // Before the policies start, so that their first JWKS fetches are counted.
   const telemetry = new Telemetry({
     metrics: new Metrics({ issuers: issuersOf(config) }),

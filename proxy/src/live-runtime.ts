@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
 import type { GatewayInfo } from './admin/context.js'
-import { compileSnapshot, retireSnapshot, type Snapshot } from './compile.js'
+import { buildSnapshot, compileOrThrow, retireSnapshot, type Snapshot } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
 import type { ConfigSource } from './config/sources.js'
 import { type Listener, startListener } from './dataplane/listener.js'
@@ -108,7 +108,8 @@ export class LiveRuntime {
       return 'unchanged'
     }
     const previous = this.#snapshot
-    const next = await compileSnapshot(config, this.#services, previous)
+    const compiled = await compileOrThrow(config, source?.paths.join(', '), source?.locate)
+    const next = await buildSnapshot(compiled, this.#services, previous)
     const kept = new Set(previous.policies.values())
     const started = [...next.policies.values()].filter((p) => !kept.has(p))
     let opened: Map<string, OpenListener>

@@ -57,6 +57,26 @@ describe('reload', () => {
     })
   })
 
+  it('refuses a configuration that validates but does not compile, naming the files and the field', async () => {
+    const a = await backend('a')
+    const dir = configDir({ 'gatehouse.yaml': standalone(a.port) })
+    const gh = await started([dir])
+    writeFileSync(
+      join(dir, 'gatehouse.yaml'),
+      standalone(a.port).replace(
+        `port: ${a.port} } }`,
+        `port: ${a.port} }, tls: { caCertificates: [ ${join(dir, 'missing.pem')} ] } }`,
+      ),
+    )
+    const r = await gh.reload()
+    expect(r.result).toBe('failure')
+    expect(r.message).toContain(`${dir}: invalid configuration`)
+    expect(r.message).toMatch(
+      /backends\.b\.tls\.caCertificates: cannot read CA bundle .*missing\.pem/,
+    )
+    expect(await get(`${url(gh)}/mcp`)).toBe('a /mcp')
+  })
+
   it('lets a request in flight finish on the configuration it started with', async () => {
     const [a, b] = [await backend('a'), await backend('b')]
     const dir = configDir({ 'gatehouse.yaml': standalone(a.port) })

@@ -42,7 +42,7 @@ function renderShort(dump: ConfigDump): string {
         b.address ?? '-',
         b.port === undefined ? '-' : String(b.port),
         b.url ?? '-',
-        list((b.listeners ?? []).map((l) => l.name)),
+        list((b.listeners ?? []).map((l) => l.name ?? '-')),
       ]),
     ),
   )
@@ -50,7 +50,12 @@ function renderShort(dump: ConfigDump): string {
     renderTable(
       ['GATEWAY', 'LISTENER', 'PROTOCOL', 'ROUTES'],
       dump.binds.flatMap((b) =>
-        (b.listeners ?? []).map((l) => [b.name, l.name, l.protocol ?? '-', list(l.routes ?? [])]),
+        (b.listeners ?? []).map((l) => [
+          b.name,
+          l.name ?? '-',
+          l.protocol ?? '-',
+          list(l.routes ?? []),
+        ]),
       ),
     ),
   )

@@ -1,151 +1,12 @@
 /**
  * `GET /config_dump`: the runtime configuration as JSON (seed, Admin interface table; shape pinned
- * in docs/internal/contracts.md). The zod schema below is the source of the committed JSON Schema
- * `config-dump.schema.json`; a test fails when the two drift.
+ * in docs/internal/contracts.md; its zod schema is in `./config-dump-schema.ts`).
  */
 import { isSecretHeader, REDACTED, redactExpression, redactValue } from '@gatehouse/redact'
-import { z } from 'zod'
 import type { PolicyStatus } from '../auth/types.js'
 import type { PolicyConfig } from '../config/schema.js'
+import type { ConfigDump, PolicyStatusDump } from './config-dump-schema.js'
 import type { AdminContext, ReloadRecord } from './context.js'
-
-const ConditionStatus = z.enum(['True', 'False', 'Unknown'])
-
-/** A Gateway-API-style status condition (`Accepted`, `Attached`, `Programmed`). */
-export const Condition = z.object({
-  type: z.enum(['Accepted', 'Attached', 'Programmed']),
-  status: ConditionStatus,
-  reason: z.string(),
-  message: z.string(),
-})
-
-/** A policy's status: whether it is programmed (enforced) and why, plus its conditions. */
-export const PolicyStatusDump = z.object({
-  programmed: z.boolean(),
-  reason: z.string().describe('CamelCase reason, e.g. Programmed, JwksUnavailable.'),
-  message: z.string(),
-  conditions: z.array(Condition),
-})
-
-/** A Gateway API condition of a Kubernetes resource (metav1.Condition). */
-export const ResourceCondition = z.object({
-  type: z.enum(['Accepted', 'ResolvedRefs', 'Attached', 'Programmed']),
-  status: ConditionStatus,
-  reason: z
-    .string()
-    .describe('CamelCase Gateway API reason, e.g. BackendNotFound, RefNotPermitted.'),
-  message: z.string(),
-  observedGeneration: z.number().int(),
-  lastTransitionTime: z.string().describe('RFC 3339 time the status last changed.'),
-})
-
-/** The status of one Kubernetes resource the configuration was translated from. */
-export const ResourceStatusDump = z.object({
-  kind: z.string(),
-  namespace: z.string(),
-  name: z.string(),
-  generation: z.number().int(),
-  gatehouseName: z.string().optional().describe('Its name in the translated configuration.'),
-  conditions: z.array(ResourceCondition),
-  parents: z
-    .array(
-      z.object({
-        parentRef: z.record(z.string(), z.string()),
-        controllerName: z.string(),
-        conditions: z.array(ResourceCondition),
-      }),
-    )
-    .optional()
-    .describe('HTTPRoute: its status towards each parentRef (Gateway API RouteParentStatus).'),
-})
-
-/** The whole dump. */
-export const ConfigDump = z
-  .object({
-    version: z.object({
-      product: z.literal('gatehouse'),
-      version: z.string(),
-      node: z.string(),
-      platform: z.string(),
-      arch: z.string(),
-      pid: z.number().int(),
-      mode: z.literal('standalone'),
-      startedAt: z.string().describe('ISO time the proxy started.'),
-      uptimeSeconds: z.number(),
-    }),
-    config: z.object({
-      adminAddr: z.string(),
-      logLevel: z.string().describe('The log filter in force now (changes with POST /logging).'),
-      drainTimeout: z.string(),
-    }),
-    binds: z.array(
-      z.object({
-        name: z.string(),
-        address: z.string(),
-        port: z.number().int(),
-        url: z.string(),
-        listeners: z.array(
-          z.object({
-            name: z.string(),
-            protocol: z.literal('HTTP'),
-            routes: z.array(z.string()),
-          }),
-        ),
-      }),
-    ),
-    routes: z.array(
-      z.object({
-        name: z.string(),
-        parentRefs: z.array(z.record(z.string(), z.unknown())).optional(),
-        rules: z.array(z.record(z.string(), z.unknown())),
-      }),
-    ),
-    backends: z.array(
-      z.object({
-        name: z.string(),
-        address: z.string().describe('host:port'),
-        tls: z.record(z.string(), z.unknown()).nullable(),
-        timeouts: z.record(z.string(), z.unknown()),
-      }),
-    ),
-    policies: z.array(
-      z.object({
-        name: z.string(),
-        targetRefs: z.array(z.record(z.string(), z.unknown())),
-        traffic: z.record(z.string(), z.unknown()).describe('As configured, secrets redacted.'),
-        runtime: z
-          .record(z.string(), z.unknown())
-          .optional()
-          .describe("The compiled policy's own view (key set state), secrets redacted."),
-        status: PolicyStatusDump,
-      }),
-    ),
-    reload: z
-      .object({
-        at: z.string().describe('RFC 3339 time the last reload finished.'),
-        trigger: z.enum(['watch', 'SIGHUP', 'admin', 'api']),
-        result: z.enum(['success', 'unchanged', 'failure']),
-        message: z.string(),
-      })
-      .optional()
-      .describe('The last configuration reload; absent when there was none.'),
-    resources: z
-      .array(ResourceStatusDump)
-      .describe(
-        'Kubernetes resources the configuration came from, with Gateway API status; empty for a standalone file.',
-      ),
-    workloads: z.array(z.unknown()).describe('Always empty in standalone mode.'),
-    services: z.array(z.unknown()).describe('Always empty in standalone mode.'),
-  })
-  .describe('Gatehouse /config_dump: the runtime configuration, secrets redacted.')
-
-/** The dump document. */
-export type ConfigDump = z.output<typeof ConfigDump>
-
-/** The committed JSON Schema of the dump (`proxy/src/admin/config-dump.schema.json`). */
-export function configDumpJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(ConfigDump, { io: 'output' }) as Record<string, unknown>
-}
 
 const cond = (
   type: 'Accepted' | 'Attached' | 'Programmed',
@@ -155,7 +16,7 @@ const cond = (
 ) => ({ type, status: ok ? ('True' as const) : ('False' as const), reason, message })
 
 /** Gateway API conditions from the auth layer's status. */
-export function policyStatusDump(s: PolicyStatus): z.output<typeof PolicyStatusDump> {
+export function policyStatusDump(s: PolicyStatus): PolicyStatusDump {
   return {
     programmed: s.programmed,
     reason: s.reason,

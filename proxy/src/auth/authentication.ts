@@ -10,8 +10,8 @@ import type { LocalResponse } from '../http/local-response.js'
 import type { AuthenticationFailure, AuthenticationVerdict } from '../telemetry/trace-events.js'
 import type { Challenge } from './challenge.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
-import type { AuthContext, AuthRequest } from './types.js'
-import { TokenVerifier, type Verifier } from './verify.js'
+import type { AuthContext, AuthStageRequest } from './types.js'
+import { type ProviderVerifyConfig, TokenVerifier } from './verify.js'
 
 /** Verified claims, none (Optional mode, no token), or the refusal to send. */
 export type AuthenticationResult =
@@ -43,14 +43,14 @@ export class JwtAuthentication {
     this.#challenge = challenge
     this.#log = ctx.logging.logger('proxy::auth::jwt')
     const jwksLog = ctx.logging.logger('proxy::auth::jwks')
-    const verifiers: Verifier[] = jwt.providers.map((p, i) => ({
+    const providers: ProviderVerifyConfig[] = jwt.providers.map((p, i) => ({
       issuer: p.issuer,
       audiences: p.audiences,
       clockSkewSec: Math.round(p.clockSkew.ms / 1000),
       keys: keySetOf(policy, p, i, ctx, jwksLog),
     }))
-    this.keySets = verifiers.map((v) => v.keys)
-    this.#verifier = new TokenVerifier(verifiers)
+    this.keySets = providers.map((p) => p.keys)
+    this.#verifier = new TokenVerifier(providers)
   }
 
   /** `Strict` or `Optional`. */
@@ -59,7 +59,7 @@ export class JwtAuthentication {
   }
 
   /** Finds and verifies the bearer token of a request. */
-  async authenticate(req: AuthRequest): Promise<AuthenticationResult> {
+  async authenticate(req: AuthStageRequest): Promise<AuthenticationResult> {
     const sent = req.headersDistinct.authorization?.length ?? 0
     if (sent > 1) {
       // RFC 6750 §3.1 invalid_request: the token is sent twice; judging the first one would let
@@ -115,7 +115,7 @@ export class JwtAuthentication {
     return { ok: true, claims }
   }
 
-  #event(req: AuthRequest, data: AuthenticationVerdict): void {
+  #event(req: AuthStageRequest, data: AuthenticationVerdict): void {
     req.trace?.event('authentication', { policy: this.#policy, ...data })
   }
 }
@@ -161,7 +161,7 @@ function keySetOf(
  * credential (so it is judged as an invalid token, not as a missing one). Query-string tokens
  * (§2.3) are not accepted: MCP authorization forbids them, as URLs end up in logs.
  */
-function bearerToken(req: AuthRequest): string | undefined {
+function bearerToken(req: AuthStageRequest): string | undefined {
   const header = req.headers.authorization
   if (typeof header !== 'string') return undefined
   const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)

@@ -8,7 +8,7 @@ import type { LocalResponse } from '../http/local-response.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { Challenge } from './challenge.js'
 import { type CompiledRules, compileRules, type RuleResult } from './rules.js'
-import type { AuthRequest } from './types.js'
+import type { AuthStageRequest } from './types.js'
 
 /** The authorization stage of one policy. */
 export class RuleAuthorization {
@@ -44,7 +44,7 @@ export class RuleAuthorization {
    */
   authorize(
     claims: Readonly<Record<string, unknown>> | undefined,
-    req: AuthRequest,
+    req: AuthStageRequest,
   ): LocalResponse | undefined {
     let results = claims ? this.#decisions.get(claims) : undefined
     if (!results) {

@@ -9,10 +9,10 @@
  * validated against the system CAs for an `https` issuer), and always the 1 MiB cap on the body.
  */
 import type { pino } from 'pino'
-import { BackendConfig } from '../config/schema.js'
+import { BackendConfigSchema } from '../config/schema.js'
 import { createUpstream, type Upstream } from '../http/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
-import { firstIssue, OidcDiscovery } from './documents.js'
+import { firstIssue, type OidcDiscovery, OidcDiscoverySchema } from './documents.js'
 import { maxAgeMs, requestUpstream } from './fetch.js'
 import { type Fetched, RefreshingDocument } from './refreshing-document.js'
 
@@ -99,7 +99,7 @@ export class DiscoveryCache {
     const text = res.body.toString('utf8')
     const ttl = maxAgeMs(res.headers)
     if (status !== 200) throw new Error(`HTTP ${status}`)
-    const parsed = OidcDiscovery.safeParse(JSON.parse(text))
+    const parsed = OidcDiscoverySchema.safeParse(JSON.parse(text))
     if (!parsed.success) {
       const { member, message } = firstIssue(parsed.error)
       throw new Error(`not an OpenID Connect discovery document (${member}: ${message})`)
@@ -131,7 +131,7 @@ function issuerUpstream(issuer: string): Upstream {
   const https = url.protocol === 'https:'
   const host = url.hostname.replace(/^\[|\]$/g, '')
   return createUpstream(
-    BackendConfig.parse({
+    BackendConfigSchema.parse({
       static: { host, port: Number(url.port) || (https ? 443 : 80) },
       ...(https ? { tls: { hostname: host } } : {}),
       timeouts: { response: '10s' },

@@ -10,7 +10,7 @@ import { z } from 'zod'
  * Only `issuer` is required here; §4.3's issuer comparison is done by the caller, which knows
  * which issuer it asked for.
  */
-export const OidcDiscovery = z.looseObject({
+export const OidcDiscoverySchema = z.looseObject({
   issuer: z.string(),
   authorization_endpoint: z.string().optional(),
   token_endpoint: z.string().optional(),
@@ -20,7 +20,7 @@ export const OidcDiscovery = z.looseObject({
   code_challenge_methods_supported: z.array(z.string()).optional(),
 })
 /** A validated discovery document, unknown members included. */
-export type OidcDiscovery = z.infer<typeof OidcDiscovery>
+export type OidcDiscovery = z.infer<typeof OidcDiscoverySchema>
 
 /**
  * The authorization-server metadata gatehouse serves for a bridged IdP (RFC 8414 §2): the IdP's
@@ -35,7 +35,7 @@ export type AuthorizationServerMetadata = OidcDiscovery & {
  * Client metadata in a Dynamic Client Registration request (RFC 7591 §2, §3.1), as MCP clients
  * send it. Unknown members are kept (and forwarded when registration is proxied).
  */
-export const ClientRegistration = z.looseObject({
+export const ClientRegistrationSchema = z.looseObject({
   redirect_uris: z.array(z.string()).optional(),
   grant_types: z.array(z.string()).optional(),
   response_types: z.array(z.string()).optional(),
@@ -49,7 +49,7 @@ export const ClientRegistration = z.looseObject({
   software_version: z.string().optional(),
 })
 /** A validated registration request. */
-export type ClientRegistration = z.infer<typeof ClientRegistration>
+export type ClientRegistration = z.infer<typeof ClientRegistrationSchema>
 
 /** The protected-resource metadata gatehouse serves (RFC 9728 §2). */
 export interface ProtectedResourceMetadata {

@@ -23,7 +23,7 @@ import type { Upstream } from '../http/upstream.js'
 import type { DiscoveryCache } from './discovery.js'
 import {
   type AuthorizationServerMetadata,
-  ClientRegistration,
+  ClientRegistrationSchema,
   firstIssue,
   type ProtectedResourceMetadata,
 } from './documents.js'
@@ -162,7 +162,7 @@ export class OAuthEndpoints {
     const body = await readRegistrationBody(req)
     if ('response' in body) return body.response
     const { json, raw } = body
-    const parsed = ClientRegistration.safeParse(json)
+    const parsed = ClientRegistrationSchema.safeParse(json)
     if (!parsed.success) {
       const { member, message } = firstIssue(parsed.error)
       // RFC 7591 §3.2.2: redirect URI problems have their own error code.

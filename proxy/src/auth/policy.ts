@@ -18,8 +18,8 @@ import { HeaderTransformation } from './transformation.js'
 import type {
   AuthContext,
   AuthPolicy,
-  AuthRequest,
   AuthResult,
+  AuthStageRequest,
   BrokerExtension,
   CompileAuthPolicy,
   PolicyStatus,
@@ -205,7 +205,7 @@ class CompiledPolicy implements AuthPolicy {
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
 
-  async authenticate(req: AuthRequest): Promise<AuthResult> {
+  async authenticate(req: AuthStageRequest): Promise<AuthResult> {
     let claims: Readonly<Record<string, unknown>> | undefined
     if (this.#authentication) {
       const authenticated = await this.#authentication.authenticate(req)

@@ -3,7 +3,6 @@
  * {@link AuthPolicy} per configured policy at load time and calls it per request; it never
  * reads raw policy configuration itself.
  */
-import type { IncomingHttpHeaders } from 'node:http'
 import type { pino } from 'pino'
 import type { GatehouseConfig, McpAuthConfig, PolicyConfig } from '../config/schema.js'
 import type { LocalRequest, LocalResponse } from '../http/local-response.js'
@@ -63,18 +62,14 @@ export interface AuthContext {
   createBroker?: ((inputs: BrokerInputs) => BrokerExtension) | undefined
 }
 
-/** A request being authenticated. */
-export interface AuthRequest {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  /**
-   * Every value of each header (Node's `headersDistinct`): `headers` keeps only the first
-   * `Authorization`, and a request that sends two must be refused, not judged by the first.
-   */
-  headersDistinct: Readonly<Record<string, readonly string[] | undefined>>
-  trace?: RequestTrace | undefined
-}
+/**
+ * The request as the authentication and authorization stages see it: a view of
+ * {@link LocalRequest}.
+ */
+export type AuthStageRequest = Pick<
+  LocalRequest,
+  'method' | 'path' | 'headers' | 'headersDistinct' | 'trace'
+>
 
 /** The outcome of authentication + authorization. */
 export type AuthResult =
@@ -101,11 +96,9 @@ export interface AuthPolicy {
    * authorization-server metadata, client registration) when the path is one of them.
    * @returns the response, or `undefined` when the path is not an OAuth endpoint.
    */
-  serveOAuth(
-    req: LocalRequest & { trace?: RequestTrace | undefined },
-  ): Promise<LocalResponse | undefined>
+  serveOAuth(req: LocalRequest): Promise<LocalResponse | undefined>
   /** Authenticates (401) and authorizes (403) a request. */
-  authenticate(req: AuthRequest): Promise<AuthResult>
+  authenticate(req: AuthStageRequest): Promise<AuthResult>
   /** First key-set and discovery fetches; resolves when they finished or gave up (bounded). */
   start(): Promise<void>
   /** Stops refresh timers. */

@@ -42,8 +42,11 @@ export const ACCEPTED_ALGORITHMS = [
   'Ed25519',
 ]
 
-/** A configured provider, ready to verify. */
-export interface Verifier {
+/**
+ * One provider's verification settings (issuer, audiences, clock skew, key set), compiled from
+ * its `JwtProviderConfig`: what a {@link TokenVerifier} checks a token against.
+ */
+export interface ProviderVerifyConfig {
   issuer: string
   audiences: string[]
   clockSkewSec: number
@@ -83,14 +86,14 @@ interface CachedVerification {
 
 /** Verifies tokens against one or more providers, with a per-token result cache. */
 export class TokenVerifier {
-  readonly #providers: Verifier[]
+  readonly #providers: ProviderVerifyConfig[]
   // Each entry lives until its token's exp (lru-cache checks the TTL on read).
   readonly #cache = new LRUCache<string, CachedVerification>({
     max: CACHE_MAX,
     ttlAutopurge: false,
   })
 
-  constructor(providers: Verifier[]) {
+  constructor(providers: ProviderVerifyConfig[]) {
     this.#providers = providers
     for (const p of providers) p.keys.onChange(() => this.#cache.clear())
   }
@@ -125,7 +128,7 @@ export class TokenVerifier {
   }
 
   async #verifyWith(
-    provider: Verifier,
+    provider: ProviderVerifyConfig,
     token: string,
     header: ProtectedHeaderParameters,
   ): Promise<VerifySuccess | VerifyFailure> {

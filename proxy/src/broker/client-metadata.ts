@@ -28,7 +28,7 @@ export const MAX_CONCURRENT_FETCHES = 16
 const MAX_URL_LENGTH = 2048
 
 /** The document's members the gateway reads (unknown ones are ignored). */
-const ClientMetadataDocument = z.looseObject({
+const ClientMetadataDocumentSchema = z.looseObject({
   client_id: z.string(),
   redirect_uris: z.array(z.string()),
   client_name: z.string().max(200).optional(),
@@ -132,7 +132,7 @@ export function parseDocument(url: string, body: Buffer): BrokerClient {
   } catch {
     throw refused(`the client metadata document at ${url} is not JSON`)
   }
-  const parsed = ClientMetadataDocument.safeParse(json)
+  const parsed = ClientMetadataDocumentSchema.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const member = issue?.path.map(String).join('.') || '(document)'

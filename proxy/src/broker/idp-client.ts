@@ -24,7 +24,7 @@ export interface UpstreamClient {
 }
 
 /** The IdP's token response (RFC 6749 §5.1), read tolerantly. */
-const IdpTokenResponse = z.looseObject({
+const IdpTokenResponseSchema = z.looseObject({
   access_token: z.string().min(1),
   token_type: z.string(),
   expires_in: z.number().optional(),
@@ -32,7 +32,7 @@ const IdpTokenResponse = z.looseObject({
   scope: z.string().optional(),
 })
 /** Tokens the IdP issued. */
-export type IdpTokens = z.infer<typeof IdpTokenResponse>
+export type IdpTokens = z.infer<typeof IdpTokenResponseSchema>
 
 /** The outcome of a token request at the IdP. */
 export type IdpTokenResult =
@@ -154,7 +154,7 @@ export class IdpClient {
       return { ok: false, unavailable: true, cause: `HTTP ${res.status}, not JSON` }
     }
     if (res.status === 200) {
-      const parsed = IdpTokenResponse.safeParse(json)
+      const parsed = IdpTokenResponseSchema.safeParse(json)
       if (parsed.success) return { ok: true, tokens: parsed.data }
       return { ok: false, unavailable: true, cause: 'HTTP 200 without an access_token' }
     }

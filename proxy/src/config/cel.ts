@@ -5,9 +5,9 @@
  * (`1 + "a"`, `mcp.method.startsWith(1)`) or a rule that cannot be a boolean at load time,
  * instead of a request being denied at run time.
  *
- * Each expression is parsed and type-checked once per process: the checks `gatehouse --validate`
- * and start-up run (`checkCompilable` in `compile.ts`) compile it, and the runtime snapshot
- * (`compileSnapshot`) receives the same {@link CelProgram} from the cache below.
+ * Each expression is parsed and type-checked once per process: `compile` (`compile.ts`, which
+ * `gatehouse --validate`, start-up and reload call) compiles it to report issues by path, and
+ * `buildSnapshot` receives the same {@link CelProgram} from the cache below.
  *
  * This module sits in `config/` so both `auth/` and `mcp/` use it without importing each other.
  */

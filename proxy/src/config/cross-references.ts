@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net'
 import type { ConfigIssue } from '../errors.js'
-import type { GatehouseConfig } from './schema.js'
+import type { GatehouseConfig, PolicyConfig } from './schema.js'
 
 /** The three path prefixes a route carrying an `mcp` policy must have (seed, Endpoints). */
 export const MCP_PATH_PREFIXES = [
@@ -15,9 +15,23 @@ export const MCP_PATH_PREFIXES = [
 
 /** Cross-reference checks the schema alone cannot express. */
 export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
+  return [
+    ...checkGateways(config),
+    ...checkRoutes(config),
+    ...Object.entries(config.policies).flatMap(([name, policy]) => [
+      ...checkPolicyTargets(config, name, policy),
+      ...checkProviderKeys(config, name, policy),
+    ]),
+    ...checkOriginValidation(config),
+    ...checkAdminPort(config),
+    ...checkUi(config),
+  ]
+}
+
+/** At least one gateway, each on its own address and port. */
+function checkGateways(config: GatehouseConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = []
-  const gatewayNames = Object.keys(config.gateways)
-  if (gatewayNames.length === 0) {
+  if (Object.keys(config.gateways).length === 0) {
     issues.push({ path: 'gateways', message: 'at least one gateway is required' })
   }
   const ports = new Map<string, string>()
@@ -32,6 +46,13 @@ export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
     }
     ports.set(key, name)
   }
+  return issues
+}
+
+/** A route's gateways (required when there are several) and backends exist. */
+function checkRoutes(config: GatehouseConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  const gatewayNames = Object.keys(config.gateways)
   for (const [routeName, route] of Object.entries(config.routes)) {
     if (!route.parentRefs && gatewayNames.length > 1) {
       issues.push({
@@ -58,54 +79,76 @@ export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
       })
     })
   }
-  for (const [policyName, policy] of Object.entries(config.policies)) {
-    policy.targetRefs.forEach((ref, i) => {
-      const route = config.routes[ref.name]
-      if (!route) {
-        issues.push({
-          path: `policies.${policyName}.targetRefs[${i}].name`,
-          message: `no route named "${ref.name}" (have: ${Object.keys(config.routes).join(', ') || 'none'})`,
-        })
-        return
-      }
-      if (policy.traffic.jwtAuthentication?.mcp) {
-        const prefixes = new Set(
-          route.rules.flatMap((rule) =>
-            rule.matches.filter((m) => m.path.type === 'PathPrefix').map((m) => m.path.value),
-          ),
-        )
-        const missing = MCP_PATH_PREFIXES.filter((p) => !prefixes.has(p))
-        if (missing.length > 0) {
-          issues.push({
-            path: `routes.${ref.name}.rules`,
-            message: `policy "${policyName}" serves MCP OAuth discovery, so the route needs PathPrefix matches for all of ${MCP_PATH_PREFIXES.join(', ')}; missing: ${missing.join(', ')}`,
-          })
-        }
-      }
-    })
-    policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
-      const ref = p.jwks.remote?.backendRef
-      if (ref && !config.backends[ref.name]) {
-        issues.push({
-          path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.backendRef.name`,
-          message: `no backend named "${ref.name}"; declare the JWKS backend (the org domain, port 443) under backends`,
-        })
-      }
-      const path = p.jwks.remote?.jwksPath
-      if (path === '/.well-known/jwks.json' || path?.endsWith('/.well-known/jwks.json')) {
-        issues.push({
-          path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.jwksPath`,
-          message:
-            'the bridged IdP does not publish keys at /.well-known/jwks.json; it serves them at /oauth2/<auth_server_id>/v1/keys',
-        })
-      }
-    })
-  }
-  issues.push(...checkOriginValidation(config), ...checkAdminPort(config))
-  if (config.ui?.gateway && !config.gateways[config.ui.gateway]) {
-    issues.push({ path: 'ui.gateway', message: `no gateway named "${config.ui.gateway}"` })
-  }
   return issues
+}
+
+/**
+ * A policy's routes exist, and a route under a policy that serves MCP OAuth discovery carries the
+ * three path prefixes it needs (seed, Endpoints).
+ */
+function checkPolicyTargets(
+  config: GatehouseConfig,
+  policyName: string,
+  policy: PolicyConfig,
+): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  policy.targetRefs.forEach((ref, i) => {
+    const route = config.routes[ref.name]
+    if (!route) {
+      issues.push({
+        path: `policies.${policyName}.targetRefs[${i}].name`,
+        message: `no route named "${ref.name}" (have: ${Object.keys(config.routes).join(', ') || 'none'})`,
+      })
+      return
+    }
+    if (!policy.traffic.jwtAuthentication?.mcp) return
+    const prefixes = new Set(
+      route.rules.flatMap((rule) =>
+        rule.matches.filter((m) => m.path.type === 'PathPrefix').map((m) => m.path.value),
+      ),
+    )
+    const missing = MCP_PATH_PREFIXES.filter((p) => !prefixes.has(p))
+    if (missing.length > 0) {
+      issues.push({
+        path: `routes.${ref.name}.rules`,
+        message: `policy "${policyName}" serves MCP OAuth discovery, so the route needs PathPrefix matches for all of ${MCP_PATH_PREFIXES.join(', ')}; missing: ${missing.join(', ')}`,
+      })
+    }
+  })
+  return issues
+}
+
+/** A provider's remote key set names a declared backend, and not the path the IdP does not use. */
+function checkProviderKeys(
+  config: GatehouseConfig,
+  policyName: string,
+  policy: PolicyConfig,
+): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
+    const ref = p.jwks.remote?.backendRef
+    if (ref && !config.backends[ref.name]) {
+      issues.push({
+        path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.backendRef.name`,
+        message: `no backend named "${ref.name}"; declare the JWKS backend (the org domain, port 443) under backends`,
+      })
+    }
+    const path = p.jwks.remote?.jwksPath
+    if (path === '/.well-known/jwks.json' || path?.endsWith('/.well-known/jwks.json')) {
+      issues.push({
+        path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.jwksPath`,
+        message:
+          'the bridged IdP does not publish keys at /.well-known/jwks.json; it serves them at /oauth2/<auth_server_id>/v1/keys',
+      })
+    }
+  })
+  return issues
+}
+
+/** The UI's gateway exists. */
+function checkUi(config: GatehouseConfig): ConfigIssue[] {
+  if (!config.ui?.gateway || config.gateways[config.ui.gateway]) return []
+  return [{ path: 'ui.gateway', message: `no gateway named "${config.ui.gateway}"` }]
 }
 
 /**

@@ -10,7 +10,7 @@ import { ConfigError, type ConfigIssue } from '../errors.js'
 import { checkReferences } from './cross-references.js'
 import { substituteScalars } from './env.js'
 import { formatZodIssues } from './issues.js'
-import { GatehouseConfig } from './schema.js'
+import { type GatehouseConfig, GatehouseConfigSchema } from './schema.js'
 
 function yamlPathOf(
   doc: ReturnType<typeof parseDocument>,
@@ -75,7 +75,7 @@ export function validateConfig(
 ): Readonly<GatehouseConfig> {
   const located = (issues: ConfigIssue[]) =>
     issues.map(locate).filter((i): i is ConfigIssue => i !== undefined)
-  const result = GatehouseConfig.safeParse(raw, { reportInput: true })
+  const result = GatehouseConfigSchema.safeParse(raw, { reportInput: true })
   if (!result.success) {
     throw new ConfigError('GW_ERR_CONFIG_INVALID', located(formatZodIssues(result.error)), file)
   }

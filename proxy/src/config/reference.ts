@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { kubernetesReference } from './kubernetes/reference.js'
 import { DURATION_PATTERN } from './schema/common.js'
-import { GatehouseConfig } from './schema.js'
+import { GatehouseConfigSchema } from './schema.js'
 
 type JsonSchema = {
   type?: string | string[]
@@ -27,7 +27,7 @@ type JsonSchema = {
 
 /** The JSON Schema (draft 2020-12) of the configuration file as a user writes it. */
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(GatehouseConfig, { io: 'input', target: 'draft-2020-12' })
+  const schema = z.toJSONSchema(GatehouseConfigSchema, { io: 'input', target: 'draft-2020-12' })
   return {
     ...schema,
     $id: 'https://gatehouse.dev/schemas/config.schema.json',

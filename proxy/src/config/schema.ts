@@ -12,78 +12,80 @@
 import { z } from 'zod'
 import type { Duration } from './duration.js'
 import {
-  JwksRemote,
-  JwksSource,
-  JwtAuthentication,
-  JwtProvider,
-  McpAuth,
-  OriginValidation,
-  ResourceMetadata,
+  JwksRemoteSchema,
+  JwksSourceSchema,
+  JwtAuthenticationSchema,
+  JwtProviderSchema,
+  McpAuthSchema,
+  OriginValidationSchema,
+  ResourceMetadataSchema,
 } from './schema/authentication.js'
-import { Broker, type BrokerRedisStore } from './schema/broker.js'
+import { type BrokerRedisStoreSchema, BrokerSchema } from './schema/broker.js'
 import { name } from './schema/common.js'
 import {
-  BackendConfig,
-  BackendRef,
-  BackendTls,
-  CorsFilter,
-  GatewayConfig,
-  GatewayLimits,
-  PathMatch,
-  RouteConfig,
-  RouteFilter,
-  RouteRule,
+  type BackendConfig,
+  BackendConfigSchema,
+  BackendRefSchema,
+  BackendTlsSchema,
+  CorsFilterSchema,
+  GatewayConfigSchema,
+  GatewayLimitsSchema,
+  PathMatchSchema,
+  RouteConfigSchema,
+  RouteFilterSchema,
+  RouteRuleSchema,
 } from './schema/listeners.js'
 import {
-  Authorization,
-  LocalRateLimit,
-  McpAuthorization,
-  McpAuthorizationRule,
-  PolicyConfig,
-  TargetRef,
-  Transformations,
+  AuthorizationSchema,
+  LocalRateLimitSchema,
+  McpAuthorizationRuleSchema,
+  McpAuthorizationSchema,
+  type PolicyConfig,
+  PolicyConfigSchema,
+  TargetRefSchema,
+  TransformationsSchema,
 } from './schema/policies.js'
-import { AdminAddr, ProcessConfig } from './schema/process.js'
+import { AdminAddrSchema, ProcessConfigSchema } from './schema/process.js'
 
-export type { Duration }
+export type { BackendConfig, Duration, PolicyConfig }
 export {
-  AdminAddr,
-  Authorization,
-  BackendConfig,
-  BackendRef,
-  BackendTls,
-  Broker,
-  CorsFilter,
-  GatewayConfig,
-  GatewayLimits,
-  JwksRemote,
-  JwksSource,
-  JwtAuthentication,
-  JwtProvider,
-  LocalRateLimit,
-  McpAuth,
-  McpAuthorization,
-  McpAuthorizationRule,
-  OriginValidation,
-  PathMatch,
-  PolicyConfig,
-  ProcessConfig,
-  ResourceMetadata,
-  RouteConfig,
-  RouteFilter,
-  RouteRule,
-  TargetRef,
-  Transformations,
+  AdminAddrSchema,
+  AuthorizationSchema,
+  BackendConfigSchema,
+  BackendRefSchema,
+  BackendTlsSchema,
+  BrokerSchema,
+  CorsFilterSchema,
+  GatewayConfigSchema,
+  GatewayLimitsSchema,
+  JwksRemoteSchema,
+  JwksSourceSchema,
+  JwtAuthenticationSchema,
+  JwtProviderSchema,
+  LocalRateLimitSchema,
+  McpAuthorizationRuleSchema,
+  McpAuthorizationSchema,
+  McpAuthSchema,
+  OriginValidationSchema,
+  PathMatchSchema,
+  PolicyConfigSchema,
+  ProcessConfigSchema,
+  ResourceMetadataSchema,
+  RouteConfigSchema,
+  RouteFilterSchema,
+  RouteRuleSchema,
+  TargetRefSchema,
+  TransformationsSchema,
 }
 
 /** The whole standalone configuration file: the schema everything else is generated from. */
-export const GatehouseConfig = z
+export const GatehouseConfigSchema = z
   .strictObject({
-    config: ProcessConfig.prefault({}),
-    gateways: z.record(name, GatewayConfig),
-    backends: z.record(name, BackendConfig).prefault({}),
-    routes: z.record(name, RouteConfig).default({}),
-    policies: z.record(name, PolicyConfig).prefault({}),
+    config: ProcessConfigSchema.prefault({}),
+    gateways: z.record(name, GatewayConfigSchema),
+    backends: z.record(name, BackendConfigSchema).prefault({}),
+    routes: z.record(name, RouteConfigSchema).default({}),
+    policies: z.record(name, PolicyConfigSchema).prefault({}),
     ui: z
       .strictObject({
         gateway: name
@@ -98,24 +100,24 @@ export const GatehouseConfig = z
   .describe('Gatehouse standalone configuration file.')
 
 /** The validated configuration, defaults applied. */
-export type GatehouseConfig = z.output<typeof GatehouseConfig>
+export type GatehouseConfig = z.output<typeof GatehouseConfigSchema>
 /** The configuration as written by a user. */
-export type GatehouseConfigInput = z.input<typeof GatehouseConfig>
+export type GatehouseConfigInput = z.input<typeof GatehouseConfigSchema>
 /** A validated JWT provider. */
-export type JwtProviderConfig = z.output<typeof JwtProvider>
+export type JwtProviderConfig = z.output<typeof JwtProviderSchema>
 /** A validated `mcp` block. */
-export type McpAuthConfig = z.output<typeof McpAuth>
+export type McpAuthConfig = z.output<typeof McpAuthSchema>
 /** A validated `mcp.broker` block (broker mode, issue #22). */
-export type BrokerConfig = z.output<typeof Broker>
+export type BrokerConfig = z.output<typeof BrokerSchema>
 /** A validated `mcp.broker.store.redis` block. */
-export type BrokerRedisStoreConfig = z.output<typeof BrokerRedisStore>
+export type BrokerRedisStoreConfig = z.output<typeof BrokerRedisStoreSchema>
 /** A validated `mcp.originValidation` block. */
-export type OriginValidationConfig = z.output<typeof OriginValidation>
+export type OriginValidationConfig = z.output<typeof OriginValidationSchema>
 /** A validated CORS filter. */
-export type CorsConfig = z.output<typeof CorsFilter>
+export type CorsConfig = z.output<typeof CorsFilterSchema>
 /** A validated `mcpAuthorization` rule. */
-export type McpAuthorizationRuleConfig = z.output<typeof McpAuthorizationRule>
+export type McpAuthorizationRuleConfig = z.output<typeof McpAuthorizationRuleSchema>
 /** A validated `localRateLimit` entry. */
-export type LocalRateLimitEntry = z.output<typeof LocalRateLimit>
+export type LocalRateLimitEntry = z.output<typeof LocalRateLimitSchema>
 /** Validated `gateways.<name>.limits`. */
-export type GatewayLimitsConfig = z.output<typeof GatewayLimits>
+export type GatewayLimitsConfig = z.output<typeof GatewayLimitsSchema>

@@ -5,8 +5,13 @@
  */
 import { type IncomingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http'
 import { RequestError, type RequestErrorCode } from '../errors.js'
+import type { RequestTrace } from '../telemetry/trace-bus.js'
 
-/** A request as seen by a local handler. */
+/**
+ * One request as the proxy's stages see it, independent of the HTTP server. The auth and MCP
+ * stages take narrower views of it (`AuthStageRequest` in auth/types.ts, `McpStageRequest` in
+ * mcp/route-policy.ts: each a `Pick` of this type); local handlers take all of it.
+ */
 export interface LocalRequest {
   method: string
   /** Path without the query, normalised (dataplane/target.ts). */
@@ -16,13 +21,18 @@ export interface LocalRequest {
   /** The client's address (the TCP peer), for per-source limits. */
   remoteAddress?: string | undefined
   headers: IncomingHttpHeaders
-  /** Every value of each header (Node's `headersDistinct`; `headers` drops repeated ones). */
+  /**
+   * Every value of each header (Node's `headersDistinct`): `headers` keeps only the first
+   * `Authorization`, and a request that sends two must be refused, not judged by the first.
+   */
   headersDistinct: Readonly<Record<string, readonly string[] | undefined>>
   /**
    * Reads the body, at most `limit` bytes (default 64 KiB); rejects with a `RequestError` of
    * status 413 beyond. The gateway's `limits.requestTimeout` bounds the time it takes.
    */
   body(limit?: number): Promise<Buffer>
+  /** Where the stages report what they decided (absent in unit tests that do not trace). */
+  trace?: RequestTrace | undefined
 }
 
 /** A response produced by the proxy itself. An object body is sent as JSON. */

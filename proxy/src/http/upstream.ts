@@ -107,15 +107,24 @@ function keepReadingAfterWriteReset(socket: Socket): void {
   }
 }
 
-function connector(backend: BackendConfig): buildConnector.connector {
-  const tls = backend.tls
-  const ca = tls?.caCertificates?.map((file) => {
+/**
+ * Reads the CA bundles of a backend's `tls.caCertificates` (`undefined` when it names none).
+ * `compile.ts` reads them once, when it checks the configuration, and hands them to
+ * {@link createUpstream}.
+ * @throws Error when a file cannot be read (the message names it).
+ */
+export function readCaBundles(backend: BackendConfig): string[] | undefined {
+  return backend.tls?.caCertificates?.map((file) => {
     try {
       return readFileSync(file, 'utf8')
     } catch (cause) {
       throw new Error(`cannot read CA bundle ${file}: ${(cause as Error).message}`, { cause })
     }
   })
+}
+
+function connector(backend: BackendConfig, ca: string[] | undefined): buildConnector.connector {
+  const tls = backend.tls
   const connect = buildConnectorOf({
     timeout: backend.timeouts.connect.ms,
     ...(tls
@@ -135,9 +144,13 @@ function connector(backend: BackendConfig): buildConnector.connector {
 
 /**
  * Creates the pools of one backend.
+ * @param ca - the backend's CA bundles, as {@link readCaBundles} read them (read here if omitted)
  * @throws Error when a CA bundle file cannot be read (the message names it).
  */
-export function createUpstream(backend: BackendConfig): Upstream {
+export function createUpstream(
+  backend: BackendConfig,
+  ca: string[] | undefined = readCaBundles(backend),
+): Upstream {
   const { host, port } = backend.static
   const hostForUrl = host.includes(':') ? `[${host}]` : host
   const origin = `${backend.tls ? 'https' : 'http'}://${hostForUrl}:${port}`
@@ -147,7 +160,7 @@ export function createUpstream(backend: BackendConfig): Upstream {
     keepAliveTimeout: 30_000,
     headersTimeout: responseTimeoutMs,
     bodyTimeout: 0, // streams (SSE) may be idle for long; the client's disconnect ends them
-    connect: connector(backend),
+    connect: connector(backend, ca),
   }
   const dispatcher = new Pool(origin, {
     ...clientOptions,

@@ -149,77 +149,113 @@ function modeOf(rule: McpRuleConfig): { mode: RuleMode; expression: string } {
   return { mode: 'require', expression: rule.require }
 }
 
+/** Compiles one rule (`rules[i]`): its mode, its program and the kinds of target it names. */
+function compileRule(rule: McpRuleConfig, i: number): CompiledRule {
+  const { mode, expression } = modeOf(rule)
+  let program: CelProgram
+  try {
+    program = compileCel(expression, 'mcp', 'bool')
+  } catch (err) {
+    throw new Error(`rules[${i}]: ${(err as Error).message}`, { cause: err })
+  }
+  const kinds = new Set<TargetKind>()
+  targetKinds(program.ast, kinds)
+  return { mode, expression, program, kinds, usesArguments: expression.includes('arguments') }
+}
+
+/** Whether a rule takes part for a target: a deny or require rule naming other kinds does not. */
+function appliesTo(rule: CompiledRule, target: McpTarget): boolean {
+  return rule.mode === 'allow' || rule.kinds.size === 0 || rule.kinds.has(target.kind)
+}
+
+/**
+ * Evaluates one rule, fail closed: an undecidable allow or require rule does not hold, a deny
+ * rule matches.
+ */
+function evaluateRule(rule: CompiledRule, activation: Record<string, unknown>): McpRuleResult {
+  const base = { mode: rule.mode, expression: rule.expression, applies: true }
+  try {
+    const v = rule.program.run(activation)
+    if (typeof v !== 'boolean') {
+      return { ...base, matched: rule.mode === 'deny', error: `evaluated to ${typeof v}` }
+    }
+    return { ...base, matched: v }
+  } catch (err) {
+    return { ...base, matched: rule.mode === 'deny', error: (err as Error).message }
+  }
+}
+
+/**
+ * The decision over the rules, in order (see the module comment). With `all`, every rule's
+ * outcome is reported (the trace); without, evaluation stops once the outcome is known.
+ */
+function decide(
+  { compiled, hasAllow }: { compiled: readonly CompiledRule[]; hasAllow: boolean },
+  request: { claims: Readonly<Record<string, unknown>>; method: string; target: McpTarget },
+  all: boolean,
+): { allowed: boolean; rules: McpRuleResult[] } {
+  const { claims, method, target } = request
+  const activation = { jwt: claims, mcp: mcpCelValue(method, target) }
+  const results: McpRuleResult[] = []
+  let denied = false
+  let allowed = false
+  for (const rule of compiled) {
+    if (!appliesTo(rule, target)) {
+      if (all) {
+        results.push({
+          mode: rule.mode,
+          expression: rule.expression,
+          applies: false,
+          matched: false,
+        })
+      }
+      continue
+    }
+    if (!all && (denied || (allowed && rule.mode === 'allow'))) continue
+    const r = evaluateRule(rule, activation)
+    results.push(r)
+    if (rule.mode === 'deny' && r.matched) denied = true
+    else if (rule.mode === 'require' && !r.matched) denied = true
+    else if (rule.mode === 'allow' && r.matched) allowed = true
+  }
+  return { allowed: !denied && (allowed || !hasAllow), rules: results }
+}
+
+/**
+ * Decisions per claims object (one per cached token) and target: the rules see nothing else.
+ * Bounded: a client listing or calling many names cannot grow it without end.
+ */
+class DecisionCache {
+  readonly #byClaims = new WeakMap<object, Map<string, boolean>>()
+
+  /** The decision cached for these claims, method and target, if any. */
+  get(claims: object, key: string): boolean | undefined {
+    return this.#byClaims.get(claims)?.get(key)
+  }
+
+  set(claims: object, key: string, allowed: boolean): void {
+    let byTarget = this.#byClaims.get(claims)
+    if (!byTarget) {
+      byTarget = new Map()
+      this.#byClaims.set(claims, byTarget)
+    }
+    if (byTarget.size >= 1024) byTarget.clear()
+    byTarget.set(key, allowed)
+  }
+}
+
 /**
  * Compiles rules (of every policy on a route, in order: merging rule sets is concatenation).
  * Expressions are parsed and type-checked once per process (`config/cel.ts`).
  * @throws Error `rules[i]: invalid CEL "…": …` for the first rule that does not compile.
  */
 export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAuthorization {
-  const compiled: CompiledRule[] = rules.map((rule, i) => {
-    const { mode, expression } = modeOf(rule)
-    let program: CelProgram
-    try {
-      program = compileCel(expression, 'mcp', 'bool')
-    } catch (err) {
-      throw new Error(`rules[${i}]: ${(err as Error).message}`, { cause: err })
-    }
-    const kinds = new Set<TargetKind>()
-    targetKinds(program.ast, kinds)
-    return { mode, expression, program, kinds, usesArguments: expression.includes('arguments') }
-  })
+  const compiled = rules.map(compileRule)
   const toolNames = new Set<string>()
   for (const rule of compiled) toolNamesOf(rule.program.ast, toolNames)
-  const hasAllow = compiled.some((r) => r.mode === 'allow')
+  const ruleSet = { compiled, hasAllow: compiled.some((r) => r.mode === 'allow') }
   const cacheable = !compiled.some((r) => r.usesArguments)
-  /** Decisions per claims object (one per cached token) and target: rules see nothing else. */
-  const cache = new WeakMap<object, Map<string, boolean>>()
-
-  function evaluate(rule: CompiledRule, activation: Record<string, unknown>): McpRuleResult {
-    const base = { mode: rule.mode, expression: rule.expression, applies: true }
-    try {
-      const v = rule.program.run(activation)
-      if (typeof v !== 'boolean') {
-        return { ...base, matched: rule.mode === 'deny', error: `evaluated to ${typeof v}` }
-      }
-      return { ...base, matched: v }
-    } catch (err) {
-      // Fail closed: an undecidable allow or require rule does not hold, a deny rule matches.
-      return { ...base, matched: rule.mode === 'deny', error: (err as Error).message }
-    }
-  }
-
-  function decide(
-    claims: Readonly<Record<string, unknown>>,
-    method: string,
-    target: McpTarget,
-    all: boolean,
-  ): { allowed: boolean; rules: McpRuleResult[] } {
-    const activation = { jwt: claims, mcp: mcpCelValue(method, target) }
-    const results: McpRuleResult[] = []
-    let denied = false
-    let allowed = false
-    for (const rule of compiled) {
-      if (rule.mode !== 'allow' && rule.kinds.size > 0 && !rule.kinds.has(target.kind)) {
-        if (all) {
-          results.push({
-            mode: rule.mode,
-            expression: rule.expression,
-            applies: false,
-            matched: false,
-          })
-        }
-        continue
-      }
-      if (!all && (denied || (allowed && rule.mode === 'allow'))) continue
-      const r = evaluate(rule, activation)
-      results.push(r)
-      if (rule.mode === 'deny' && r.matched) denied = true
-      else if (rule.mode === 'require' && !r.matched) denied = true
-      else if (rule.mode === 'allow' && r.matched) allowed = true
-    }
-    return { allowed: !denied && (allowed || !hasAllow), rules: results }
-  }
-
+  const cache = new DecisionCache()
   return {
     rules: compiled.map(({ mode, expression }) => ({ mode, expression })),
     toolNames: [...toolNames],
@@ -228,24 +264,17 @@ export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAut
       // A long name (a client may send 4 MiB of one) is decided afresh: 1024 of them cached
       // would hold gigabytes.
       if (!cacheable || target.name.length > MAX_CACHED_NAME) {
-        return decide(claims, method, target, false).allowed
+        return decide(ruleSet, { claims, method, target }, false).allowed
       }
-      let byTarget = cache.get(claims)
       const key = `${target.kind}\u0000${method}\u0000${target.name}`
-      const hit = byTarget?.get(key)
+      const hit = cache.get(claims, key)
       if (hit !== undefined) return hit
-      const allowed = decide(claims, method, target, false).allowed
-      if (!byTarget) {
-        byTarget = new Map()
-        cache.set(claims, byTarget)
-      }
-      // Bounded: a client listing or calling many names cannot grow it without end.
-      if (byTarget.size >= 1024) byTarget.clear()
-      byTarget.set(key, allowed)
+      const allowed = decide(ruleSet, { claims, method, target }, false).allowed
+      cache.set(claims, key, allowed)
       return allowed
     },
     explain(claims, method, target) {
-      return decide(claims, method, target, true)
+      return decide(ruleSet, { claims, method, target }, true)
     },
   }
 }

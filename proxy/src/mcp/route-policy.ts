@@ -71,10 +71,11 @@ export type McpVerdict =
 /** What a browser client reads of a 429 (Fetch: not CORS-safelisted response headers). */
 const RATE_LIMIT_EXPOSED = ['Retry-After', 'RateLimit', 'RateLimit-Policy'] as const
 
-/** The request as the stage sees it. */
-export type McpStageRequest = Pick<LocalRequest, 'method' | 'path' | 'headersDistinct' | 'body'> & {
-  trace?: RequestTrace | undefined
-}
+/** The request as the MCP stage sees it: a view of {@link LocalRequest}. */
+export type McpStageRequest = Pick<
+  LocalRequest,
+  'method' | 'path' | 'headersDistinct' | 'body' | 'trace'
+>
 
 /** The method that uses a listed item: what the item is judged as. */
 const USE_METHOD = {
@@ -155,6 +156,57 @@ function deniedError(message: McpMessage, target: McpTarget) {
   }
 }
 
+/**
+ * Reads and parses a POST body: its JSON-RPC messages, or the refusal of a body above
+ * {@link MCP_MAX_BODY_BYTES}, one that is not JSON-RPC, or one whose `Mcp-*` headers do not
+ * mirror it.
+ */
+async function readMessages(
+  req: McpStageRequest,
+): Promise<
+  { body: Buffer; messages: readonly McpMessage[]; batch: boolean } | { response: LocalResponse }
+> {
+  const trace = req.trace
+  let body: Buffer
+  try {
+    body = await req.body(MCP_MAX_BODY_BYTES)
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'GW_ERR_BODY_TOO_LARGE') throw err
+    trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
+    return {
+      response: json(
+        413,
+        rpcError(
+          null,
+          RPC_ERROR.invalidRequest,
+          `Request body above ${MCP_MAX_BODY_BYTES} bytes: the gateway reads MCP requests to apply its policy`,
+        ),
+      ),
+    }
+  }
+  const parsed = parseMcpBody(body)
+  if (isMcpBodyError(parsed)) {
+    trace?.event('mcp_request', { error: parsed.message, code: parsed.code })
+    return { response: refusal(parsed) }
+  }
+  const messages = parsed.messages
+  trace?.event('mcp_request', {
+    batch: parsed.batch,
+    messages: messages.map((m) => ({
+      type: m.type,
+      method: m.method,
+      id: m.id ?? null,
+      ...(m.target ? { [m.target.kind]: m.target.name } : {}),
+    })),
+  })
+  const mismatch = checkMirroredHeaders(req.headersDistinct, parsed)
+  if (mismatch) {
+    trace?.event('mcp_request', { error: mismatch.message, code: mismatch.code })
+    return { response: refusal(mismatch) }
+  }
+  return { body, messages, batch: parsed.batch }
+}
+
 /** The compiled MCP-aware policy of one route (every MCP-aware policy attached to it). */
 export class McpRoutePolicy {
   readonly policies: readonly string[]
@@ -176,7 +228,8 @@ export class McpRoutePolicy {
   }
 
   /**
-   * Judges one request after authentication.
+   * Judges one request after authentication, in four steps: read the body, authorize what it
+   * names, apply the rate limits, then set up the filtering of list answers.
    * @param claims - the verified claims, `undefined` without a token (Optional mode, no JWT policy).
    */
   async inspect(
@@ -185,90 +238,83 @@ export class McpRoutePolicy {
   ): Promise<McpVerdict> {
     const jwt = claims ?? NO_CLAIMS
     const trace = req.trace
-    if (!this.#announced && toolsKnownChannel.hasSubscribers) {
-      this.#announced = true
-      if (this.toolNames.length > 0) toolsKnownChannel.publish({ names: this.toolNames })
-    }
-    const forward: McpForward = {}
-    let messages: readonly McpMessage[] = []
+    this.#announceToolNames()
     const unread = unreadRequest(req)
     if (unread) {
       trace?.event('mcp_request', { error: unread.reason })
       return { response: unread.response, outcome: 'mcp_invalid' }
     }
+    const forward: McpForward = {}
+    let messages: readonly McpMessage[] = []
     // Issue #24 item 3: under /.well-known/ too. What reaches this stage was not answered by the
     // OAuth endpoints (the pipeline serves them first), so it is judged like any other request.
     if (req.method === 'POST') {
-      let body: Buffer
-      try {
-        body = await req.body(MCP_MAX_BODY_BYTES)
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'GW_ERR_BODY_TOO_LARGE') throw err
-        trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
-        return {
-          outcome: 'mcp_invalid',
-          response: json(
-            413,
-            rpcError(
-              null,
-              RPC_ERROR.invalidRequest,
-              `Request body above ${MCP_MAX_BODY_BYTES} bytes: the gateway reads MCP requests to apply its policy`,
-            ),
-          ),
-        }
-      }
-      forward.body = body
-      const parsed = parseMcpBody(body)
-      if (isMcpBodyError(parsed)) {
-        trace?.event('mcp_request', { error: parsed.message, code: parsed.code })
-        return { response: refusal(parsed), outcome: 'mcp_invalid' }
-      }
-      messages = parsed.messages
-      trace?.event('mcp_request', {
-        batch: parsed.batch,
-        messages: messages.map((m) => ({
-          type: m.type,
-          method: m.method,
-          id: m.id ?? null,
-          ...(m.target ? { [m.target.kind]: m.target.name } : {}),
-        })),
-      })
-      const mismatch = checkMirroredHeaders(req.headersDistinct, parsed)
-      if (mismatch) {
-        trace?.event('mcp_request', { error: mismatch.message, code: mismatch.code })
-        return { response: refusal(mismatch), outcome: 'mcp_invalid' }
-      }
-      const denial = this.#authorize(jwt, messages, parsed.batch, trace)
+      const read = await readMessages(req)
+      if ('response' in read) return { response: read.response, outcome: 'mcp_invalid' }
+      forward.body = read.body
+      messages = read.messages
+      const denial = this.#authorize(jwt, messages, read.batch, trace)
       if (denial) return { response: denial, outcome: 'mcp_denied' }
     }
+    const limited = this.#limit(jwt, messages, trace)
+    if (limited && 'response' in limited) return limited
+    if (limited) forward.responseHeaders = limited.headers
+    Object.assign(forward, this.#listFilter(req.method, messages, jwt, trace))
+    return { forward }
+  }
 
-    if (this.rateLimiter) {
-      const decision = this.rateLimiter.admit(jwt, messages)
-      const headers = rateLimitHeaders(decision)
-      trace?.event('rate_limit', {
-        admitted: decision.admitted,
-        retryAfterSec: decision.retryAfterSec,
-        limits: decision.limits,
-      })
-      if (!decision.admitted) {
-        const spent = decision.limits.filter((l) => l.exceeded).map((l) => l.name)
-        return {
-          response: errorResponse(
-            'GW_ERR_RATE_LIMITED',
-            `rate limit ${spent.join(', ')} exceeded; retry after ${decision.retryAfterSec} s`,
-            headers,
-          ),
-          outcome: 'rate_limited',
-          expose: RATE_LIMIT_EXPOSED,
-        }
-      }
-      forward.responseHeaders = headers
+  /** Tells the metrics the tool names the rules name, once someone listens. */
+  #announceToolNames(): void {
+    if (!this.#announced && toolsKnownChannel.hasSubscribers) {
+      this.#announced = true
+      if (this.toolNames.length > 0) toolsKnownChannel.publish({ names: this.toolNames })
     }
+  }
 
+  /** The rate limits: a 429 when one is spent, else the headers for the answer. */
+  #limit(
+    jwt: Readonly<Record<string, unknown>>,
+    messages: readonly McpMessage[],
+    trace: RequestTrace | undefined,
+  ):
+    | { response: LocalResponse; outcome: 'rate_limited'; expose: readonly string[] }
+    | { headers: Record<string, string> }
+    | undefined {
+    if (!this.rateLimiter) return undefined
+    const decision = this.rateLimiter.admit(jwt, messages)
+    const headers = rateLimitHeaders(decision)
+    trace?.event('rate_limit', {
+      admitted: decision.admitted,
+      retryAfterSec: decision.retryAfterSec,
+      limits: decision.limits,
+    })
+    if (!decision.admitted) {
+      const spent = decision.limits.filter((l) => l.exceeded).map((l) => l.name)
+      return {
+        response: errorResponse(
+          'GW_ERR_RATE_LIMITED',
+          `rate limit ${spent.join(', ')} exceeded; retry after ${decision.retryAfterSec} s`,
+          headers,
+        ),
+        outcome: 'rate_limited',
+        expose: RATE_LIMIT_EXPOSED,
+      }
+    }
+    return { headers }
+  }
+
+  /** The filtering of list answers (tools, prompts, resources the caller may not use are hidden). */
+  #listFilter(
+    method: string,
+    messages: readonly McpMessage[],
+    jwt: Readonly<Record<string, unknown>>,
+    trace: RequestTrace | undefined,
+  ): Pick<McpForward, 'requestHeaders' | 'filterResponse'> {
     const authorization = this.authorization
-    if (this.#filtersLists(req.method, messages) && authorization) {
-      forward.requestHeaders = { 'accept-encoding': 'identity' }
-      forward.filterResponse = (body, headers, status) =>
+    if (!this.#filtersLists(method, messages) || !authorization) return {}
+    return {
+      requestHeaders: { 'accept-encoding': 'identity' },
+      filterResponse: (body, headers, status) =>
         filterResponseBody(body, headers, status, {
           // An item is visible when the request that uses it would be allowed.
           visible: (kind, name) => {
@@ -279,9 +325,8 @@ export class McpRoutePolicy {
             return authorization.allows(jwt, USE_METHOD[kind], { kind, name })
           },
           onHidden: (kind, hidden) => trace?.event('mcp_list_filtered', { kind, hidden }),
-        })
+        }),
     }
-    return { forward }
   }
 
   /** Whether to filter the answer: a POST holding a list request, or a GET stream. */

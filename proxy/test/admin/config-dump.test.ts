@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { REDACTED } from '@gatehouse/redact'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
-import { buildConfigDump, ConfigDump, configDumpJsonSchema } from '../../src/admin/config-dump.js'
+import { buildConfigDump } from '../../src/admin/config-dump.js'
+import { ConfigDumpSchema } from '../../src/admin/config-dump-schema.js'
 import { compileAuthPolicy } from '../../src/auth/policy.js'
 import type { PolicyStatus } from '../../src/auth/types.js'
 import type { PolicyConfig } from '../../src/config/schema.js'
@@ -98,13 +99,7 @@ describe('config dump', () => {
       ),
     )
     expect(validate(dump), JSON.stringify(validate.errors)).toBe(true)
-    expect(ConfigDump.safeParse(dump).success).toBe(true)
+    expect(ConfigDumpSchema.safeParse(dump).success).toBe(true)
     expect(validate({ ...dump, binds: 'x' })).toBe(false)
-  })
-
-  it('matches the committed config-dump.schema.json (run `npm run schema`)', () => {
-    expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(
-      `${JSON.stringify(configDumpJsonSchema(), null, 2)}\n`,
-    )
   })
 })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ConfigDump } from '../../src/admin/config-dump.js'
+import type { ConfigDump } from '../../src/admin/config-dump-schema.js'
 import { TRACE_EVENT_TYPES } from '../../src/telemetry/trace-bus.js'
 import {
   logsWith,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DiscoveryCache } from '../../src/auth/discovery.js'
-import { BackendConfig } from '../../src/config/schema.js'
+import { BackendConfigSchema } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { capturedLogging } from '../helpers.js'
@@ -44,7 +44,9 @@ const fetches = () => idp.hits.filter((h) => h.path === DISCOVERY_PATH).length
 
 beforeEach(async () => {
   idp = await startTinyIdp()
-  upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }))
+  upstream = createUpstream(
+    BackendConfigSchema.parse({ static: { host: '127.0.0.1', port: idp.port } }),
+  )
 })
 afterEach(async () => {
   vi.useRealTimers()

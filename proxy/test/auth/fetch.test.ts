@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { describeError, maxAgeMs, requestUpstream } from '../../src/auth/fetch.js'
-import { BackendConfig } from '../../src/config/schema.js'
+import { BackendConfigSchema } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 
 const cleanups: Array<() => unknown> = []
@@ -43,7 +43,10 @@ async function serve(
   cleanups.push(() => server.closeAllConnections())
   const { port } = server.address() as AddressInfo
   const upstream = createUpstream(
-    BackendConfig.parse({ static: { host: '127.0.0.1', port }, ...(timeouts ? { timeouts } : {}) }),
+    BackendConfigSchema.parse({
+      static: { host: '127.0.0.1', port },
+      ...(timeouts ? { timeouts } : {}),
+    }),
   )
   cleanups.push(() => upstream.close())
   return { upstream, seen }

@@ -15,7 +15,7 @@ import {
   loadStaticJwks,
   parseJwks,
 } from '../../src/auth/jwks.js'
-import { BackendConfig } from '../../src/config/schema.js'
+import { BackendConfigSchema } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { capturedLogging } from '../helpers.js'
@@ -46,7 +46,9 @@ const keyFetches = () => idp.hits.filter((h) => h.path === KEYS_PATH).length
 
 beforeEach(async () => {
   idp = await startTinyIdp()
-  upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }))
+  upstream = createUpstream(
+    BackendConfigSchema.parse({ static: { host: '127.0.0.1', port: idp.port } }),
+  )
 })
 afterEach(async () => {
   vi.useRealTimers()

@@ -5,7 +5,7 @@
  */
 import { Environment } from '@marcbachmann/cel-js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { checkCompilable, compileSnapshot } from '../../src/compile.js'
+import { buildSnapshot, compile, compileOrThrow } from '../../src/compile.js'
 import { compileCel } from '../../src/config/cel.js'
 import { parseConfig } from '../../src/config/load.js'
 import { ConfigError } from '../../src/errors.js'
@@ -16,7 +16,7 @@ import { policyYaml } from './policy-yaml.js'
 const config = (traffic: string) => parseConfig(policyYaml(traffic), 'test.yaml', {})
 
 async function issuesOf(traffic: string): Promise<Array<{ path: string; message: string }>> {
-  const err = await checkCompilable(config(traffic)).catch((e: unknown) => e)
+  const err = await compileOrThrow(config(traffic)).catch((e: unknown) => e)
   if (!(err instanceof ConfigError)) throw new Error('expected a ConfigError')
   return err.issues.map(({ path, message }) => ({ path, message }))
 }
@@ -81,7 +81,7 @@ describe('CEL type checking', () => {
       localRateLimit:
         - { maxTokens: 2, fillInterval: 1s, key: 'jwt.sub + "/" + mcp.tool.name', when: 'mcp.method == "tools/call"' }
 `)
-    await expect(checkCompilable(c)).resolves.toBeUndefined()
+    await expect(compile(c)).resolves.toMatchObject({ ok: true })
   })
 })
 
@@ -105,10 +105,10 @@ describe('CEL compiled once', () => {
         - { maxTokens: 2, fillInterval: 1s, key: '${expressions[3]}', when: '${expressions[4]}' }
 `)
     const parse = vi.spyOn(Environment.prototype, 'parse')
-    await checkCompilable(c)
+    const compiled = await compileOrThrow(c)
     const parsed = () => parse.mock.calls.map(([e]) => e).sort()
     expect(parsed()).toEqual([...expressions].sort())
-    const snapshot = await compileSnapshot(c, {
+    const snapshot = await buildSnapshot(compiled, {
       logging: createLogging({ filter: 'off' }),
       tasks: new TaskRegistry(),
     })

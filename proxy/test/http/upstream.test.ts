@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import { Client, Pool } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BackendConfig } from '../../src/config/schema.js'
+import { BackendConfigSchema } from '../../src/config/schema.js'
 import { createUpstream, SlotSafeClient } from '../../src/http/upstream.js'
 
 let server: Server | undefined
@@ -53,7 +53,9 @@ describe('SlotSafeClient', () => {
 
 describe('createUpstream', () => {
   it("uses undici's own classes, loaded from their modules rather than undici's index", () => {
-    const upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: 9 } }))
+    const upstream = createUpstream(
+      BackendConfigSchema.parse({ static: { host: '127.0.0.1', port: 9 } }),
+    )
     expect(upstream.dispatcher).toBeInstanceOf(Pool)
     expect(upstream.openStream().dispatcher).toBeInstanceOf(Client)
     expect(Object.getPrototypeOf(SlotSafeClient)).toBe(Client)
@@ -71,7 +73,9 @@ describe('createUpstream: event streams', () => {
     server.on('connection', (s) => sockets.push(s))
     await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r))
     const port = (server.address() as { port: number }).port
-    const upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port } }))
+    const upstream = createUpstream(
+      BackendConfigSchema.parse({ static: { host: '127.0.0.1', port } }),
+    )
     try {
       const streams = [upstream.openStream(), upstream.openStream()]
       const bodies = await Promise.all(

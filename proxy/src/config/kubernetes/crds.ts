@@ -10,7 +10,7 @@
  */
 import { stringify } from 'yaml'
 import { z } from 'zod'
-import { BackendConfig, PolicyConfig } from '../schema.js'
+import { BackendConfigSchema, PolicyConfigSchema } from '../schema.js'
 import { DEFAULT_API_GROUP, GATEWAY_API_GROUP } from './resources.js'
 
 type Schema = Record<string, unknown>
@@ -75,12 +75,12 @@ const specOf = (schema: z.ZodType): Schema =>
 
 /** `spec` of GatewayBackend: a backend of the standalone configuration. */
 export function gatewayBackendSpec(): Schema {
-  return specOf(BackendConfig)
+  return specOf(BackendConfigSchema)
 }
 
 /** `spec` of GatewayPolicy: a policy, with Kubernetes references. */
 export function gatewayPolicySpec(): Schema {
-  const spec = specOf(PolicyConfig)
+  const spec = specOf(PolicyConfigSchema)
   // GEP-713 LocalPolicyTargetReference: group, kind and name, all required; same namespace.
   at(spec, ['targetRefs']).items = {
     type: 'object',

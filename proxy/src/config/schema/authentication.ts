@@ -3,13 +3,15 @@
  * MCP OAuth discovery settings (`mcp`), with DNS rebinding protection on MCP routes.
  */
 import { z } from 'zod'
-import { Broker } from './broker.js'
+import { BrokerSchema } from './broker.js'
 import { duration } from './common.js'
-import { BackendRef } from './listeners.js'
+import { BackendRefSchema } from './listeners.js'
 
 /** `jwks.remote`: keys fetched through a backend. */
-export const JwksRemote = z.strictObject({
-  backendRef: BackendRef.describe('The JWKS backend (the org domain, port 443 in production).'),
+export const JwksRemoteSchema = z.strictObject({
+  backendRef: BackendRefSchema.describe(
+    'The JWKS backend (the org domain, port 443 in production).',
+  ),
   jwksPath: z
     .string()
     .startsWith('/', { message: 'expected a path starting with "/"' })
@@ -22,9 +24,9 @@ export const JwksRemote = z.strictObject({
 })
 
 /** `jwks`: remote, inline or file keys. */
-export const JwksSource = z
+export const JwksSourceSchema = z
   .strictObject({
-    remote: JwksRemote.optional(),
+    remote: JwksRemoteSchema.optional(),
     inline: z
       .union([z.string(), z.strictObject({ keys: z.array(z.record(z.string(), z.unknown())) })])
       .optional()
@@ -36,7 +38,7 @@ export const JwksSource = z
   })
 
 /** `jwtAuthentication.providers[]`: one accepted issuer. */
-export const JwtProvider = z.strictObject({
+export const JwtProviderSchema = z.strictObject({
   issuer: z
     .url({
       message: 'expected the authorization server URL, e.g. https://<org_domain>/oauth2/default',
@@ -51,14 +53,14 @@ export const JwtProvider = z.strictObject({
     .describe(
       "The token's aud must contain one of these. The first is sent as the audience parameter.",
     ),
-  jwks: JwksSource,
+  jwks: JwksSourceSchema,
   clockSkew: duration('0s', '10m')
     .prefault('60s')
     .describe('Tolerance for exp and nbf, 0s-10m. 0s: no tolerance.'),
 })
 
 /** `mcp.resourceMetadata`: the RFC 9728 document's source. */
-export const ResourceMetadata = z.strictObject({
+export const ResourceMetadataSchema = z.strictObject({
   resource: z
     .url()
     .describe('Resource identifier of the MCP endpoint, e.g. https://gateway.example.com/mcp.'),
@@ -76,7 +78,7 @@ export const ResourceMetadata = z.strictObject({
 // mcp.originValidation: DNS rebinding protection on MCP routes (issue #10 item 6).
 
 /** A serialized origin (`https://app.example.com`, `http://localhost:6274`), `null` or `*`. */
-const OriginEntry = z.string().refine(
+const OriginEntrySchema = z.string().refine(
   (v) => {
     if (v === '*' || v === 'null') return true
     try {
@@ -92,7 +94,7 @@ const OriginEntry = z.string().refine(
 )
 
 /** A Host value: `name`, `name:port`, `ip`, `ip:port` or `[v6]:port`, lowercase. */
-const HostEntry = z
+const HostEntrySchema = z
   .string()
   .regex(/^(\[[0-9a-f:.]+\]|[a-z0-9*]([a-z0-9.-]*[a-z0-9])?)(:\d{1,5})?$/, {
     message:
@@ -104,17 +106,17 @@ const HostEntry = z
  * on an MCP route. MCP 2025-06-18, Transports (Security Warning): servers MUST validate Origin to
  * prevent DNS rebinding; the gateway rewrites Host for the backend, so it must check it itself.
  */
-export const OriginValidation = z
+export const OriginValidationSchema = z
   .strictObject({
     allowedOrigins: z
-      .array(OriginEntry)
+      .array(OriginEntrySchema)
       .min(1)
       .optional()
       .describe(
         'Origins accepted, or ["*"]. Default: the route\'s CORS allowOrigins plus the origin of resourceMetadata.resource (of the route\'s MCP policy, if any). A same-origin request (Origin naming an accepted Host) is always accepted.',
       ),
     allowedHosts: z
-      .array(HostEntry)
+      .array(HostEntrySchema)
       .min(1)
       .optional()
       .describe(
@@ -130,7 +132,7 @@ export const OriginValidation = z
  * authentication. Every route is checked by default (a gatehouse route fronts an MCP server);
  * `mode: Disabled` turns it off for a route that serves something else to browsers.
  */
-export const RouteOriginValidation = OriginValidation.extend({
+export const RouteOriginValidationSchema = OriginValidationSchema.extend({
   mode: z
     .enum(['Enforce', 'Disabled'])
     .default('Enforce')
@@ -142,7 +144,7 @@ export const RouteOriginValidation = OriginValidation.extend({
 )
 
 /** `jwtAuthentication.mcp`: MCP OAuth discovery and the BridgedIdp bridging. */
-export const McpAuth = z
+export const McpAuthSchema = z
   .strictObject({
     provider: z
       .enum(['BridgedIdp'])
@@ -153,7 +155,7 @@ export const McpAuth = z
       .min(1)
       .optional()
       .describe('Pre-registered client id that answers Dynamic Client Registration.'),
-    resourceMetadata: ResourceMetadata,
+    resourceMetadata: ResourceMetadataSchema,
     issuerMode: z
       .enum(['Provider', 'Gateway'])
       .default('Provider')
@@ -166,8 +168,8 @@ export const McpAuth = z
       .describe(
         'Scopes named in the 403 insufficient_scope challenge. Default: none (no step-up loop).',
       ),
-    originValidation: OriginValidation.optional(),
-    broker: Broker.optional(),
+    originValidation: OriginValidationSchema.optional(),
+    broker: BrokerSchema.optional(),
   })
   .superRefine((mcp, ctx) => {
     const broker = mcp.broker
@@ -199,8 +201,8 @@ export const McpAuth = z
   })
 
 /** `traffic.jwtAuthentication` (seed: GatewayPolicy). */
-export const JwtAuthentication = z.strictObject({
+export const JwtAuthenticationSchema = z.strictObject({
   mode: z.enum(['Strict', 'Optional']).default('Strict'),
-  providers: z.array(JwtProvider).min(1),
-  mcp: McpAuth.optional(),
+  providers: z.array(JwtProviderSchema).min(1),
+  mcp: McpAuthSchema.optional(),
 })

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { count, duration } from './common.js'
 
 /** `broker.upstreamClient`: the gateway's own pre-registered client at the IdP. */
-export const BrokerUpstreamClient = z
+export const BrokerUpstreamClientSchema = z
   .strictObject({
     clientId: z
       .string()
@@ -41,7 +41,7 @@ export const BrokerUpstreamClient = z
   .describe("The gateway's own client at the IdP (the IdP leg of broker mode).")
 
 /** `broker.registration`: RFC 7591 Dynamic Client Registration answered by the gateway. */
-export const BrokerRegistration = z
+export const BrokerRegistrationSchema = z
   .strictObject({
     enabled: z
       .boolean()
@@ -66,7 +66,7 @@ export const BrokerRegistration = z
   .describe('Dynamic Client Registration (RFC 7591) answered by the gateway itself.')
 
 /** `broker.clientMetadataDocuments`: URL client ids (MCP 2025-11-25 Client ID Metadata Documents). */
-export const BrokerClientMetadataDocuments = z
+export const BrokerClientMetadataDocumentsSchema = z
   .strictObject({
     enabled: z
       .boolean()
@@ -106,7 +106,7 @@ export const BrokerClientMetadataDocuments = z
   .describe('Client ID Metadata Documents: URL client ids, fetched with SSRF guards and cached.')
 
 /** `broker.authorization`: lifetimes of the authorization flow. */
-export const BrokerAuthorization = z
+export const BrokerAuthorizationSchema = z
   .strictObject({
     pendingTtl: duration('1m', '1h')
       .prefault('10m')
@@ -130,7 +130,7 @@ export const BrokerAuthorization = z
   .describe('Lifetimes of pending authorizations, codes, consents and refresh grants.')
 
 /** `broker.store.memory`. */
-export const BrokerMemoryStore = z.strictObject({
+export const BrokerMemoryStoreSchema = z.strictObject({
   maxEntries: count(100, 10_000_000)
     .default(10_000)
     .describe(
@@ -139,7 +139,7 @@ export const BrokerMemoryStore = z.strictObject({
 })
 
 /** `broker.store.redis`. */
-export const BrokerRedisStore = z.strictObject({
+export const BrokerRedisStoreSchema = z.strictObject({
   url: z
     .url({ message: 'expected a Redis URL such as redis://127.0.0.1:6379/0 or rediss://host:6380' })
     .refine((v) => /^rediss?:\/\//.test(v), {
@@ -174,16 +174,16 @@ export const BrokerRedisStore = z.strictObject({
 })
 
 /** `broker.store`: where the broker keeps its state. */
-export const BrokerStore = z
+export const BrokerStoreSchema = z
   .union(
     [
       z.strictObject({
-        memory: BrokerMemoryStore.describe(
+        memory: BrokerMemoryStoreSchema.describe(
           'In this process: lost on restart, not shared between replicas.',
         ),
       }),
       z.strictObject({
-        redis: BrokerRedisStore.describe('A Redis server (6.2+) shared by every replica.'),
+        redis: BrokerRedisStoreSchema.describe('A Redis server (6.2+) shared by every replica.'),
       }),
     ],
     {
@@ -196,9 +196,9 @@ export const BrokerStore = z
   )
 
 /** `jwtAuthentication.mcp.broker`. */
-export const Broker = z
+export const BrokerSchema = z
   .strictObject({
-    upstreamClient: BrokerUpstreamClient.prefault({}),
+    upstreamClient: BrokerUpstreamClientSchema.prefault({}),
     secret: z
       .string()
       .min(32, { message: 'expected at least 32 characters (e.g. `openssl rand -base64 32`)' })
@@ -206,10 +206,10 @@ export const Broker = z
       .describe(
         'Key that signs state, CSRF tokens and consent cookies (HMAC-SHA256), at least 32 characters; write it as ${VAR}. Default: random at start (fine for one replica with the memory store; required with store.redis so that replicas agree).',
       ),
-    registration: BrokerRegistration.prefault({}),
-    clientMetadataDocuments: BrokerClientMetadataDocuments.prefault({}),
-    authorization: BrokerAuthorization.prefault({}),
-    store: BrokerStore.prefault({ memory: {} }),
+    registration: BrokerRegistrationSchema.prefault({}),
+    clientMetadataDocuments: BrokerClientMetadataDocumentsSchema.prefault({}),
+    authorization: BrokerAuthorizationSchema.prefault({}),
+    store: BrokerStoreSchema.prefault({ memory: {} }),
   })
   .describe(
     'Broker mode (provider BridgedIdp): the gateway is the authorization server MCP clients see (issuer <resource>, its own authorize, token and registration endpoints under <resource>/oauth/) and the IdP client towards the IdP. Absent: the pass-through behaviour of the seed.',

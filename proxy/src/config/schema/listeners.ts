@@ -12,7 +12,7 @@ import { count, duration, hostname, name, port } from './common.js'
  * `gateways.<name>.limits`: what one client may hold of the listener. Defaults are Node's own
  * (headersTimeout 60s, requestTimeout 300s, maxHeaderSize 16 KiB) plus a connection cap.
  */
-export const GatewayLimits = z
+export const GatewayLimitsSchema = z
   .strictObject({
     headersTimeout: duration('100ms', '10m')
       .prefault('60s')
@@ -52,7 +52,7 @@ export const GatewayLimits = z
   )
 
 /** `gateways.<name>`: one listener. */
-export const GatewayConfig = z
+export const GatewayConfigSchema = z
   .strictObject({
     port: port.describe('Listen port.'),
     address: z
@@ -70,12 +70,12 @@ export const GatewayConfig = z
       )
       .default('0.0.0.0')
       .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
-    limits: GatewayLimits.prefault({}),
+    limits: GatewayLimitsSchema.prefault({}),
   })
   .describe('A listener. Routes attach to it with parentRefs.')
 
 /** `backends.<name>.tls`: TLS origination (the seed's BackendTLSPolicy). */
-export const BackendTls = z
+export const BackendTlsSchema = z
   .strictObject({
     hostname: hostname
       .optional()
@@ -99,10 +99,10 @@ export const BackendTls = z
   .describe("TLS origination to the backend (the seed's BackendTLSPolicy).")
 
 /** `backends.<name>`: an upstream (the seed's GatewayBackend). */
-export const BackendConfig = z
+export const BackendConfigSchema = z
   .strictObject({
     static: z.strictObject({ host: hostname, port }).describe('Where the backend listens.'),
-    tls: BackendTls.optional(),
+    tls: BackendTlsSchema.optional(),
     timeouts: z
       .strictObject({
         connect: duration('100ms', '5m')
@@ -130,16 +130,16 @@ export const BackendConfig = z
   .describe('A backend (GatewayBackend).')
 
 /** A validated backend. */
-export type BackendConfig = z.output<typeof BackendConfig>
+export type BackendConfig = z.output<typeof BackendConfigSchema>
 
 /** `routes.<name>.rules[].matches[].path`. */
-export const PathMatch = z.strictObject({
+export const PathMatchSchema = z.strictObject({
   type: z.enum(['PathPrefix', 'Exact']).default('PathPrefix'),
   value: z.string().startsWith('/', { message: 'expected a path starting with "/"' }),
 })
 
 /** The HTTPRoute CORS filter's fields (seed: CORS filter). */
-export const CorsFilter = z
+export const CorsFilterSchema = z
   .strictObject({
     allowCredentials: z.boolean().default(false),
     allowHeaders: z.array(z.string().min(1)).default([]),
@@ -157,12 +157,12 @@ export const CorsFilter = z
   .describe('CORS settings (HTTPRoute CORS filter).')
 
 /** `routes.<name>.rules[].filters[]`. */
-export const RouteFilter = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('CORS'), cors: CorsFilter }),
+export const RouteFilterSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('CORS'), cors: CorsFilterSchema }),
 ])
 
 /** A reference to a backend by name. */
-export const BackendRef = z.strictObject({
+export const BackendRefSchema = z.strictObject({
   name,
   group: z.string().optional(),
   kind: z.literal('GatewayBackend').optional(),
@@ -170,21 +170,21 @@ export const BackendRef = z.strictObject({
 })
 
 /** `routes.<name>.rules[]`: matches, filters and backends. */
-export const RouteRule = z.strictObject({
-  matches: z.array(z.strictObject({ path: PathMatch })).min(1),
-  filters: z.array(RouteFilter).default([]),
-  backendRefs: z.array(BackendRef).min(1).max(1, {
+export const RouteRuleSchema = z.strictObject({
+  matches: z.array(z.strictObject({ path: PathMatchSchema })).min(1),
+  filters: z.array(RouteFilterSchema).default([]),
+  backendRefs: z.array(BackendRefSchema).min(1).max(1, {
     message: 'exactly one backendRef per rule is supported in standalone mode',
   }),
 })
 
 /** `routes.<name>`: an HTTPRoute. */
-export const RouteConfig = z
+export const RouteConfigSchema = z
   .strictObject({
     parentRefs: z
       .array(z.strictObject({ name, kind: z.literal('Gateway').optional() }))
       .optional()
       .describe('Gateways carrying the route. Default: every gateway, when there is exactly one.'),
-    rules: z.array(RouteRule).min(1),
+    rules: z.array(RouteRuleSchema).min(1),
   })
   .describe('A route (HTTPRoute).')

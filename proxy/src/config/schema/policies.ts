@@ -4,18 +4,18 @@
  * transformations, and the MCP-aware sections (per-tool authorization, rate limits).
  */
 import { z } from 'zod'
-import { JwtAuthentication, RouteOriginValidation } from './authentication.js'
+import { JwtAuthenticationSchema, RouteOriginValidationSchema } from './authentication.js'
 import { duration, name } from './common.js'
 
 /** What a policy attaches to (an HTTPRoute). */
-export const TargetRef = z.strictObject({
+export const TargetRefSchema = z.strictObject({
   group: z.string().optional(),
   kind: z.literal('HTTPRoute').default('HTTPRoute'),
   name,
 })
 
 /** `traffic.authorization`: CEL rules over the verified claims. */
-export const Authorization = z.strictObject({
+export const AuthorizationSchema = z.strictObject({
   action: z.literal('Allow').default('Allow'),
   policy: z.strictObject({
     matchExpressions: z
@@ -25,7 +25,7 @@ export const Authorization = z.strictObject({
   }),
 })
 
-const HeaderName = z
+const HeaderNameSchema = z
   .string()
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, {
     message: 'expected an HTTP header name (RFC 9110 §5.1)',
@@ -41,12 +41,12 @@ const HeaderName = z
   )
 
 /** `traffic.transformations`: request headers from the claims. */
-export const Transformations = z.strictObject({
+export const TransformationsSchema = z.strictObject({
   request: z.strictObject({
     set: z
       .array(
         z.strictObject({
-          name: HeaderName,
+          name: HeaderNameSchema,
           value: z
             .string()
             .min(1)
@@ -58,7 +58,7 @@ export const Transformations = z.strictObject({
       .default([])
       .describe('Headers set on the request to the backend.'),
     remove: z
-      .array(HeaderName)
+      .array(HeaderNameSchema)
       .default([])
       .describe('Headers removed from the request to the backend.'),
   }),
@@ -67,18 +67,18 @@ export const Transformations = z.strictObject({
 // MCP-aware policy (issue #14): per-tool authorization and rate limits, read from the JSON-RPC
 // body of POST /mcp. Field names follow agentgateway's `mcpAuthorization` and `localRateLimit`.
 
-const McpCel = z
+const McpCelSchema = z
   .string()
   .min(1)
   .describe('CEL over the verified claims (jwt) and the MCP request (mcp).')
 
 /** One `mcpAuthorization` rule: a CEL expression (an allow rule) or `{allow|deny|require: …}`. */
-export const McpAuthorizationRule = z.union(
+export const McpAuthorizationRuleSchema = z.union(
   [
-    McpCel,
-    z.strictObject({ allow: McpCel }),
-    z.strictObject({ deny: McpCel }),
-    z.strictObject({ require: McpCel }),
+    McpCelSchema,
+    z.strictObject({ allow: McpCelSchema }),
+    z.strictObject({ deny: McpCelSchema }),
+    z.strictObject({ require: McpCelSchema }),
   ],
   {
     error:
@@ -87,10 +87,10 @@ export const McpAuthorizationRule = z.union(
 )
 
 /** `traffic.mcpAuthorization`: which tools, prompts and resources a caller may use. */
-export const McpAuthorization = z
+export const McpAuthorizationSchema = z
   .strictObject({
     rules: z
-      .array(McpAuthorizationRule)
+      .array(McpAuthorizationRuleSchema)
       .default([])
       .describe(
         'CEL rules over jwt and mcp (mcp.method, mcp.tool.name, mcp.tool.arguments, mcp.prompt.name, mcp.resource.uri). A plain expression is an allow rule. A matching deny rule denies; a require rule must hold; with any allow rule, what no allow rule matches is denied. Denied tools, prompts and resources are hidden from tools/list, prompts/list and resources/list, and a call to one gets a JSON-RPC error. An expression that cannot be evaluated counts against the request. [] inspects MCP traffic (metrics, access log) without restricting it.',
@@ -101,7 +101,7 @@ export const McpAuthorization = z
   )
 
 /** `traffic.localRateLimit[]`: one token-bucket limit. */
-export const LocalRateLimit = z
+export const LocalRateLimitSchema = z
   .strictObject({
     name: z
       .string()
@@ -132,10 +132,10 @@ export const LocalRateLimit = z
       .describe(
         'What a token pays for: one JSON-RPC message (a request without one, such as GET, counts as one). Only requests; accepted for agentgateway compatibility.',
       ),
-    key: McpCel.optional().describe(
+    key: McpCelSchema.optional().describe(
       'CEL giving the bucket key, e.g. jwt.sub + "/" + mcp.tool.name (per user and tool). Default: one bucket for the route. A key that cannot be evaluated (a missing claim) uses one shared bucket of this limit.',
     ),
-    when: McpCel.optional().describe(
+    when: McpCelSchema.optional().describe(
       'CEL choosing the messages this limit counts, e.g. mcp.method == "tools/call". Default: every message. An expression that cannot be evaluated counts the message.',
     ),
   })
@@ -148,19 +148,19 @@ export const LocalRateLimit = z
   )
 
 /** `policies.<name>`: a GatewayPolicy. */
-export const PolicyConfig = z
+export const PolicyConfigSchema = z
   .strictObject({
-    targetRefs: z.array(TargetRef).min(1),
+    targetRefs: z.array(TargetRefSchema).min(1),
     traffic: z.strictObject({
-      jwtAuthentication: JwtAuthentication.optional(),
-      authorization: Authorization.optional(),
-      transformations: Transformations.optional().describe(
+      jwtAuthentication: JwtAuthenticationSchema.optional(),
+      authorization: AuthorizationSchema.optional(),
+      transformations: TransformationsSchema.optional().describe(
         'Request header changes computed from the verified claims (seed: claims available to transformations).',
       ),
-      originValidation: RouteOriginValidation.optional(),
-      mcpAuthorization: McpAuthorization.optional(),
+      originValidation: RouteOriginValidationSchema.optional(),
+      mcpAuthorization: McpAuthorizationSchema.optional(),
       localRateLimit: z
-        .array(LocalRateLimit)
+        .array(LocalRateLimitSchema)
         .min(1)
         .optional()
         .describe(
@@ -171,4 +171,4 @@ export const PolicyConfig = z
   .describe('A policy (GatewayPolicy), attached to routes.')
 
 /** A validated policy. */
-export type PolicyConfig = z.output<typeof PolicyConfig>
+export type PolicyConfig = z.output<typeof PolicyConfigSchema>

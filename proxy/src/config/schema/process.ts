@@ -6,7 +6,7 @@ import { LogFilterError, parseLogFilter } from '../../telemetry/logging.js'
 import { duration } from './common.js'
 
 /** `config.adminAddr`: `ip:port`, `localhost:port`, `unix:/path/to/socket` or `off`. */
-export const AdminAddr = z
+export const AdminAddrSchema = z
   .string()
   .superRefine((v, ctx) => {
     if (v === 'off' || v.startsWith('unix:/')) return
@@ -30,9 +30,9 @@ export const AdminAddr = z
   )
 
 /** `config`: process-wide settings. */
-export const ProcessConfig = z
+export const ProcessConfigSchema = z
   .strictObject({
-    adminAddr: AdminAddr.default('localhost:15000'),
+    adminAddr: AdminAddrSchema.default('localhost:15000'),
     logLevel: z
       .string()
       .superRefine((v, ctx) => {

@@ -17,8 +17,8 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authConfig } from '../auth/config.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
-import { authConfig } from './config.js'
 
 let idp: MockIdp
 let backend: McpBackend

@@ -1,9 +1,9 @@
 /** The trace of an authenticated request shows the verified claims and each rule, never the token. */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { authConfig } from '../auth/config.js'
+import { startTinyIdp, type TinyIdp } from '../auth/tiny-idp.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
-import { authConfig } from './config.js'
-import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 let idp: TinyIdp
 let backend: McpBackend

@@ -16,7 +16,7 @@ import {
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
 import { ACCEPTED_ALGORITHMS, TokenVerifier } from '../../src/auth/verify.js'
-import { BackendConfig } from '../../src/config/schema.js'
+import { BackendConfigSchema } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
@@ -243,7 +243,7 @@ describe('TokenVerifier with a fetched key set', () => {
   beforeEach(async () => {
     idp = await startTinyIdp()
     upstream = createUpstream(
-      BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }),
+      BackendConfigSchema.parse({ static: { host: '127.0.0.1', port: idp.port } }),
     )
     keys = new KeySet(
       idp.issuer,

@@ -11,7 +11,7 @@ import { kubernetesFiles } from '../../../../conformance/src/kubernetes-config.j
 import { gatehouseConfig, kubernetesManifests } from '../../../../conformance/src/stack.js'
 import { buildConfigDump } from '../../../src/admin/config-dump.js'
 import type { AdminContext } from '../../../src/admin/context.js'
-import { compileSnapshot } from '../../../src/compile.js'
+import { buildSnapshot, compileOrThrow } from '../../../src/compile.js'
 import { parseConfig } from '../../../src/config/load.js'
 import { type ConfigSource, loadConfigSources } from '../../../src/config/sources.js'
 import { createLogging } from '../../../src/telemetry/logging.js'
@@ -25,7 +25,7 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url))
 async function dumpedPolicies(source: ConfigSource) {
   const logging = createLogging({ filter: 'error' })
   const tasks = new TaskRegistry()
-  const snapshot = await compileSnapshot(source.config, { logging, tasks })
+  const snapshot = await buildSnapshot(await compileOrThrow(source.config), { logging, tasks })
   try {
     const ctx: AdminContext = {
       config: () => source.config,

@@ -9,10 +9,10 @@ import { fileURLToPath } from 'node:url'
 import dockerignoreModule from '@balena/dockerignore'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { checkCompilable } from '../src/compile.js'
-import { loadConfigFile } from '../src/config/load.js'
+import { compile } from '../../src/compile.js'
+import { loadConfigFile } from '../../src/config/load.js'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
+const root = fileURLToPath(new URL('../../../', import.meta.url))
 const read = (file: string): string => readFileSync(`${root}${file}`, 'utf8')
 
 interface ComposeService {
@@ -30,7 +30,7 @@ describe('examples', () => {
     '%s is a valid configuration',
     async (file) => {
       const config = await loadConfigFile(`${root}${file}`)
-      await expect(checkCompilable(config, file)).resolves.toBeUndefined()
+      await expect(compile(config)).resolves.toMatchObject({ ok: true })
     },
   )
 })

@@ -2,7 +2,7 @@ import type { JWK } from 'jose'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
 import { checkAuthPolicy, compileAuthPolicy } from '../../src/auth/policy.js'
-import type { AuthRequest } from '../../src/auth/types.js'
+import type { AuthStageRequest } from '../../src/auth/types.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { parseConfig } from '../../src/index.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
@@ -95,7 +95,7 @@ function compile(cfg: ReturnType<typeof config>) {
   return { policy, logs }
 }
 
-function request(token?: string): AuthRequest {
+function request(token?: string): AuthStageRequest {
   const auth = token ? { authorization: `Bearer ${token}` } : {}
   return {
     method: 'POST',

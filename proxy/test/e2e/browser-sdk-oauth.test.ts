@@ -18,8 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../../ci/chromium.js'
 import { MCP_TRANSPORT_REQUEST_HEADERS } from '../../src/config/warnings.js'
 import { authConfig } from '../auth/config.js'
+import {
+  type FinishResult,
+  startWebApp,
+  type WebApp,
+  signIn as webSignIn,
+} from '../browser/web-app.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
-import { type FinishResult, startWebApp, type WebApp, signIn as webSignIn } from './web-app.js'
 
 /** The scope of the first authorization request (what a step-up without `scope` asks again). */
 function authorizeScope(result: FinishResult): string | null {

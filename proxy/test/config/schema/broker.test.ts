@@ -1,8 +1,8 @@
 /** The schema of `jwtAuthentication.mcp.broker` (issue #22). */
 import { describe, expect, it } from 'vitest'
-import { parseConfig } from '../../src/config/load.js'
-import { ConfigError } from '../../src/errors.js'
-import { authConfig } from '../auth/config.js'
+import { parseConfig } from '../../../src/config/load.js'
+import { ConfigError } from '../../../src/errors.js'
+import { authConfig } from '../../auth/config.js'
 
 const BASE = { idpPort: 9000, backendPort: 9001, issuer: 'http://127.0.0.1:9000/oauth2/default' }
 

@@ -13,9 +13,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { JwtAuthentication } from '../../src/auth/authentication.js'
 import { RuleAuthorization } from '../../src/auth/authorization.js'
 import { Challenge } from '../../src/auth/challenge.js'
-import type { AuthContext, AuthRequest } from '../../src/auth/types.js'
+import type { AuthContext, AuthStageRequest } from '../../src/auth/types.js'
 import type { GatehouseConfig } from '../../src/config/schema.js'
-import { JwtProvider } from '../../src/config/schema.js'
+import { JwtProviderSchema } from '../../src/config/schema.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { capturedLogging } from '../helpers.js'
@@ -53,7 +53,7 @@ function setup(
     logging,
     tasks: new TaskRegistry(),
   }
-  const provider = JwtProvider.parse({
+  const provider = JwtProviderSchema.parse({
     issuer: ISSUER,
     audiences: ['api://default'],
     jwks: o.jwks ?? { inline: { keys: [jwk] } },
@@ -70,7 +70,7 @@ function setup(
   return { authn, authz, logs }
 }
 
-function request(authorization: string[] = []): AuthRequest & { events: Recorded[] } {
+function request(authorization: string[] = []): AuthStageRequest & { events: Recorded[] } {
   const events: Recorded[] = []
   return {
     method: 'POST',

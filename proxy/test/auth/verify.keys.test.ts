@@ -10,7 +10,7 @@ import type { JWK } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
 import { TokenVerifier } from '../../src/auth/verify.js'
-import { BackendConfig } from '../../src/config/schema.js'
+import { BackendConfigSchema } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
@@ -110,7 +110,7 @@ describe('TokenVerifier: providers whose keys are fetched', () => {
   async function remoteKeys(): Promise<{ idp: TinyIdp; keys: KeySet }> {
     idp = await startTinyIdp()
     upstream = createUpstream(
-      BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }),
+      BackendConfigSchema.parse({ static: { host: '127.0.0.1', port: idp.port } }),
     )
     const keys = new KeySet(
       idp.issuer,

@@ -1,7 +1,7 @@
 /** Claims feed route-level request transformations (seed: "available to … transformations"). */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkCompilable } from '../../src/compile.js'
+import { compileOrThrow } from '../../src/compile.js'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { parseConfig } from '../../src/index.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
@@ -68,7 +68,7 @@ describe('request transformations from claims', () => {
       JSON.stringify(withTransformations([{ name: 'x-user', value: 'jwt.sub +' }])),
       't.yaml',
     )
-    await expect(checkCompilable(bad, 't.yaml')).rejects.toThrow(
+    await expect(compileOrThrow(bad, 't.yaml')).rejects.toThrow(
       /transformations\.request.*jwt\.sub \+/s,
     )
     expect(() =>

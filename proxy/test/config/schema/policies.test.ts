@@ -2,11 +2,11 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments, stringify } from 'yaml'
-import { checkCompilable } from '../../src/compile.js'
-import { parseConfig } from '../../src/config/load.js'
-import { PolicyConfig } from '../../src/config/schema.js'
-import { ConfigError } from '../../src/errors.js'
-import { policyYaml, ROUTE } from './policy-yaml.js'
+import { compileOrThrow } from '../../../src/compile.js'
+import { parseConfig } from '../../../src/config/load.js'
+import { PolicyConfigSchema } from '../../../src/config/schema.js'
+import { ConfigError } from '../../../src/errors.js'
+import { policyYaml, ROUTE } from '../policy-yaml.js'
 
 const config = policyYaml
 
@@ -70,7 +70,7 @@ describe('MCP-aware policy configuration', () => {
       'test.yaml',
       {},
     )
-    const err = await checkCompilable(c).catch((e: unknown) => e)
+    const err = await compileOrThrow(c).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ConfigError)
     expect((err as ConfigError).issues.map((i) => i.path)).toEqual([
       'policies.p.traffic.mcpAuthorization.rules[0]',
@@ -81,7 +81,7 @@ describe('MCP-aware policy configuration', () => {
 
 describe('the MCP-aware policy examples in the docs', () => {
   const docs = ['configuration.md', 'auth.md'].map((f) =>
-    readFileSync(new URL(`../../../docs/${f}`, import.meta.url), 'utf8'),
+    readFileSync(new URL(`../../../../docs/${f}`, import.meta.url), 'utf8'),
   )
   const blocks = docs.flatMap((d) =>
     [...d.matchAll(/```yaml\n([\s\S]*?)```/g)]
@@ -103,7 +103,7 @@ describe('the MCP-aware policy examples in the docs', () => {
         ]),
       )
       const config = parseConfig(`${ROUTE}${stringify({ policies: traffic })}`, 'docs.yaml', {})
-      await checkCompilable(config)
+      await compileOrThrow(config)
     }
   })
 })
@@ -111,10 +111,13 @@ describe('the MCP-aware policy examples in the docs', () => {
 describe('the Kubernetes example', () => {
   it('carries an mcp-tools GatewayPolicy whose spec is a valid policy', () => {
     const docs = parseAllDocuments(
-      readFileSync(new URL('../../../examples/kubernetes/mcp-auth.yaml', import.meta.url), 'utf8'),
+      readFileSync(
+        new URL('../../../../examples/kubernetes/mcp-auth.yaml', import.meta.url),
+        'utf8',
+      ),
     ).map((d) => d.toJS() as { kind?: string; metadata?: { name?: string }; spec?: unknown })
     const tools = docs.find((d) => d.kind === 'GatewayPolicy' && d.metadata?.name === 'mcp-tools')
-    const result = PolicyConfig.safeParse(tools?.spec)
+    const result = PolicyConfigSchema.safeParse(tools?.spec)
     expect(result.error?.issues ?? []).toEqual([])
     expect(result.data?.traffic.mcpAuthorization?.rules).toHaveLength(2)
   })

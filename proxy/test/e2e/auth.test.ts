@@ -6,11 +6,11 @@ import { connect } from 'node:net'
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { exportJWK, generateKeyPair } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { checkCompilable } from '../../src/compile.js'
+import { compileOrThrow } from '../../src/compile.js'
 import { parseConfig } from '../../src/index.js'
+import { type AuthConfigOptions, authConfig } from '../auth/config.js'
+import { startTinyIdp, type TinyIdp } from '../auth/tiny-idp.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
-import { type AuthConfigOptions, authConfig } from './config.js'
-import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
 
 let idp: TinyIdp
 let backend: McpBackend
@@ -252,7 +252,7 @@ describe('authorization (seed: Authentication 3)', () => {
       ),
       'bad.yaml',
     )
-    await expect(checkCompilable(config, 'bad.yaml')).rejects.toThrow(
+    await expect(compileOrThrow(config, 'bad.yaml')).rejects.toThrow(
       /matchExpressions\[0\].*jwt\.groups\.exists/s,
     )
   })
@@ -270,7 +270,7 @@ describe('authorization (seed: Authentication 3)', () => {
         ),
         'bad.yaml',
       )
-      const err = await checkCompilable(config, 'bad.yaml').then(
+      const err = await compileOrThrow(config, 'bad.yaml').then(
         () => undefined,
         (e: Error) => e,
       )

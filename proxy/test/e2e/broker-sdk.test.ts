@@ -19,8 +19,8 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signInThroughBroker, TestBrowser } from './browser.js'
-import { type BrokerStack, startBrokerStack } from './stack.js'
+import { signInThroughBroker, TestBrowser } from '../broker/browser.js'
+import { type BrokerStack, startBrokerStack } from '../broker/stack.js'
 
 let stack: BrokerStack
 

@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
-import { BackendConfig } from '../../src/config/schema.js'
+import { BackendConfigSchema } from '../../src/config/schema.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
@@ -20,7 +20,9 @@ let logs: Array<Record<string, unknown>>
 
 beforeEach(async () => {
   idp = await startTinyIdp()
-  upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }))
+  upstream = createUpstream(
+    BackendConfigSchema.parse({ static: { host: '127.0.0.1', port: idp.port } }),
+  )
   logs = []
   keys = new KeySet(
     idp.issuer,

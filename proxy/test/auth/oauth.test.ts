@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DiscoveryCache } from '../../src/auth/discovery.js'
 import { OAuthEndpoints } from '../../src/auth/oauth.js'
-import { BackendConfig, McpAuth } from '../../src/config/schema.js'
+import { BackendConfigSchema, McpAuthSchema } from '../../src/config/schema.js'
 import { RequestError } from '../../src/errors.js'
 import type { LocalRequest, LocalResponse } from '../../src/http/local-response.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
@@ -19,7 +19,9 @@ let upstream: Upstream
 let logs: Array<Record<string, unknown>>
 beforeEach(async () => {
   idp = await startTinyIdp()
-  upstream = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port: idp.port } }))
+  upstream = createUpstream(
+    BackendConfigSchema.parse({ static: { host: '127.0.0.1', port: idp.port } }),
+  )
   logs = []
 })
 afterEach(async () => {
@@ -34,7 +36,7 @@ function endpoints(
   const log = capturedLogging(logs, 'info').logger('proxy::auth::mcp')
   const orgUpstream = o.org === false ? undefined : upstream
   return new OAuthEndpoints({
-    mcp: McpAuth.parse({
+    mcp: McpAuthSchema.parse({
       provider: 'BridgedIdp',
       resourceMetadata: { resource: 'https://gw.example/mcp' },
       ...mcp,
@@ -504,10 +506,10 @@ describe('client registration (RFC 7591), proxied to the IdP', () => {
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     const port = (server.address() as { port: number }).port
-    const html = createUpstream(BackendConfig.parse({ static: { host: '127.0.0.1', port } }))
+    const html = createUpstream(BackendConfigSchema.parse({ static: { host: '127.0.0.1', port } }))
     try {
       const e = new OAuthEndpoints({
-        mcp: McpAuth.parse({
+        mcp: McpAuthSchema.parse({
           provider: 'BridgedIdp',
           resourceMetadata: { resource: 'https://gw.example/mcp' },
         }),

@@ -1,0 +1,95 @@
+/**
+ * compile.ts: one `compile(config)` that `gatehouse --validate`, start-up and reload call. It
+ * returns the compiled configuration or every issue with its path, reads what the checks need
+ * (CA bundles) once and opens nothing; `buildSnapshot` builds the runtime from its result only.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildSnapshot, compile, compileOrThrow, retireSnapshot } from '../src/compile.js'
+import { parseConfig } from '../src/config/load.js'
+import { ConfigError } from '../src/errors.js'
+import { createLogging } from '../src/telemetry/logging.js'
+import { TaskRegistry } from '../src/telemetry/tasks.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-compile-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** A file with one TLS backend whose CA bundle is `ca`, and a policy with one CEL rule. */
+function configWith(ca: string, rule = 'jwt.sub == "alice"') {
+  return parseConfig(
+    `gateways: { default: { port: 3000 } }
+backends:
+  b: { static: { host: 127.0.0.1, port: 8443 }, tls: { hostname: localhost, caCertificates: [ '${ca}' ] } }
+routes:
+  r:
+    rules:
+      - matches: [ { path: { type: PathPrefix, value: / } } ]
+        backendRefs: [ { name: b } ]
+policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic:
+      authorization:
+        policy: { matchExpressions: [ '${rule}' ] }
+`,
+    'compile.yaml',
+    {},
+  )
+}
+
+describe('compile', () => {
+  it('returns every issue with its path instead of throwing: a CEL error and an unreadable CA bundle', async () => {
+    const result = await compile(configWith(join(dir, 'missing.pem'), 'jwtt.sub == "alice"'))
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.issues.map((i) => i.path)).toEqual([
+      'policies.p.traffic.authorization.policy.matchExpressions[0]',
+      'backends.b.tls.caCertificates',
+    ])
+    expect(result.issues[1]?.message).toContain('missing.pem')
+  })
+
+  it('holds what it read (the CA bundle) and no pool: the result is plain data', async () => {
+    const ca = join(dir, 'ca.pem')
+    writeFileSync(ca, 'not checked here: read as text\n')
+    const result = await compile(configWith(ca))
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    expect(Object.keys(result.compiled).sort()).toEqual(['caBundles', 'config'])
+    expect(result.compiled.caBundles.get('b')).toEqual(['not checked here: read as text\n'])
+  })
+})
+
+describe('compileOrThrow', () => {
+  it('throws a ConfigError listing the issues, each passed through locate', async () => {
+    const err = await compileOrThrow(
+      configWith(join(dir, 'missing.pem')),
+      'compile.yaml',
+      (issue) => ({ ...issue, message: `${issue.message} (line 3)` }),
+    ).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as ConfigError).file).toBe('compile.yaml')
+    expect((err as ConfigError).issues[0]?.message).toMatch(/\(line 3\)$/)
+  })
+})
+
+describe('buildSnapshot', () => {
+  it('builds the pools from the bundles compile read, without reading the files again', async () => {
+    const ca = join(dir, 'gone.pem')
+    writeFileSync(ca, 'read once\n')
+    const compiled = await compileOrThrow(configWith(ca))
+    rmSync(ca)
+    const snapshot = await buildSnapshot(compiled, {
+      logging: createLogging({ filter: 'off' }),
+      tasks: new TaskRegistry(),
+    })
+    try {
+      expect(snapshot.upstreams.get('b')?.origin).toBe('https://127.0.0.1:8443')
+      expect(snapshot.routesOf.get('default')).toEqual(['r'])
+    } finally {
+      await retireSnapshot(snapshot, undefined)
+    }
+  })
+})
