@@ -39,7 +39,7 @@ import { ensurePeers, haproxyConfig, nginxConfig } from './peers.js'
 import { startProcess, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
 import { selfCheck } from './self-check.js'
-import { BENCH_ISSUER, benchSigner } from './token.js'
+import { BENCH_ISSUER, type BenchSigner, benchSigner } from './token.js'
 
 const values = benchOptions({
   duration: 10,
@@ -113,6 +113,38 @@ async function measure(t: Target): Promise<Sample> {
     p99: r.latency.p99,
     errors: r.non2xx + r.errors + r.timeouts,
     cpuUs,
+  }
+}
+
+/**
+ * That the JWT targets really verify: each must refuse a token with a forged signature, another
+ * audience, another issuer or an expired one (401), and admit a good one (200). Throws otherwise.
+ */
+async function checkRefusals(signer: BenchSigner, urls: string[]): Promise<void> {
+  const good = signer.sign({ groups: ['AI-Users'] })
+  const [h, p, sig] = good.split('.') as [string, string, string]
+  const forged = `${h}.${p}.${sig.slice(0, -4)}${sig.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`
+  const cases: Array<[string, string, number]> = [
+    ['a good token', good, 200],
+    ['a forged signature', forged, 401],
+    ['another audience', signer.sign({ groups: ['AI-Users'], aud: 'api://other' }), 401],
+    ['another issuer', signer.sign({ groups: ['AI-Users'], iss: 'https://evil.example' }), 401],
+    ['an expired token', signer.sign({ groups: ['AI-Users'], exp: 1_000_000 }), 401],
+  ]
+  for (const url of urls) {
+    for (const [what, token, want] of cases) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: BODY,
+      })
+      await res.arrayBuffer()
+      if (res.status !== want) {
+        throw new Error(
+          `${url} answered ${res.status} to ${what}, not ${want}: it does not verify as the benchmark assumes`,
+        )
+      }
+    }
   }
 }
 
@@ -286,6 +318,7 @@ async function main(): Promise<void> {
     { name: N.ghAware, url: at(ports.gh, '/aware'), token, pid: pid(gatehouse) },
     { name: N.ghFresh, url: at(ports.gh, '/auth'), token: freshToken, pid: pid(gatehouse) },
   ]
+  await checkRefusals(signer, [at(ports.haproxyJwt), at(ports.gh, '/auth')])
   const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]))
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
