@@ -24,22 +24,14 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@gatehouse/support'
-import autocannon from 'autocannon'
 import { stringify } from 'yaml'
-import {
-  cpuPerRequest,
-  formatVerdict,
-  type Goal,
-  judgeGoals,
-  median,
-  roundRatio,
-  treeCpuUs,
-} from './cpu.js'
+import { formatVerdict, type Goal, judgeGoals, median, roundRatio } from './cpu.js'
+import { checkRefusals, gatehouseConfig, measure, type Sample, type Target } from './load.js'
 import { ensurePeers, haproxyConfig, nginxConfig } from './peers.js'
 import { startProcess, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
 import { selfCheck } from './self-check.js'
-import { BENCH_ISSUER, type BenchSigner, benchSigner } from './token.js'
+import { BENCH_ISSUER, benchSigner } from './token.js'
 
 const values = benchOptions({
   duration: 10,
@@ -57,149 +49,6 @@ const FRESH_TOKENS = 12_000
 /** CPUs for the proxies, and for this process (the load) and the upstream. */
 const PROXY_CPUS = pinned ? '0' : undefined
 const LOAD_CPUS = pinned ? '1' : undefined
-
-const BODY = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'echo', arguments: { text: 'hi' } },
-})
-
-/** One target: where to send the load, with which token(s), and the process tree serving it. */
-interface Target {
-  name: string
-  url: string
-  /** One token for every request, or a function giving each request its own. */
-  token?: string | (() => string)
-  pid: number
-}
-
-interface Sample {
-  rps: number
-  p50: number
-  p99: number
-  errors: number
-  cpuUs: number
-}
-
-async function measure(t: Target): Promise<Sample> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  if (typeof t.token === 'string') headers.authorization = `Bearer ${t.token}`
-  const fresh = typeof t.token === 'function' ? t.token : undefined
-  const opts = {
-    url: t.url,
-    method: 'POST' as const,
-    body: BODY,
-    headers,
-    connections,
-    ...(fresh && {
-      requests: [
-        {
-          setupRequest: (req: { headers: Record<string, string> }) => {
-            req.headers = { ...headers, authorization: `Bearer ${fresh()}` }
-            return req
-          },
-        },
-      ],
-    }),
-  }
-  await autocannon({ ...opts, duration: 2 }) // warm-up: JIT, pools, verification cache
-  const before = treeCpuUs(t.pid)
-  const r = await autocannon({ ...opts, duration })
-  const cpuUs = cpuPerRequest(before, treeCpuUs(t.pid), r.requests.total)
-  return {
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.non2xx + r.errors + r.timeouts,
-    cpuUs,
-  }
-}
-
-/**
- * That the JWT targets really verify: each must refuse a token with a forged signature, another
- * audience, another issuer or an expired one (401), and admit a good one (200). Throws otherwise.
- */
-async function checkRefusals(signer: BenchSigner, urls: string[]): Promise<void> {
-  const good = signer.sign({ groups: ['AI-Users'] })
-  const [h, p, sig] = good.split('.') as [string, string, string]
-  const forged = `${h}.${p}.${sig.slice(0, -4)}${sig.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`
-  const cases: Array<[string, string, number]> = [
-    ['a good token', good, 200],
-    ['a forged signature', forged, 401],
-    ['another audience', signer.sign({ groups: ['AI-Users'], aud: 'api://other' }), 401],
-    ['another issuer', signer.sign({ groups: ['AI-Users'], iss: 'https://evil.example' }), 401],
-    ['an expired token', signer.sign({ groups: ['AI-Users'], exp: 1_000_000 }), 401],
-  ]
-  for (const url of urls) {
-    for (const [what, token, want] of cases) {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: BODY,
-      })
-      await res.arrayBuffer()
-      if (res.status !== want) {
-        throw new Error(
-          `${url} answered ${res.status} to ${what}, not ${want}: it does not verify as the benchmark assumes`,
-        )
-      }
-    }
-  }
-}
-
-/** The gatehouse configuration: /mcp open, /auth JWT + CEL, /aware that plus the MCP policy. */
-function gatehouseConfig(port: number, upstreamPort: number, jwk: unknown): unknown {
-  const route = (path: string) => ({
-    rules: [
-      {
-        matches: [{ path: { type: 'PathPrefix', value: path } }],
-        backendRefs: [{ name: 'upstream' }],
-      },
-    ],
-  })
-  const auth = {
-    jwtAuthentication: {
-      mode: 'Strict',
-      providers: [
-        { issuer: BENCH_ISSUER, audiences: ['api://default'], jwks: { inline: { keys: [jwk] } } },
-      ],
-    },
-    authorization: { action: 'Allow', policy: { matchExpressions: ['"AI-Users" in jwt.groups'] } },
-  }
-  return {
-    // info: the start-up line tells the benchmark the proxy is ready, and the access log (a line
-    // per request) is on, as by default.
-    config: { adminAddr: 'off', logLevel: 'info' },
-    gateways: { default: { port, address: '127.0.0.1' } },
-    backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
-    routes: { open: route('/mcp'), authed: route('/auth'), aware: route('/aware') },
-    policies: {
-      jwt: { targetRefs: [{ name: 'authed' }], traffic: auth },
-      // The MCP-aware policy (issue #14): the body is read and parsed, the tool authorized and a
-      // per-user, per-tool bucket consulted (large enough never to answer 429 here).
-      'jwt-aware': {
-        targetRefs: [{ name: 'aware' }],
-        traffic: {
-          ...auth,
-          mcpAuthorization: {
-            rules: ['mcp.tool.name in ["echo", "progress"]', { allow: '"admins" in jwt.groups' }],
-          },
-          localRateLimit: [
-            {
-              name: 'per-user-tool',
-              maxTokens: 1_000_000_000,
-              tokensPerFill: 1_000_000_000,
-              fillInterval: '1s',
-              key: 'jwt.sub + "/" + mcp.tool.name',
-              when: 'mcp.method == "tools/call"',
-            },
-          ],
-        },
-      },
-    },
-  }
-}
 
 const N = {
   direct: 'direct to upstream',
@@ -322,7 +171,7 @@ async function main(): Promise<void> {
   const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]))
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
-      const s = await measure(t)
+      const s = await measure(t, duration, connections)
       samples.get(t.name)?.push(s)
       process.stderr.write(
         `round ${round + 1}/${rounds} ${t.name}: ${s.cpuUs.toFixed(1)} µs/request, ${s.rps.toFixed(0)} req/s${s.errors ? `, ${s.errors} non-2xx/errors` : ''}\n`,
