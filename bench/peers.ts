@@ -102,7 +102,7 @@ export function nginxConfig(o: NginxOptions): string {
   return `daemon off;
 master_process on;
 worker_processes 1;
-worker_rlimit_nofile ${(o.connections ?? 4096) * 2 + 100};
+worker_rlimit_nofile ${(o.connections ?? 4096) + 100};
 pid ${tmp('nginx.pid')};
 error_log stderr warn;
 events { worker_connections ${o.connections ?? 4096}; }
