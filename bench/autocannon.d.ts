@@ -11,6 +11,14 @@ declare module 'autocannon' {
     duration?: number
     /** Stop after this many requests instead of after `duration`. */
     amount?: number
+    /** The request sequence; `setupRequest` may change each request before it is sent. */
+    requests?: Array<{
+      setupRequest?: (req: Request) => Request
+    }>
+  }
+  interface Request {
+    headers: Record<string, string>
+    [key: string]: unknown
   }
   interface Histogram {
     average: number

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { type IncomingMessage, request } from 'node:http'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@gatehouse/support'
@@ -12,32 +13,77 @@ import { stringify } from 'yaml'
 
 const children: ChildProcess[] = []
 
-/** Starts `cmd args` and resolves with the child once its stdout matched `ready` (30 s at most). */
-export function startProcess(cmd: string, args: string[], ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+/** How {@link startProcess} runs a child. */
+export interface StartOptions {
+  /** CPUs to pin the child (and its children) to, as `taskset -c` takes them, e.g. `0`. */
+  cpus?: string | undefined
+  /** Extra environment. */
+  env?: Record<string, string> | undefined
+}
+
+/**
+ * Starts `cmd args` and resolves with the child once its stdout matched `ready`, or, when `ready`
+ * is a port number, once 127.0.0.1:`ready` accepts a connection (30 s at most).
+ */
+export function startProcess(
+  cmd: string,
+  args: string[],
+  ready: RegExp | number,
+  options: StartOptions = {},
+): Promise<ChildProcess> {
+  const argv =
+    options.cpus === undefined ? [cmd, ...args] : ['taskset', '-c', options.cpus, cmd, ...args]
+  const child = spawn(argv[0] as string, argv.slice(1), {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...options.env },
+  })
   children.push(child)
   return new Promise((resolve, reject) => {
+    let out = ''
     const timer = setTimeout(
       () => reject(new Error(`${args.join(' ')}: not ready after 30 s`)),
       30_000,
     )
-    let out = ''
+    const done = () => {
+      clearTimeout(timer)
+      // Once ready, the output (gatehouse's access log: a line per request) is drained unread,
+      // so that reading it costs this process (which drives the load) nothing.
+      child.stdout?.off('data', onData)
+      child.stdout?.resume()
+      out = ''
+      resolve(child)
+    }
     const onData = (c: Buffer) => {
       out += c
-      if (ready.test(out)) {
-        clearTimeout(timer)
-        // Once ready, the output (gatehouse's access log: a line per request) is drained unread,
-        // so that reading it costs this process (which drives the load) nothing.
-        child.stdout?.off('data', onData)
-        child.stdout?.resume()
-        out = ''
-        resolve(child)
-      }
+      if (ready instanceof RegExp && ready.test(out)) done()
     }
     child.stdout?.on('data', onData)
     child.once('exit', (code) =>
       reject(new Error(`${args.join(' ')} exited early (${code}): ${out.slice(-500)}`)),
     )
+    if (typeof ready === 'number') {
+      const poll = () => {
+        const s = connect(ready, '127.0.0.1')
+        s.once('connect', () => {
+          s.destroy()
+          done()
+        })
+        s.once('error', () => {
+          s.destroy()
+          if (child.exitCode === null) setTimeout(poll, 50)
+        })
+      }
+      poll()
+    }
+  })
+}
+
+/** Stops `child` (SIGTERM) and resolves once it exited. */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
   })
 }
 

@@ -1,255 +1,217 @@
 /**
- * `npm run bench`: RPS and latency of `POST /mcp` (a small JSON-RPC tools/call) measured in one
- * run against (1) the upstream directly, (2) a bare @fastify/http-proxy, (3) gatehouse without
- * auth, (4) gatehouse with RS256 JWT validation + one CEL rule, (5) the same plus the MCP-aware
- * policy (body read and parsed, per-tool authorization, a per-user, per-tool rate limit), and
- * (3) again with the access log turned off through the admin `/logging` endpoint. Each server is
- * its own process (the gatehouse targets share one);
- * autocannon drives the load from this one. Prints a table and ratios and, with `--write`,
- * appends them to bench/RESULTS.md. Loopback only, bounded in time.
+ * `npm run bench`: CPU time per request of `POST /mcp` (a small JSON-RPC tools/call) through each
+ * proxy, measured side by side in one run (issue #26): the upstream directly; the Node floor (a
+ * minimal node:http + undici proxy, bench/node-floor.ts); nginx with one worker; HAProxy plain and
+ * with `jwt_verify` RS256 + claim checks (also with a new token on every request); a bare
+ * @fastify/http-proxy; gatehouse without auth, with RS256 JWT + one CEL rule, with that plus the
+ * MCP-aware policy (mcpAuthorization, localRateLimit), and with JWT + CEL and a new token on every
+ * request. nginx and HAProxy are Debian's, installed when missing (bench/peers.ts) and their
+ * configurations checked first (bench/self-check.ts).
  *
- * Targets are measured in interleaved rounds (A B C D, A B C D, …) and each figure is the median
- * over rounds, so a burst of other load on this shared machine does not land on one target only.
+ * The headline is CPU µs per request of each proxy's whole process tree (/proc, bench/cpu.ts),
+ * which other load on the machine moves far less than req/s; req/s and p50/p99 stand beside it.
+ * Targets run in interleaved rounds (A B C …, A B C …); each figure is the median over rounds
+ * and each ratio is taken within a round, then the median over rounds. Load comes from autocannon
+ * in this process; with `--pin 1` (default on 2+ CPUs) this process and the upstream run on CPU 1
+ * and the proxy under test on CPU 0 (`taskset`). Prints the table and issue #26's goals as
+ * met/missed; `--write` appends them to bench/RESULTS.md. Loopback only, bounded in time.
  *
  * Options: --duration <s> per target and round (default 10), --connections <n> (default 50),
- * --rounds <n> (default 3), --write
+ * --rounds <n> (default 3), --pin <0|1>, --write
  */
-import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@gatehouse/support'
-import autocannon from 'autocannon'
 import { stringify } from 'yaml'
+import { formatVerdict, type Goal, judgeGoals, median, roundRatio } from './cpu.js'
+import { checkRefusals, gatehouseConfig, measure, type Sample, type Target } from './load.js'
+import { ensurePeers, haproxyConfig, nginxConfig } from './peers.js'
 import { startProcess, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
-import { BENCH_ISSUER, benchToken } from './token.js'
+import { selfCheck } from './self-check.js'
+import { BENCH_ISSUER, benchSigner } from './token.js'
 
-const values = benchOptions({ duration: 10, connections: 50, rounds: 3 })
+const values = benchOptions({
+  duration: 10,
+  connections: 50,
+  rounds: 3,
+  pin: availableParallelism() >= 2 ? 1 : 0,
+})
 const { duration, connections, rounds } = values
+const pinned = values.pin === 1
 const here = new URL('.', import.meta.url).pathname
 const root = new URL('..', import.meta.url).pathname
 const tsx = join(root, 'node_modules/.bin/tsx')
+/** More distinct tokens than gatehouse's verification cache holds (10,000), used in a cycle. */
+const FRESH_TOKENS = 12_000
+/** CPUs for the proxies, and for this process (the load) and the upstream. */
+const PROXY_CPUS = pinned ? '0' : undefined
+const LOAD_CPUS = pinned ? '1' : undefined
 
-interface Result {
-  name: string
-  rps: number
-  p50: number
-  p99: number
-  errors: number
-  /** CPU time (user + system) of the process serving the target, per request, in µs. */
-  cpuUs: number
-}
+const N = {
+  direct: 'direct to upstream',
+  floor: 'Node floor (node:http + undici)',
+  nginx: 'nginx (1 worker)',
+  haproxy: 'HAProxy plain',
+  haproxyJwt: 'HAProxy jwt_verify RS256 + claims',
+  haproxyFresh: 'HAProxy jwt_verify, new token per request',
+  fastify: 'bare @fastify/http-proxy',
+  gh: 'gatehouse, no auth',
+  ghAuth: 'gatehouse, RS256 JWT + 1 CEL rule',
+  ghAware: 'gatehouse, JWT + CEL + MCP policy',
+  ghFresh: 'gatehouse, JWT + CEL, new token per request',
+} as const
 
-/**
- * CPU time a process has used, in µs (Linux `/proc/<pid>/stat` utime + stime, in clock ticks of
- * 10 ms). Unlike req/s, CPU per request barely moves when other jobs share the cores.
- */
-function cpuTimeUs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    return (Number(fields[11]) + Number(fields[12])) * 10_000
-  } catch {
-    return Number.NaN
-  }
-}
-
-async function measure(
-  name: string,
-  url: string,
-  headers: Record<string, string>,
-  server: ChildProcess,
-): Promise<Result> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'echo', arguments: { text: 'hi' } },
-  })
-  const opts = {
-    url,
-    method: 'POST' as const,
-    body,
-    headers: { 'content-type': 'application/json', ...headers },
-    connections,
-  }
-  await autocannon({ ...opts, duration: 2 }) // warm-up: JIT, pools, verification cache
-  const cpuBefore = cpuTimeUs(server.pid)
-  const r = await autocannon({ ...opts, duration })
-  const cpuUs = (cpuTimeUs(server.pid) - cpuBefore) / Math.max(1, r.requests.total)
-  const bad = r.non2xx + r.errors + r.timeouts
-  return {
-    name,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: bad,
-    cpuUs,
-  }
-}
-
-async function setLogFilter(adminPort: number, level: string): Promise<void> {
-  const res = await fetch(
-    `http://127.0.0.1:${adminPort}/logging?level=${encodeURIComponent(level)}`,
-    { method: 'POST' },
-  )
-  if (res.status !== 200) throw new Error(`POST /logging answered ${res.status}`)
-  await res.text()
-}
+/** Issue #26's goals, CPU per request. */
+export const GOALS: Goal[] = [
+  { subject: N.gh, base: N.floor, max: 1.4 },
+  { subject: N.ghAuth, base: N.gh, max: 1.1 },
+  { subject: N.ghAuth, base: N.haproxyJwt, max: 2.5 },
+  { subject: N.ghFresh, base: N.haproxyFresh, max: 3.5 },
+]
 
 async function main(): Promise<void> {
-  const upstreamPort = await freePort()
+  selfCheck()
+  const { nginx, haproxy } = ensurePeers()
+  if (pinned) {
+    // This process drives the load: CPU 1, all its threads, apart from the proxy under test.
+    spawnSync('taskset', ['-a', '-p', '-c', LOAD_CPUS as string, String(process.pid)], {
+      stdio: 'ignore',
+    })
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
+  chmodSync(dir, 0o755) // nginx's worker (nobody) reaches its temporary paths
+  const signer = benchSigner()
+  const token = signer.sign({ groups: ['AI-Users'], scp: ['openid'] })
+  process.stderr.write(`bench: signing ${FRESH_TOKENS} tokens for the new-token targets\n`)
+  const pool = Array.from({ length: FRESH_TOKENS }, (_, i) =>
+    signer.sign({ groups: ['AI-Users'], scp: ['openid'], jti: `bench-${i}` }),
+  )
+  let next = 0
+  const freshToken = () => pool[next++ % pool.length] as string
+
+  const up = await freePort()
+  const load = { cpus: LOAD_CPUS }
+  const proxy = { cpus: PROXY_CPUS }
   const upstream = await startProcess(
     tsx,
-    [join(here, 'upstream.ts'), String(upstreamPort)],
+    [join(here, 'upstream.ts'), String(up)],
     /listening/,
+    load,
   )
-  const bareProxyPort = await freePort()
-  await startProcess(
+  const ports = {
+    floor: await freePort(),
+    nginx: await freePort(),
+    haproxy: await freePort(),
+    haproxyJwt: await freePort(),
+    fastify: await freePort(),
+    gh: await freePort(),
+  }
+  const floor = await startProcess(
     tsx,
-    [join(here, 'fastify-proxy.ts'), String(upstreamPort), String(bareProxyPort)],
+    [join(here, 'node-floor.ts'), String(up), String(ports.floor)],
     /listening/,
+    proxy,
   )
-
-  const { jwk, token } = await benchToken({ groups: ['AI-Users'], scp: ['openid'] })
-  const issuer = BENCH_ISSUER
-
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
-  const ghPort = await freePort()
-  const adminPort = await freePort()
-  const route = (path: string) => ({
-    rules: [
-      {
-        matches: [{ path: { type: 'PathPrefix', value: path } }],
-        backendRefs: [{ name: 'upstream' }],
-      },
-    ],
-  })
-  const auth = {
-    jwtAuthentication: {
-      mode: 'Strict',
-      providers: [{ issuer, audiences: ['api://default'], jwks: { inline: { keys: [jwk] } } }],
-    },
-    authorization: {
-      action: 'Allow',
-      policy: { matchExpressions: ['"AI-Users" in jwt.groups'] },
-    },
-  }
-  const config = {
-    // info: the start-up line tells the benchmark the proxy is ready, and the access log (a line
-    // per request) is on, as by default. The admin address lets one target turn it off.
-    config: { adminAddr: `127.0.0.1:${adminPort}`, logLevel: 'info' },
-    gateways: { default: { port: ghPort, address: '127.0.0.1' } },
-    backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
-    routes: { open: route('/mcp'), authed: route('/auth'), aware: route('/aware') },
-    policies: {
-      jwt: { targetRefs: [{ name: 'authed' }], traffic: auth },
-      // The same authentication on /aware, plus the MCP-aware policy (issue #14): the body is
-      // read and parsed, the tool authorized and a per-user, per-tool bucket consulted (large
-      // enough never to answer 429 here).
-      'jwt-aware': {
-        targetRefs: [{ name: 'aware' }],
-        traffic: {
-          ...auth,
-          mcpAuthorization: {
-            rules: ['mcp.tool.name in ["echo", "progress"]', { allow: '"admins" in jwt.groups' }],
-          },
-          localRateLimit: [
-            {
-              name: 'per-user-tool',
-              maxTokens: 1_000_000_000,
-              tokensPerFill: 1_000_000_000,
-              fillInterval: '1s',
-              key: 'jwt.sub + "/" + mcp.tool.name',
-              when: 'mcp.method == "tools/call"',
-            },
-          ],
-        },
-      },
-    },
-  }
-  writeFileSync(join(dir, 'gatehouse.yaml'), stringify(config))
+  const nginxConf = join(dir, 'nginx.conf')
+  writeFileSync(nginxConf, nginxConfig({ dir, port: ports.nginx, upstreamPort: up }))
+  const nginxProc = await startProcess(nginx, ['-c', nginxConf], ports.nginx, proxy)
+  const keyFile = join(dir, 'jwt.pem')
+  writeFileSync(keyFile, signer.publicKeyPem)
+  const haproxyConf = join(dir, 'haproxy.cfg')
+  writeFileSync(
+    haproxyConf,
+    haproxyConfig({
+      port: ports.haproxy,
+      jwtPort: ports.haproxyJwt,
+      upstreamPort: up,
+      publicKeyFile: keyFile,
+      issuer: BENCH_ISSUER,
+      audience: 'api://default',
+    }),
+  )
+  const haproxyProc = await startProcess(
+    haproxy,
+    ['-db', '-f', haproxyConf],
+    ports.haproxyJwt,
+    proxy,
+  )
+  const fastify = await startProcess(
+    tsx,
+    [join(here, 'fastify-proxy.ts'), String(up), String(ports.fastify)],
+    /listening/,
+    proxy,
+  )
+  const ghConf = join(dir, 'gatehouse.yaml')
+  writeFileSync(ghConf, stringify(gatehouseConfig(ports.gh, up, signer.jwk)))
   const gatehouse = await startProcess(
     process.execPath,
-    [join(root, 'proxy/bin/gatehouse.js'), '-f', join(dir, 'gatehouse.yaml')],
+    [join(root, 'proxy/bin/gatehouse.js'), '-f', ghConf],
     /gatehouse listening/,
+    proxy,
   )
-  // [name, url, headers, the process serving it]. upstream and the bare proxy run under tsx,
-  // whose process is a wrapper: their CPU column is left empty.
-  const targets: Array<[string, string, Record<string, string>, ChildProcess | undefined]> = [
-    ['direct to upstream', `http://127.0.0.1:${upstreamPort}/mcp`, {}, undefined],
-    ['bare @fastify/http-proxy', `http://127.0.0.1:${bareProxyPort}/mcp`, {}, undefined],
-    ['gatehouse (no auth)', `http://127.0.0.1:${ghPort}/mcp`, {}, gatehouse],
-    [
-      'gatehouse (no auth), access log off',
-      `http://127.0.0.1:${ghPort}/mcp?access-log=off`,
-      {},
-      gatehouse,
-    ],
-    [
-      'gatehouse (RS256 JWT + 1 CEL rule)',
-      `http://127.0.0.1:${ghPort}/auth`,
-      { authorization: `Bearer ${token}` },
-      gatehouse,
-    ],
-    [
-      'gatehouse (JWT + CEL + MCP-aware: mcpAuthorization, localRateLimit)',
-      `http://127.0.0.1:${ghPort}/aware`,
-      { authorization: `Bearer ${token}` },
-      gatehouse,
-    ],
+  const at = (port: number, path = '/mcp') => `http://127.0.0.1:${port}${path}`
+  const pid = (c: { pid?: number | undefined }) => c.pid as number
+  const targets: Target[] = [
+    { name: N.direct, url: at(up), pid: pid(upstream) },
+    { name: N.floor, url: at(ports.floor), pid: pid(floor) },
+    { name: N.nginx, url: at(ports.nginx), pid: pid(nginxProc) },
+    { name: N.haproxy, url: at(ports.haproxy), pid: pid(haproxyProc) },
+    { name: N.haproxyJwt, url: at(ports.haproxyJwt), token, pid: pid(haproxyProc) },
+    { name: N.haproxyFresh, url: at(ports.haproxyJwt), token: freshToken, pid: pid(haproxyProc) },
+    { name: N.fastify, url: at(ports.fastify), pid: pid(fastify) },
+    { name: N.gh, url: at(ports.gh), pid: pid(gatehouse) },
+    { name: N.ghAuth, url: at(ports.gh, '/auth'), token, pid: pid(gatehouse) },
+    { name: N.ghAware, url: at(ports.gh, '/aware'), token, pid: pid(gatehouse) },
+    { name: N.ghFresh, url: at(ports.gh, '/auth'), token: freshToken, pid: pid(gatehouse) },
   ]
-  const runs: Result[][] = targets.map(() => [])
+  await checkRefusals(signer, [at(ports.haproxyJwt), at(ports.gh, '/auth')])
+  const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]))
   for (let round = 0; round < rounds; round++) {
-    for (const [i, [name, url, headers, server]] of targets.entries()) {
-      // The same process with its access log off (POST /logging), so that only the log differs.
-      const quiet = url.endsWith('?access-log=off')
-      if (quiet) await setLogFilter(adminPort, 'info,proxy::access=off')
-      runs[i]?.push(await measure(name, url, headers, server ?? upstream))
-      if (quiet) await setLogFilter(adminPort, 'info')
+    for (const t of targets) {
+      const s = await measure(t, duration, connections)
+      samples.get(t.name)?.push(s)
+      process.stderr.write(
+        `round ${round + 1}/${rounds} ${t.name}: ${s.cpuUs.toFixed(1)} µs/request, ${s.rps.toFixed(0)} req/s${s.errors ? `, ${s.errors} non-2xx/errors` : ''}\n`,
+      )
     }
   }
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b)
-    return sorted[Math.floor(sorted.length / 2)] ?? 0
-  }
-  const results: Result[] = runs.map((rs, i) => ({
-    name: targets[i]?.[0] ?? '',
-    rps: median(rs.map((r) => r.rps)),
-    p50: median(rs.map((r) => r.p50)),
-    p99: median(rs.map((r) => r.p99)),
-    errors: rs.reduce((n, r) => n + r.errors, 0),
-    cpuUs: targets[i]?.[3] ? median(rs.map((r) => r.cpuUs)) : Number.NaN,
-  }))
-
-  const [direct, bare, gh, ghQuiet, ghAuth, ghAware] = results as [
-    Result,
-    Result,
-    Result,
-    Result,
-    Result,
-    Result,
-  ]
+  const cpu = new Map([...samples].map(([name, ss]) => [name, ss.map((s) => s.cpuUs)]))
+  const of = (name: string, f: (s: Sample) => number) => median((samples.get(name) ?? []).map(f))
+  const ratio = (a: string, b: string) => roundRatio(cpu.get(a) ?? [], cpu.get(b) ?? []).toFixed(2)
+  const verdicts = judgeGoals(GOALS, cpu)
+  const errors = [...samples.values()].flat().reduce((n, s) => n + s.errors, 0)
   const lines = [
-    `| target | req/s | p50 ms | p99 ms | non-2xx/errors | gatehouse CPU µs/request |`,
-    `|---|---:|---:|---:|---:|---:|`,
-    ...results.map(
-      (r) =>
-        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${Number.isNaN(r.cpuUs) ? '' : r.cpuUs.toFixed(0)} |`,
+    '| target | CPU µs/request | req/s | p50 ms | p99 ms | non-2xx/errors |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...targets.map(
+      ({ name }) =>
+        `| ${name} | **${of(name, (s) => s.cpuUs).toFixed(1)}** | ${of(name, (s) => s.rps).toFixed(0)} | ${of(name, (s) => s.p50)} | ${of(name, (s) => s.p99)} | ${(samples.get(name) ?? []).reduce((n, s) => n + s.errors, 0)} |`,
     ),
     '',
-    `- gatehouse / bare @fastify/http-proxy: **${(gh.rps / bare.rps).toFixed(2)}×** (target ≥ 1.0×)`,
-    `- gatehouse with JWT + CEL / gatehouse without auth: **${(ghAuth.rps / gh.rps).toFixed(2)}×** (target ≥ 0.95×)`,
-    `- MCP-aware route / route-only (both JWT + CEL): **${(ghAware.rps / ghAuth.rps).toFixed(2)}×** req/s (target ≥ 0.9×); CPU per request ${(ghAware.cpuUs / ghAuth.cpuUs).toFixed(2)}×`,
-    `- access log on / off (no auth): ${(gh.rps / ghQuiet.rps).toFixed(2)}× req/s; CPU per request ${(gh.cpuUs / ghQuiet.cpuUs).toFixed(2)}×`,
-    `- gatehouse / direct: ${(gh.rps / direct.rps).toFixed(2)}×`,
+    'Goals (issue #26), CPU per request, ratio within each round, median over rounds:',
+    '',
+    ...verdicts.map(formatVerdict),
+    '',
+    'Other ratios (CPU per request, within each round):',
+    '',
+    `- gatehouse, no auth / nginx: ${ratio(N.gh, N.nginx)}×; Node floor / nginx: ${ratio(N.floor, N.nginx)}×`,
+    `- bare @fastify/http-proxy / Node floor: ${ratio(N.fastify, N.floor)}×`,
+    `- MCP policy / JWT + CEL: ${ratio(N.ghAware, N.ghAuth)}×; new token per request / same token: ${ratio(N.ghFresh, N.ghAuth)}× (HAProxy ${ratio(N.haproxyFresh, N.haproxyJwt)}×)`,
+    `- HAProxy jwt_verify / HAProxy plain: ${ratio(N.haproxyJwt, N.haproxy)}×`,
   ]
   report(
-    `${duration}s per target × ${rounds} interleaved rounds (medians), ${connections} connections`,
-    'Shared 2-core machine: absolute figures move with other load; compare the ratios, which are measured in one run.',
+    `side by side: ${duration}s per target × ${rounds} interleaved rounds (medians), ${connections} connections${pinned ? ', proxies on CPU 0, load and upstream on CPU 1' : ''}`,
+    'Shared 2-core machine: absolute figures move with other load; compare the ratios, which are measured in one run. CPU is that of the whole process tree serving the target (nginx master + worker, tsx wrapper + node).',
     lines,
     values.write,
   )
+  if (errors > 0) {
+    process.stderr.write(`bench: ${errors} requests failed or answered non-2xx; see the table\n`)
+    process.exitCode = 1
+  }
 }
 
 try {
