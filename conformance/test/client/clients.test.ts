@@ -44,6 +44,11 @@ const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'no-refresh': { scenario: 'token-refresh', id: 'CLI-REFRESH-001' },
   'exit-1': { scenario: 'bridged-client-id', id: 'CLI-FLOW-001' },
   'hang-on-refusal': { scenario: 'forged-state', id: 'CLI-FLOW-002' },
+  'ignore-client-secret': { scenario: 'token-endpoint-auth-basic', id: 'CLI-AUTHN-001' },
+  'both-auth-methods': { scenario: 'token-endpoint-auth-post', id: 'CLI-AUTHN-003' },
+  'no-client-id': { scenario: 'token-endpoint-auth-none', id: 'CLI-AUTHN-002' },
+  'no-legacy-fallback': { scenario: 'legacy-metadata', id: 'CLI-LEGACY-001' },
+  'skip-legacy-metadata': { scenario: 'legacy-defaults', id: 'CLI-LEGACY-003' },
 }
 
 /** Checks that must have been judged (passed), not skipped, for a run to count as a pass. */
@@ -60,6 +65,11 @@ const JUDGED: Record<string, string[]> = {
   'wrong-iss': ['CLI-ISS-001'],
   'issuer-mismatch': ['CLI-ISS-002', 'CLI-FLOW-002'],
   'resource-mismatch': ['CLI-RES-002', 'CLI-FLOW-002'],
+  'token-endpoint-auth-basic': ['CLI-AUTHN-001', 'CLI-AUTHN-003'],
+  'token-endpoint-auth-post': ['CLI-AUTHN-001', 'CLI-AUTHN-003'],
+  'token-endpoint-auth-none': ['CLI-AUTHN-002'],
+  'legacy-metadata': ['CLI-LEGACY-001'],
+  'legacy-defaults': ['CLI-LEGACY-002', 'CLI-LEGACY-003'],
 }
 
 /**

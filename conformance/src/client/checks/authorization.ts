@@ -5,7 +5,14 @@
 import { CheckSkipped, must } from '../../types.js'
 import type { Authorization, Flow } from '../flow.js'
 import { s256, scopesOf } from '../flow.js'
-import { always, type ClientCheckContext, type ClientRequirement, MCP, only } from './types.js'
+import {
+  always,
+  type ClientCheckContext,
+  type ClientRequirement,
+  current,
+  MCP,
+  only,
+} from './types.js'
 
 const PKCE = `${MCP('Authorization Code Protection')}; RFC 7636 §4; OAuth 2.1 §4.1.1`
 
@@ -162,7 +169,7 @@ export const authorization: ClientRequirement[] = [
       'MCP clients MUST send this parameter regardless of whether authorization servers support it.',
     needs: 'authorization',
     text: 'Every authorization request and every token request (code and refresh) carries resource=<the protected resource>, exactly as the protected-resource metadata names it.',
-    appliesTo: always,
+    appliesTo: current(),
     check({ flow, facts, evidence }) {
       const requests = [
         ...authorizationsOf(flow).map((a) => ({ entry: a.entry, params: a.params })),
@@ -225,7 +232,7 @@ export const authorization: ClientRequirement[] = [
       'During the initial authorization handshake, MCP clients SHOULD follow this priority order for scope selection:',
     needs: 'authorization',
     text: "The first authorization request asks for the challenge's scope, or without one every scope of the metadata's scopes_supported.",
-    appliesTo: always,
+    appliesTo: current(),
     check({ flow, facts, evidence }) {
       const first = authorizationsOf(flow)[0]
       evidence(first?.entry)

@@ -37,6 +37,11 @@ const FAULTS = [
   'no-refresh',
   'exit-1',
   'hang-on-refusal',
+  'ignore-client-secret',
+  'both-auth-methods',
+  'no-client-id',
+  'no-legacy-fallback',
+  'skip-legacy-metadata',
 ] as const
 type Fault = (typeof FAULTS)[number]
 
@@ -59,7 +64,9 @@ const b64 = (n: number) => randomBytes(n).toString('base64url')
 type Json = Record<string, unknown>
 let prm: Json | undefined
 let meta: Json | undefined
-let client: { id: string; secret?: string } | undefined
+let client:
+  | { id: string; secret?: string; method?: 'client_secret_basic' | 'client_secret_post' }
+  | undefined
 let accessToken: string | undefined
 let refreshToken: string | undefined
 let firstVerifier: string | undefined
@@ -104,6 +111,24 @@ async function discover(params: Record<string, string>): Promise<void> {
   for (const url of order) {
     prm = await getJson(url)
     if (prm) break
+  }
+  if (!prm && !has('no-legacy-fallback')) {
+    // A 2025-03-26 server (MCP 2025-03-26, Server Metadata Discovery): the authorization base URL
+    // is the server's origin; RFC 8414 metadata there, else the default endpoints.
+    const base = serverUrl.origin
+    meta = has('skip-legacy-metadata')
+      ? undefined
+      : await getJson(`${base}/.well-known/oauth-authorization-server`)
+    meta ??= {
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+    }
+    if (meta.issuer !== base)
+      throw new Error(`authorization-server metadata refused: issuer ${meta.issuer} is not ${base}`)
+    prm = { resource: serverUrl.href, authorization_servers: [base], scopes_supported: [] }
+    return
   }
   if (!prm) throw new Error('no protected-resource metadata found')
   // RFC 9728 §3.3: metadata of another resource MUST NOT be used.
@@ -158,6 +183,14 @@ async function register(): Promise<void> {
   const endpoint = has('register-at-idp')
     ? `${new URL(String(meta.authorization_endpoint)).origin}/oauth2/v1/clients`
     : String(meta.registration_endpoint)
+  // A public client where the server allows one; else the method its metadata lists (RFC 8414 §2).
+  const supported = meta.token_endpoint_auth_methods_supported as string[] | undefined
+  const asked =
+    !supported || supported.includes('none')
+      ? 'none'
+      : supported.includes('client_secret_basic')
+        ? 'client_secret_basic'
+        : 'client_secret_post'
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -166,11 +199,20 @@ async function register(): Promise<void> {
       redirect_uris: [REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      token_endpoint_auth_method: 'none',
+      token_endpoint_auth_method: asked,
     }),
   })
   if (res.status !== 201) throw new Error(`registration failed: HTTP ${res.status}`)
-  client = { id: String(((await res.json()) as Json).client_id) }
+  // RFC 7591 §3.2.1: the server may replace what was asked; the answer is what holds.
+  const issued = (await res.json()) as Json
+  const method = issued.token_endpoint_auth_method ?? asked
+  client = {
+    id: String(issued.client_id),
+    ...(typeof issued.client_secret === 'string' && !has('ignore-client-secret')
+      ? { secret: issued.client_secret }
+      : {}),
+    ...(method === 'client_secret_post' ? { method: 'client_secret_post' as const } : {}),
+  }
 }
 
 /** The RFC 8707 resource: PRM's, or (fault) the server's origin instead of the MCP endpoint. */
@@ -181,9 +223,14 @@ async function token(form: Record<string, string>): Promise<void> {
   if (!meta || !client) throw new Error('not discovered')
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' }
   const body = new URLSearchParams(form)
-  if (client.secret) {
+  if (client.secret && client.method === 'client_secret_post') {
+    body.set('client_id', client.id)
+    body.set('client_secret', client.secret)
+  }
+  if (client.secret && (client.method !== 'client_secret_post' || has('both-auth-methods'))) {
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`
-  } else body.set('client_id', client.id)
+  }
+  if (!client.secret && !has('no-client-id')) body.set('client_id', client.id)
   if (!has('no-resource')) body.set('resource', resourceParam())
   const res = await idpFetch(String(meta.token_endpoint), { method: 'POST', headers, body })
   const json = (await res.json()) as Json
