@@ -5,6 +5,7 @@
  */
 import { CheckSkipped, must } from '../../types.js'
 import type { TokenRequest } from '../flow.js'
+import type { TokenAuthMethod } from '../scenarios.js'
 import { always, type ClientRequirement } from './types.js'
 
 /** What a token request's authentication was, in words. */
@@ -14,6 +15,10 @@ function described(t: TokenRequest): string {
   if (t.authMethod === 'none') return `no client authentication (client_id ${t.clientId ?? 'none'})`
   return `${t.authMethod} as ${t.clientId ?? '(no client id)'}`
 }
+
+/** The scenarios whose registration issues a secret (`token-endpoint-auth-basic`, `-post`). */
+const isSecretMethod = (m: TokenAuthMethod | undefined) =>
+  m === 'client_secret_basic' || m === 'client_secret_post'
 
 /** The token-endpoint authentication requirements. */
 export const tokenEndpoint: ClientRequirement[] = [
@@ -26,7 +31,7 @@ export const tokenEndpoint: ClientRequirement[] = [
       'Confidential clients or other clients issued client credentials MUST authenticate with the authorization server as described in Section 2.3 when making requests to the token endpoint.',
     needs: 'authorization',
     text: 'A client issued a client_secret at registration authenticates every token request with it: HTTP Basic or client_id and client_secret in the form (RFC 6749 §2.3.1). Which of the two is the one it was registered with (token_endpoint_auth_method) no sentence makes a MUST: an authorization server that refuses the other fails the client under CLI-FLOW-001.',
-    appliesTo: (s) => s.registration === 'dcr',
+    appliesTo: (s) => s.registration === 'dcr' && isSecretMethod(s.tokenAuthMethod),
     check({ flow, evidence }) {
       const reg = flow.registrations.find((r) => r.clientSecret !== undefined && r.clientId)
       if (!reg) throw new CheckSkipped('the client was issued no client secret')
@@ -50,7 +55,7 @@ export const tokenEndpoint: ClientRequirement[] = [
     source: 'RFC 6749 §2.3; OAuth 2.1 §2.4',
     quote: 'The client MUST NOT use more than one authentication method in each request.',
     text: 'A token request authenticates the client one way: an Authorization: Basic header or a client_secret in the form, never both.',
-    appliesTo: always,
+    appliesTo: (s) => s.registration === 'pre-registered' || isSecretMethod(s.tokenAuthMethod),
     check({ flow, evidence }) {
       const authenticated = flow.tokenRequests.filter((t) => t.authMethod !== 'none')
       if (authenticated.length === 0)
