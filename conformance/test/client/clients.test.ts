@@ -72,6 +72,9 @@ const JUDGED: Record<string, string[]> = {
   'legacy-defaults': ['CLI-LEGACY-002', 'CLI-LEGACY-003'],
 }
 
+/** Where the hand client also runs probing each authorization URL first (as mcp-remote does). */
+const PROBED = 'runtime-step-up'
+
 /**
  * A client's time limit here: generous, so a loaded machine cannot fail a correct client (the
  * runs take a few seconds); only the hanging client is meant to reach its (short) limit.
@@ -100,6 +103,9 @@ beforeAll(async () => {
       const jobs = [
         { client: 'sdk', command: SDK, timeoutMs: LIVENESS },
         { client: 'hand', command: HAND, timeoutMs: LIVENESS },
+        ...(scenario.name === PROBED
+          ? [{ client: 'probe', command: `${HAND} --probe-authorization`, timeoutMs: LIVENESS }]
+          : []),
         ...Object.entries(CAUGHT_BY)
           .filter(([, c]) => c.scenario === scenario.name)
           .map(([fault]) => ({
@@ -168,6 +174,16 @@ describe('the judgement', () => {
     const r = report('no-issuer-check', 'issuer-mismatch')
     expect(r.results.find((x) => x.id === 'CLI-PKCE-001')?.status).toBe('passed')
     expect(failed(r).map((f) => f.split(':')[0])).toEqual(['CLI-ISS-002'])
+  })
+
+  it('an authorization request sent twice byte for byte (a probe, then the browser) is one request, not state or challenge reuse', () => {
+    const r = report('probe', PROBED)
+    expect(failed(r)).toEqual([])
+    for (const id of ['CLI-STATE-001', 'CLI-PKCE-002'])
+      expect(r.results.find((x) => x.id === id)?.status, id).toBe('passed')
+    // The probe really happened: every authorization URL was requested twice.
+    const authorize = r.log.filter((e) => /\/v1\/authorize\?/.test(e.url))
+    expect(authorize.length).toBeGreaterThanOrEqual(4)
   })
 
   it('never shows a token, code or secret in evidence', () => {

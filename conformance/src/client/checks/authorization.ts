@@ -23,6 +23,23 @@ function authorizationsOf(flow: Flow): Authorization[] {
   return all
 }
 
+/**
+ * The distinct authorization requests: a request sent again byte for byte (same state, same
+ * code_challenge, same everything) is one authorization request delivered twice — e.g.
+ * mcp-remote's probe of a cached registration (a GET of the URL before it opens the browser) —
+ * not a second request reusing the first one's state and challenge. No clause forbids sending
+ * the same request twice; RFC 7636 §4.1 asks for a verifier per request, RFC 6749 §10.12 binds
+ * state to the user agent's session, and both hold.
+ */
+function distinctAuthorizations(flow: Flow): Authorization[] {
+  const seen = new Set<string>()
+  return authorizationsOf(flow).filter((a) => {
+    if (seen.has(a.entry.url.href)) return false
+    seen.add(a.entry.url.href)
+    return true
+  })
+}
+
 /** The authorization whose redirect carried `code`. */
 const producing = (flow: Flow, code: string | null) =>
   flow.authorizations.find((a) => code !== null && a.code === code)
@@ -86,8 +103,9 @@ export const authorization: ClientRequirement[] = [
     text: 'Each code is redeemed with the code_verifier of the request that got it (S256), and every authorization request uses a fresh verifier.',
     appliesTo: always,
     check({ flow, evidence }) {
-      const challenges = authorizationsOf(flow).map((a) => a.params.get('code_challenge'))
-      const repeated = flow.authorizations.find(
+      const distinct = distinctAuthorizations(flow)
+      const challenges = distinct.map((a) => a.params.get('code_challenge'))
+      const repeated = distinct.find(
         (a, i) => challenges.indexOf(a.params.get('code_challenge')) !== i,
       )
       evidence(repeated?.entry)
@@ -125,7 +143,7 @@ export const authorization: ClientRequirement[] = [
     appliesTo: always,
     check({ flow, evidence }) {
       const seen = new Set<string>()
-      for (const a of authorizationsOf(flow)) {
+      for (const a of distinctAuthorizations(flow)) {
         evidence(a.entry)
         const state = a.params.get('state')
         must(

@@ -20,7 +20,8 @@ const metadataUrl = (facts: StackFacts) =>
   `${facts.gatewayOrigin}/.well-known/oauth-authorization-server`
 
 /**
- * The first request of the client that is no MCP request, no metadata fetch and none of the
+ * The first request of the client that is no MCP request, no metadata fetch (any well-known URL:
+ * a client may try more discovery URLs than 2025-03-26 names before falling back) and none of the
  * authorization server's endpoints: where a client that guessed its endpoints went.
  */
 function stray(flow: Flow, facts: StackFacts): Recorded | undefined {
@@ -29,7 +30,7 @@ function stray(flow: Flow, facts: StackFacts): Recorded | undefined {
     (e) =>
       !known.has(withoutQuery(e.url)) &&
       e.url.pathname !== '/mcp' &&
-      !e.url.pathname.startsWith('/.well-known/'),
+      !e.url.pathname.includes('/.well-known/'),
   )
 }
 

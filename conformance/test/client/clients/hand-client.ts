@@ -59,6 +59,11 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Recor
 const REDIRECT = process.env.HAND_REDIRECT_URI ?? 'http://127.0.0.1:3000/callback'
 const CIMD_URL = process.env.HAND_CIMD_URL ?? 'https://conformance-test.local/client-metadata.json'
 const has = (f: Fault) => fault === f
+/**
+ * Not a fault: GET each authorization URL once before the "browser" does, as mcp-remote probes a
+ * cached registration. The same request twice must not be judged as state or challenge reuse.
+ */
+const PROBE = argv.includes('--probe-authorization')
 const b64 = (n: number) => randomBytes(n).toString('base64url')
 
 type Json = Record<string, unknown>
@@ -264,6 +269,7 @@ async function authorize(scope: string): Promise<void> {
   if (!has('no-resource')) params.resource = resourceParam()
   if (scope.split(' ').includes('offline_access')) params.prompt = 'consent'
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
+  if (PROBE) await (await idpFetch(url.href)).body?.cancel()
   const res = await idpFetch(url.href)
   const back = new URL(res.headers.get('location') ?? 'about:blank')
   if (!has('no-state-check') && back.searchParams.get('state') !== state)
