@@ -15,8 +15,12 @@ import { ROOT } from './paths.js'
 export interface MatrixPeer {
   /** Its baseline is `peers/baseline/<name>.txt`. */
   name: string
-  /** Package and exact version (peers/package.json). */
-  version: string
+  /** Its display name, e.g. `MCP Inspector CLI`. */
+  title: string
+  /** The npm package pinned in peers/package.json (its exact version is read from there). */
+  package: string
+  /** How it runs, beyond the package (e.g. `--cli, on Node 22.23.3`). */
+  note?: string
   /** The `--command` (run from the repository root; the server URL is appended). */
   command: string
   /** Scenarios to run; default all. */
@@ -50,17 +54,21 @@ const ALL_BUT_CIMD = [
 export const MATRIX: readonly MatrixPeer[] = [
   {
     name: 'sdk-v2-client',
-    version: '@modelcontextprotocol/client 2.4.0',
+    title: 'MCP SDK v2 client',
+    package: '@modelcontextprotocol/client',
     command: 'npx tsx peers/bin/conformance/sdk-v2-client.ts',
   },
   {
     name: 'sdk-v1-client',
-    version: '@modelcontextprotocol/sdk 1.32.2',
+    title: 'MCP SDK 1.x client',
+    package: '@modelcontextprotocol/sdk',
+    note: 'the example client, conformance/src/client/examples/sdk-client.ts',
     command: 'npx tsx conformance/src/client/examples/sdk-client.ts',
   },
   {
     name: 'mcp-remote',
-    version: 'mcp-remote 0.15.1',
+    title: 'mcp-remote',
+    package: 'mcp-remote',
     command: 'npx tsx peers/bin/conformance/mcp-remote.ts',
     // runtime-step-up: before opening the browser, mcp-remote GETs the authorization URL itself
     // (a probe of its cached registration). The harness judges that as one request sent twice,
@@ -69,7 +77,9 @@ export const MATRIX: readonly MatrixPeer[] = [
   },
   {
     name: 'inspector-cli',
-    version: '@modelcontextprotocol/inspector 2.12.0 (--cli, Node 22.23.3)',
+    title: 'MCP Inspector CLI',
+    package: '@modelcontextprotocol/inspector',
+    note: '`--cli`, on Node 22.23.3',
     command: 'npx tsx peers/bin/conformance/inspector-cli.ts',
     scenarios: ALL_BUT_CIMD,
   },
