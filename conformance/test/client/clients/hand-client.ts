@@ -113,8 +113,10 @@ async function discover(params: Record<string, string>): Promise<void> {
   const root = `${serverUrl.origin}/.well-known/oauth-protected-resource`
   const named = has('ignore-resource-metadata') ? undefined : params.resource_metadata
   const order = named ? [named] : has('root-prm-first') ? [root, path] : [path, root]
+  let fetchedFrom: string | undefined
   for (const url of order) {
     prm = await getJson(url)
+    fetchedFrom = url
     if (prm) break
   }
   if (!prm && !has('no-legacy-fallback')) {
@@ -136,10 +138,16 @@ async function discover(params: Record<string, string>): Promise<void> {
     return
   }
   if (!prm) throw new Error('no protected-resource metadata found')
-  // RFC 9728 §3.3: metadata of another resource MUST NOT be used.
-  if (!has('no-resource-check') && prm.resource !== serverUrl.href)
+  // RFC 9728 §3.3: metadata of another resource MUST NOT be used. The identifier the root form
+  // was built from is the origin, so there the origin is the resource too (as the official
+  // suite's auth/metadata-var2 serves it); the resource parameter is then what PRM names.
+  const fromRoot = fetchedFrom === root
+  const identifiers = fromRoot
+    ? [serverUrl.href, serverUrl.origin, `${serverUrl.origin}/`]
+    : [serverUrl.href]
+  if (!has('no-resource-check') && !identifiers.includes(String(prm.resource)))
     throw new Error(
-      `protected-resource metadata refused: resource ${prm.resource} is not ${serverUrl.href}`,
+      `protected-resource metadata refused: resource ${prm.resource} is not ${identifiers.join(' or ')}`,
     )
   const issuer = new URL(String((prm.authorization_servers as string[])[0]))
   const p = issuer.pathname.replace(/\/$/, '')
