@@ -70,6 +70,11 @@ const program = new Command()
     url,
   )
   .option(
+    '--broker-target <base_url>',
+    'with --target: a gateway/route in broker mode, on loopback (profile broker)',
+    url,
+  )
+  .option(
     '--broken-path <prefix>',
     'with --target: a path prefix whose policy has a wrong jwksPath',
   )
@@ -131,6 +136,7 @@ const opts = program.opts<{
   admin?: string
   proxiedTarget?: string
   scopedTarget?: string
+  brokerTarget?: string
   brokenPath?: string
   allowShutdown: boolean
   yes: boolean
@@ -188,6 +194,7 @@ try {
       ...(opts.admin ? { admin: opts.admin } : {}),
       ...(opts.proxiedTarget ? { proxiedTarget: opts.proxiedTarget } : {}),
       ...(opts.scopedTarget ? { scopedTarget: opts.scopedTarget } : {}),
+      ...(opts.brokerTarget ? { brokerTarget: opts.brokerTarget } : {}),
       ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
     }
     process.stdout.write(
@@ -238,6 +245,9 @@ try {
       configuredBase,
       ...(opts.proxiedTarget ? { proxiedBase: opts.proxiedTarget } : {}),
       ...(opts.scopedTarget ? { scopedBase: opts.scopedTarget } : {}),
+      ...(opts.brokerTarget
+        ? { brokerBase: opts.brokerTarget, brokerConfiguredBase: opts.brokerTarget }
+        : {}),
       ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
       ...(opts.admin ? { admin: opts.admin } : {}),
       idp: {

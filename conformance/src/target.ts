@@ -23,6 +23,8 @@ export interface TargetOptions {
   admin?: string
   proxiedTarget?: string
   scopedTarget?: string
+  /** A gateway in broker mode (`--broker-target`, profile `broker`), on loopback. */
+  brokerTarget?: string
   brokenPath?: string
 }
 
@@ -46,6 +48,7 @@ export function targetGatehouseConfig(
     proxied: o.proxiedTarget ? portOf(o.proxiedTarget) : 1,
     scoped: o.scopedTarget ? portOf(o.scopedTarget) : 2,
     admin: o.admin ? portOf(o.admin) : 15000,
+    ...(o.brokerTarget ? { broker: portOf(o.brokerTarget) } : {}),
   }
   let text = JSON.stringify(gatehouseConfig(f, ports))
   text = text.replaceAll(`http://${CONFIGURED_HOST}:${ports.gateway}`, o.configuredBase)

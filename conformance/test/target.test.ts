@@ -97,22 +97,28 @@ describe('--target-command', () => {
     expect(r.stdout).not.toMatch(/PASS (AUTH-020|AUTHZ-001|ASM-|CORS-|MCPP-)/)
   }, 120_000)
 
-  it('judges gatehouse started from the printed configuration on every profile it claims', async () => {
+  it('judges gatehouse started from the printed configuration, pass-through and broker mode, on every profile it claims', async () => {
     const base = `http://127.0.0.1:${await freePort()}`
     const admin = `http://127.0.0.1:${await freePort()}`
+    const broker = `http://127.0.0.1:${await freePort()}`
     const command = `node ${join(ROOT, 'proxy/bin/gatehouse.js')} -f "$GATEHOUSE_CONFORMANCE_CONFIG"`
     const r = await conformance([
       '--target',
       base,
       '--admin',
       admin,
+      '--broker-target',
+      broker,
       '--target-command',
       command,
       '--profile',
-      'resource-server,gateway,bridged,seed-cors,mcp-policy,admin',
+      'resource-server,gateway,bridged,broker,seed-cors,mcp-policy,admin',
     ])
     expect(r.code, r.stderr + r.stdout.slice(-3000)).toBe(0)
     expect(r.stdout).toMatch(/\d{2} passed, 0 failed/)
+    // Broker mode was judged, not skipped for want of a broker target.
+    expect(r.stdout).toMatch(/PASS BRK-0\d\d/)
+    expect(r.stdout).not.toMatch(/SKIP[^\n]*BRK-/)
   }, 120_000)
 
   it('exits 2 saying why when the target command ends before it answers', async () => {

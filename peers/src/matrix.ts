@@ -15,8 +15,12 @@ import { ROOT } from './paths.js'
 export interface MatrixPeer {
   /** Its baseline is `peers/baseline/<name>.txt`. */
   name: string
-  /** Package and exact version (peers/package.json). */
-  version: string
+  /** Its display name, e.g. `MCP Inspector CLI`. */
+  title: string
+  /** The npm package pinned in peers/package.json (its exact version is read from there). */
+  package: string
+  /** How it runs, beyond the package (e.g. `--cli, on Node 22.23.3`). */
+  note?: string
   /** The `--command` (run from the repository root; the server URL is appended). */
   command: string
   /** Scenarios to run; default all. */
@@ -50,28 +54,32 @@ const ALL_BUT_CIMD = [
 export const MATRIX: readonly MatrixPeer[] = [
   {
     name: 'sdk-v2-client',
-    version: '@modelcontextprotocol/client 2.4.0',
+    title: 'MCP SDK v2 client',
+    package: '@modelcontextprotocol/client',
     command: 'npx tsx peers/bin/conformance/sdk-v2-client.ts',
   },
   {
     name: 'sdk-v1-client',
-    version: '@modelcontextprotocol/sdk 1.32.2',
+    title: 'MCP SDK 1.x client',
+    package: '@modelcontextprotocol/sdk',
+    note: 'the example client, conformance/src/client/examples/sdk-client.ts',
     command: 'npx tsx conformance/src/client/examples/sdk-client.ts',
   },
   {
     name: 'mcp-remote',
-    version: 'mcp-remote 0.15.1',
+    title: 'mcp-remote',
+    package: 'mcp-remote',
     command: 'npx tsx peers/bin/conformance/mcp-remote.ts',
     // runtime-step-up: before opening the browser, mcp-remote GETs the authorization URL itself
-    // (a check of its cached registration), which the harness counts as a second authorization
-    // request reusing state and code_challenge (CLI-STATE-001, CLI-PKCE-002). Whether a
-    // preflight of the same request breaks RFC 6749 §10.12 is the harness's question to settle
-    // (issue 23), not a verdict to record here.
-    scenarios: ALL_BUT_CIMD.filter((s) => s !== 'runtime-step-up'),
+    // (a probe of its cached registration). The harness judges that as one request sent twice,
+    // not as state or code_challenge reuse (conformance/src/client/checks/authorization.ts).
+    scenarios: ALL_BUT_CIMD,
   },
   {
     name: 'inspector-cli',
-    version: '@modelcontextprotocol/inspector 2.12.0 (--cli, Node 22.23.3)',
+    title: 'MCP Inspector CLI',
+    package: '@modelcontextprotocol/inspector',
+    note: '`--cli`, on Node 22.23.3',
     command: 'npx tsx peers/bin/conformance/inspector-cli.ts',
     scenarios: ALL_BUT_CIMD,
   },

@@ -1,8 +1,10 @@
 /**
  * Helpers of the transport checks that hold streams open: MCP sessions opened by hand (the SDK
  * client opens one GET stream per session and hides its event ids), and an SSE reader
- * (WHATWG HTML §9.2 "Server-sent events": `id`, `event`, `data` fields, comments ignored).
+ * (WHATWG HTML §9.2 "Server-sent events", parsed by `eventsource-parser`).
  */
+import type { EventSourceMessage } from 'eventsource-parser'
+import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { type CheckContext, CheckFailure, CheckSkipped, must } from '../types.js'
 import { token } from './util.js'
 
@@ -16,51 +18,29 @@ export interface SseEvent {
   data: string
 }
 
-/** Reads events off an SSE body, one at a time. */
+/**
+ * Reads events off an SSE body, one at a time, with `eventsource-parser` (the parser gwctl uses):
+ * the WHATWG rules — CRLF, CR or LF line ends, comments and fields it does not know skipped, and
+ * a block dispatched only when it has a `data` field (a priming event is `id` plus an empty
+ * `data`, MCP 2025-11-25 Transports).
+ */
 export class SseReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>
-  readonly #decoder = new TextDecoder()
-  #buffer = ''
+  readonly #reader: ReadableStreamDefaultReader<EventSourceMessage>
 
   constructor(body: ReadableStream<Uint8Array>) {
-    this.#reader = body.getReader()
+    this.#reader = body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream())
+      .getReader()
   }
 
   /** The next event, or `undefined` when the stream ended (or was aborted). */
   async next(): Promise<SseEvent | undefined> {
-    for (;;) {
-      const end = /\r?\n\r?\n/.exec(this.#buffer)
-      if (end) {
-        const block = this.#buffer.slice(0, end.index)
-        this.#buffer = this.#buffer.slice(end.index + end[0].length)
-        const event = parseEvent(block)
-        if (event) return event
-        continue
-      }
-      const chunk = await this.#reader.read().catch(() => ({ done: true, value: undefined }))
-      if (chunk.done || !chunk.value) return undefined
-      this.#buffer += this.#decoder.decode(chunk.value, { stream: true })
-    }
+    const chunk = await this.#reader.read().catch(() => ({ done: true as const, value: undefined }))
+    if (chunk.done || !chunk.value) return undefined
+    const { id, event, data } = chunk.value
+    return { data, ...(id !== undefined ? { id } : {}), ...(event !== undefined ? { event } : {}) }
   }
-}
-
-/** One event block; `undefined` for a comment-only block (a keep-alive). */
-function parseEvent(block: string): SseEvent | undefined {
-  const event: SseEvent = { data: '' }
-  const data: string[] = []
-  let fields = 0
-  for (const line of block.split(/\r?\n/)) {
-    if (line === '' || line.startsWith(':')) continue
-    const colon = line.indexOf(':')
-    const name = colon < 0 ? line : line.slice(0, colon)
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-    fields++
-    if (name === 'id') event.id = value
-    else if (name === 'event') event.event = value
-    else if (name === 'data') data.push(value)
-  }
-  event.data = data.join('\n')
-  return fields > 0 ? event : undefined
 }
 
 /** An MCP session opened through the gateway with a valid token. */

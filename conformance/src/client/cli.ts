@@ -62,7 +62,7 @@ function listing(): string {
 
 /** One line per scenario: how the client run ended. */
 function runsTable(reports: readonly ScenarioReport[]): string {
-  const lines = ['scenario                exit       time     requests']
+  const lines = [`${'scenario'.padEnd(27)}exit       time     requests`]
   for (const r of reports) {
     const end = r.error
       ? 'not run'
@@ -70,7 +70,7 @@ function runsTable(reports: readonly ScenarioReport[]): string {
         ? 'timeout'
         : String(r.run.exitCode ?? r.run.signal)
     lines.push(
-      `${r.scenario.padEnd(24)}${end.padEnd(11)}${`${(r.run.durationMs / 1000).toFixed(1)} s`.padEnd(9)}${r.requests}`,
+      `${r.scenario.padEnd(27)}${end.padEnd(11)}${`${(r.run.durationMs / 1000).toFixed(1)} s`.padEnd(9)}${r.requests}`,
     )
   }
   return `${lines.join('\n')}\n\n`

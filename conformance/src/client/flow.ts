@@ -25,6 +25,11 @@ export interface TokenRequest {
   clientId?: string
   /** The client secret sent, Basic or form. */
   clientSecret?: string
+  /**
+   * How the client authenticated (RFC 7591 §2 names): an `Authorization: Basic` header, a
+   * `client_secret` in the form, both (RFC 6749 §2.3: "MUST NOT use more than one"), or neither.
+   */
+  authMethod: 'client_secret_basic' | 'client_secret_post' | 'both' | 'none'
   accessToken?: string
   refreshToken?: string
 }
@@ -34,9 +39,12 @@ export interface RegistrationRequest {
   entry: Recorded
   metadata?: Record<string, unknown>
   clientId?: string
+  /** The registration answer's `token_endpoint_auth_method` (RFC 7591 §3.2.1), if given. */
+  authMethod?: string
+  /** The `client_secret` issued, if one was (kept in memory; evidence is redacted). */
+  clientSecret?: string
 }
 
-const path = (u: string) => new URL(u).pathname
 const decode = (s: string) => {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '))
@@ -54,9 +62,9 @@ export class Flow {
 
   /** Requests to the IdP's authorization endpoint. */
   get authorizations(): Authorization[] {
-    const at = path(this.facts.authorizeUrl)
+    const at = this.facts.authorizeUrl
     return this.entries
-      .filter((e) => e.side === 'idp' && e.url.pathname === at)
+      .filter((e) => withoutQuery(e.url) === at)
       .map((entry) => {
         const location = locationOf(entry)
         const back = location && location.origin !== entry.url.origin ? location : undefined
@@ -72,9 +80,9 @@ export class Flow {
 
   /** Requests to the IdP's token endpoint. */
   get tokenRequests(): TokenRequest[] {
-    const at = path(this.facts.tokenUrl)
+    const at = this.facts.tokenUrl
     return this.entries
-      .filter((e) => e.side === 'idp' && e.url.pathname === at && e.method === 'POST')
+      .filter((e) => withoutQuery(e.url) === at && e.method === 'POST')
       .map((entry) => {
         const form = formOf(entry)
         const basic = /^basic\s+(\S+)$/i.exec(entry.requestHeaders.authorization ?? '')
@@ -90,9 +98,18 @@ export class Flow {
         const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
         const accessToken = str(body?.access_token)
         const refreshToken = str(body?.refresh_token)
+        const posted = form.has('client_secret')
+        const authMethod = basic
+          ? posted
+            ? 'both'
+            : 'client_secret_basic'
+          : posted
+            ? 'client_secret_post'
+            : 'none'
         return {
           entry,
           form,
+          authMethod,
           grantType: form.get('grant_type'),
           ...(clientId !== undefined ? { clientId } : {}),
           ...(clientSecret !== undefined ? { clientSecret } : {}),
@@ -114,9 +131,16 @@ export class Flow {
       .filter((e) => e.method === 'POST' && urls.has(`${e.url.origin}${e.url.pathname}`))
       .map((entry) => {
         const metadata = jsonOf(entry.requestBody)
-        const id = jsonOf(entry.responseBody)?.client_id
+        const answer =
+          entry.status === 201 || entry.status === 200 ? jsonOf(entry.responseBody) : undefined
+        const id = answer?.client_id
+        const method = answer?.token_endpoint_auth_method
         return {
           entry,
+          ...(typeof answer?.client_secret === 'string'
+            ? { clientSecret: answer.client_secret }
+            : {}),
+          ...(typeof method === 'string' ? { authMethod: method } : {}),
           ...(metadata ? { metadata } : {}),
           ...(entry.status === 201 || entry.status === 200
             ? typeof id === 'string'

@@ -11,7 +11,12 @@ import { freePort } from '@gatehouse/support'
 import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
 import { type PortPicker, type Recorder, startRecorder } from './recorder.js'
-import { type ClientScenario, PRE_REGISTERED, type StackHandles } from './scenarios.js'
+import {
+  type ClientScenario,
+  LEGACY_ENDPOINTS,
+  PRE_REGISTERED,
+  type StackHandles,
+} from './scenarios.js'
 import { composeShapers, reshapers } from './shapers.js'
 import { Traffic } from './traffic.js'
 
@@ -163,6 +168,9 @@ export async function startScenarioStack(
     const control = controlClient(`http://127.0.0.1:${idp.port}/__control`)
     const handles: StackHandles = {
       authorizePath: new URL(`${idp.issuer}/v1/authorize`).pathname,
+      idpUpstream: `http://127.0.0.1:${idp.port}`,
+      idpIssuer: idp.issuer,
+      registrationPath: new URL(idp.registrationUrl).pathname,
       async rotateKeys() {
         await control.rotateKeys({ keepOld: false })
       },
@@ -176,19 +184,24 @@ export async function startScenarioStack(
     }
     const context = contextOf(scenario)
     const gatewayIssuer = scenario.gateway.bridged && scenario.gateway.issuerMode === 'Gateway'
+    const legacy = scenario.legacy ? LEGACY_ENDPOINTS[scenario.legacy] : undefined
+    const origin = gwRecorder.origin
     const facts: StackFacts = {
-      gatewayOrigin: gwRecorder.origin,
+      gatewayOrigin: origin,
       resource,
-      prmPathUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource/mcp`,
-      prmRootUrl: `${gwRecorder.origin}/.well-known/oauth-protected-resource`,
-      authServer: scenario.gateway.bridged ? resource : idp.issuer,
-      asIssuer: scenario.gateway.bridged && gatewayIssuer ? resource : idp.issuer,
-      authorizeUrl: `${idp.issuer}/v1/authorize`,
-      tokenUrl: `${idp.issuer}/v1/token`,
+      prmPathUrl: `${origin}/.well-known/oauth-protected-resource/mcp`,
+      prmRootUrl: `${origin}/.well-known/oauth-protected-resource`,
+      // 2025-03-26: the MCP server's origin (its URL without the path) is the authorization server.
+      authServer: legacy ? origin : scenario.gateway.bridged ? resource : idp.issuer,
+      asIssuer: legacy ? origin : scenario.gateway.bridged && gatewayIssuer ? resource : idp.issuer,
+      authorizeUrl: legacy ? `${origin}${legacy.authorize}` : `${idp.issuer}/v1/authorize`,
+      tokenUrl: legacy ? `${origin}${legacy.token}` : `${idp.issuer}/v1/token`,
       revocationUrl: `${idp.issuer}/v1/revoke`,
-      registrationUrl: scenario.gateway.bridged
-        ? `${gwRecorder.origin}/.well-known/oauth-authorization-server/mcp/client-registration`
-        : idp.registrationUrl,
+      registrationUrl: legacy
+        ? `${origin}${legacy.register}`
+        : scenario.gateway.bridged
+          ? `${origin}/.well-known/oauth-authorization-server/mcp/client-registration`
+          : idp.registrationUrl,
       idpRegistrationUrl: idp.registrationUrl,
       scopesSupported: scenario.gateway.scopesSupported,
       ...(context ? { context } : {}),

@@ -46,6 +46,12 @@ export interface GatewayShape {
 export interface StackHandles {
   /** The IdP's authorization endpoint path. */
   authorizePath: string
+  /** The IdP as the recorders reach it, `http://127.0.0.1:<port>` (not recorded). */
+  idpUpstream: string
+  /** The IdP's issuer as the client sees it (the IdP recorder's origin, `/oauth2/default`). */
+  idpIssuer: string
+  /** The IdP's registration endpoint path (RFC 7591; open in the scenarios that use it). */
+  registrationPath: string
   /** Rotates the IdP's signing key, dropping the old one. */
   rotateKeys(): Promise<void>
   /** Restarts gatehouse (same configuration, same port): it fetches the key set anew. */
@@ -78,9 +84,32 @@ export interface ClientScenario {
   registration: Registration
   idp: Omit<MockIdpOptions, 'publicUrl' | 'port' | 'host' | 'https' | 'testMode'>
   gateway: GatewayShape
+  /**
+   * The 2025-03-26 shape (MCP 2025-03-26, Server Metadata Discovery): no protected-resource
+   * metadata, the MCP server's origin is the authorization server — with RFC 8414 metadata at
+   * `<origin>/.well-known/oauth-authorization-server` (`metadata`, endpoints under `/oauth/`) or
+   * without any (`defaults`: `/authorize`, `/token`, `/register`). The gateway recorder plays
+   * that authorization server in front of the IdP.
+   */
+  legacy?: 'metadata' | 'defaults'
+  /**
+   * The only client authentication method the authorization server supports at its token
+   * endpoint: its metadata lists only this (RFC 8414 §2) and registration gives every client
+   * this method (RFC 7591 §3.2.1: the server may replace requested values).
+   */
+  tokenAuthMethod?: TokenAuthMethod
   /** Builds the recorders' shapers for one run (fresh state per run). */
   shapers?(h: StackHandles): { gateway?: Shaper; idp?: Shaper }
 }
+
+/** Client authentication at the token endpoint (RFC 7591 §2, `token_endpoint_auth_method`). */
+export type TokenAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
+
+/** The path of the 2025-03-26 authorization server's endpoints in a {@link ClientScenario.legacy} scenario. */
+export const LEGACY_ENDPOINTS = {
+  metadata: { authorize: '/oauth/authorize', token: '/oauth/token', register: '/oauth/register' },
+  defaults: { authorize: '/authorize', token: '/token', register: '/register' },
+} as const
 
 /** The client id and secret of the pre-registered scenario (the official suite's values). */
 export const PRE_REGISTERED = {
@@ -354,6 +383,49 @@ export const SCENARIOS: readonly ClientScenario[] = [
     idp: SIGN_IN,
     gateway: BRIDGED,
     shapers: () => ({ gateway: reshapers.prmOfAnotherResource(MISMATCHED_RESOURCE) }),
+  },
+  ...(['client_secret_basic', 'client_secret_post', 'none'] as const).map(
+    (method): ClientScenario => {
+      const short = method === 'none' ? 'none' : method.slice('client_secret_'.length)
+      return {
+        name: `token-endpoint-auth-${short}`,
+        clientScenario: `auth/token-endpoint-auth-${short}`,
+        protocolVersion: '2025-11-25',
+        title: `The authorization server supports only ${method} at its token endpoint (metadata and registration say so)`,
+        outcome: 'complete',
+        registration: 'dcr',
+        idp: STANDARDS_IDP,
+        gateway: RESOURCE_SERVER,
+        tokenAuthMethod: method,
+        shapers: (h) => ({ idp: reshapers.onlyTokenAuthMethod(h, method) }),
+      }
+    },
+  ),
+  {
+    name: 'legacy-metadata',
+    clientScenario: 'auth/2025-03-26-oauth-metadata-backcompat',
+    protocolVersion: '2025-03-26',
+    title:
+      "A 2025-03-26 server: no protected-resource metadata; RFC 8414 metadata at the MCP server's origin, endpoints under /oauth/",
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: { ...SIGN_IN, registration: 'open' },
+    gateway: { ...RESOURCE_SERVER, audience: 'server', scopesSupported: [] },
+    legacy: 'metadata',
+    shapers: (h) => ({ gateway: reshapers.legacyAuthServer(h, 'metadata') }),
+  },
+  {
+    name: 'legacy-defaults',
+    clientScenario: 'auth/2025-03-26-oauth-endpoint-fallback',
+    protocolVersion: '2025-03-26',
+    title:
+      "A 2025-03-26 server without any metadata: the default endpoints /authorize, /token, /register at the MCP server's origin",
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: { ...SIGN_IN, registration: 'open' },
+    gateway: { ...RESOURCE_SERVER, audience: 'server', scopesSupported: [] },
+    legacy: 'defaults',
+    shapers: (h) => ({ gateway: reshapers.legacyAuthServer(h, 'defaults') }),
   },
   {
     name: 'issuer-mismatch',

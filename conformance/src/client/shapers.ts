@@ -5,7 +5,7 @@
  */
 import { decodeJwt } from 'jose'
 import type { Shaper, Synthetic } from './recorder.js'
-import type { StackHandles } from './scenarios.js'
+import { LEGACY_ENDPOINTS, type StackHandles, type TokenAuthMethod } from './scenarios.js'
 import { bearerOf, type Recorded } from './traffic.js'
 
 const PRM_PATH = '/.well-known/oauth-protected-resource'
@@ -222,6 +222,144 @@ function prmOfAnotherResource(resource: string): Shaper {
   }
 }
 
+/** Hop-by-hop and length headers a forwarded answer does not repeat (the recorder sets them). */
+const NOT_REPEATED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length'])
+
+/**
+ * Sends a recorded request on to `url` (method, body and the headers that matter to an
+ * authorization server) and gives its answer back as the recorder's own; `rewrite` may change a
+ * JSON answer's members. Redirects are not followed: their `Location` goes back to the client.
+ */
+async function forward(
+  e: Recorded,
+  url: string,
+  note: string,
+  rewrite?: (json: Record<string, unknown>) => void,
+  body: string = e.requestBody,
+): Promise<Synthetic> {
+  const headers: Record<string, string> = {}
+  for (const name of ['authorization', 'content-type', 'accept', 'cookie'])
+    if (e.requestHeaders[name]) headers[name] = e.requestHeaders[name] as string
+  const res = await fetch(url, {
+    method: e.method,
+    headers,
+    redirect: 'manual',
+    ...(e.method === 'GET' || e.method === 'HEAD' ? {} : { body }),
+  })
+  let text = await res.text()
+  const out: Record<string, string> = {}
+  res.headers.forEach((v, k) => {
+    if (!NOT_REPEATED.has(k)) out[k] = v
+  })
+  if (rewrite && res.ok) {
+    try {
+      const json = JSON.parse(text) as Record<string, unknown>
+      rewrite(json)
+      text = JSON.stringify(json)
+    } catch {}
+  }
+  return { status: res.status, headers: out, body: text, note }
+}
+
+const isAsMetadata = (path: string) =>
+  path.includes('/.well-known/oauth-authorization-server') ||
+  path.includes('/.well-known/openid-configuration')
+
+/**
+ * An authorization server that supports one client authentication method at its token endpoint
+ * (the official suite's `auth/token-endpoint-auth-*`): its metadata lists only `method` in
+ * `token_endpoint_auth_methods_supported` (RFC 8414 §2), and its registration endpoint gives
+ * every client that method whatever it asked for — RFC 7591 §3.2.1 lets a server "reject or
+ * replace any of the client's requested metadata values" — with a secret unless it is `none`.
+ * The IdP then holds the client to it at the token endpoint. The client's own request is what is
+ * recorded.
+ */
+function onlyTokenAuthMethod(h: StackHandles, method: TokenAuthMethod): Shaper {
+  return {
+    request(e) {
+      const upstream = `${h.idpUpstream}${e.url.pathname}${e.url.search}`
+      if (e.method === 'GET' && isAsMetadata(e.url.pathname))
+        return forward(e, upstream, `token_endpoint_auth_methods_supported: ["${method}"]`, (m) => {
+          m.token_endpoint_auth_methods_supported = [method]
+        })
+      if (e.method !== 'POST' || e.url.pathname !== h.registrationPath) return undefined
+      let asked: Record<string, unknown> = {}
+      try {
+        asked = JSON.parse(e.requestBody) as Record<string, unknown>
+      } catch {
+        return undefined // the IdP answers a body that is not JSON itself
+      }
+      const body = JSON.stringify({ ...asked, token_endpoint_auth_method: method })
+      const note =
+        asked.token_endpoint_auth_method === method
+          ? undefined
+          : `registered with token_endpoint_auth_method ${method} (asked: ${String(asked.token_endpoint_auth_method ?? 'none given, RFC 7591 default client_secret_basic')})`
+      return forward(e, upstream, note ?? 'registered as asked', undefined, body)
+    },
+  }
+}
+
+/**
+ * The 2025-03-26 shape, played by the gateway's recorder (MCP 2025-03-26, Server Metadata
+ * Discovery and Fallbacks): no protected-resource metadata (404, and no `resource_metadata` in
+ * challenges); the MCP server's origin is the authorization server. With `metadata`, RFC 8414
+ * metadata at `<origin>/.well-known/oauth-authorization-server` names endpoints under `/oauth/`;
+ * with `defaults`, every metadata URL is 404 and the endpoints are the spec's default paths.
+ * Each endpoint is the IdP's, reached through the recorder; the authorization response's `iss`
+ * names the origin, the issuer the client knows.
+ */
+function legacyAuthServer(h: StackHandles, mode: 'metadata' | 'defaults'): Shaper {
+  const paths = LEGACY_ENDPOINTS[mode]
+  const issuerPath = new URL(h.idpIssuer).pathname
+  const noPrm = prmRootOnly(false)
+  return {
+    request(e) {
+      const origin = e.url.origin
+      const p = e.url.pathname
+      if (p.startsWith(PRM_PATH))
+        return notFound('no protected-resource metadata: a 2025-03-26 server')
+      if (isAsMetadata(p)) {
+        if (mode === 'defaults' || p !== '/.well-known/oauth-authorization-server')
+          return notFound('no authorization-server metadata here: a 2025-03-26 server')
+        return forward(
+          e,
+          `${h.idpUpstream}${issuerPath}/.well-known/openid-configuration`,
+          "the MCP server's origin as the authorization server (2025-03-26)",
+          (m) => {
+            m.issuer = origin
+            m.authorization_endpoint = `${origin}${paths.authorize}`
+            m.token_endpoint = `${origin}${paths.token}`
+            m.registration_endpoint = `${origin}${paths.register}`
+            for (const k of Object.keys(m))
+              if (/^(revocation|introspection|end_session|userinfo)_endpoint$/.test(k)) delete m[k]
+          },
+        )
+      }
+      if (p === paths.authorize && e.method === 'GET')
+        return forward(
+          e,
+          `${h.idpUpstream}${h.authorizePath}${e.url.search}`,
+          'the IdP authorized',
+        ).then((answer) => {
+          const location = answer.headers?.location
+          if (!location) return answer
+          const back = new URL(location, h.idpUpstream)
+          // With metadata, the issuer it names (the origin); without, none: no metadata announces
+          // RFC 9207 support, and the official fallback server sends none either.
+          if (mode === 'defaults') back.searchParams.delete('iss')
+          else if (back.searchParams.has('iss')) back.searchParams.set('iss', origin)
+          return { ...answer, headers: { ...answer.headers, location: back.href } }
+        })
+      if (p === paths.token && e.method === 'POST')
+        return forward(e, `${h.idpUpstream}${issuerPath}/v1/token`, 'the IdP answered')
+      if (p === paths.register && e.method === 'POST')
+        return forward(e, `${h.idpUpstream}${h.registrationPath}`, 'the IdP registered')
+      return undefined
+    },
+    response: noPrm.response,
+  }
+}
+
 /** Several shapers as one: in order; the first synthetic answer wins; notes joined. */
 export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | undefined {
   const all = shapers.filter((s): s is Shaper => s !== undefined)
@@ -247,6 +385,8 @@ export function composeShapers(...shapers: Array<Shaper | undefined>): Shaper | 
 /** The reshaping functions, by shape. */
 export const reshapers = {
   issAsGateway,
+  legacyAuthServer,
+  onlyTokenAuthMethod,
   prmOfAnotherResource,
   stepUpOnToolsCall,
   prmRootOnly,

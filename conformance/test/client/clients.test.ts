@@ -10,41 +10,11 @@ import { runOnStack, type ScenarioReport } from '../../src/client/run.js'
 import { startScenarioStack } from '../../src/client/scenario-stack.js'
 import { SCENARIOS } from '../../src/client/scenarios.js'
 import { ROOT } from '../../src/stack.js'
+import { CAUGHT_BY } from './clients/faults.js'
 
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const SDK = `${TSX} ${join(ROOT, 'conformance/src/client/examples/sdk-client.ts')}`
 const HAND = `${TSX} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`
-
-/** Each planted fault, the scenario it is run in and the requirement that must catch it. */
-const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
-  'no-pkce': { scenario: 'bridged-client-id', id: 'CLI-PKCE-001' },
-  'plain-pkce': { scenario: 'bridged-client-id', id: 'CLI-PKCE-001' },
-  'reused-verifier': { scenario: 'scope-step-up', id: 'CLI-PKCE-002' },
-  'static-state': { scenario: 'scope-step-up', id: 'CLI-STATE-001' },
-  'ignore-resource-metadata': { scenario: 'prm-root-only', id: 'CLI-PRM-001' },
-  'root-prm-first': { scenario: 'no-resource-metadata', id: 'CLI-PRM-002' },
-  'oidc-first': { scenario: 'pre-registered', id: 'CLI-ASM-001' },
-  'register-at-idp': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
-  'dcr-despite-preregistered': { scenario: 'pre-registered', id: 'CLI-REG-004' },
-  'no-cimd': { scenario: 'cimd', id: 'CLI-REG-003' },
-  'no-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
-  'redirect-mismatch': { scenario: 'bridged-proxied-dcr', id: 'CLI-REDIR-001' },
-  'wrong-initial-scope': { scenario: 'bridged-client-id', id: 'CLI-SCOPE-001' },
-  'token-in-query': { scenario: 'bridged-client-id', id: 'CLI-TOKEN-001' },
-  'token-to-idp': { scenario: 'token-refresh', id: 'CLI-TOKEN-002' },
-  'no-state-check': { scenario: 'forged-state', id: 'CLI-STATE-002' },
-  'no-iss-check': { scenario: 'wrong-iss', id: 'CLI-ISS-001' },
-  'no-issuer-check': { scenario: 'issuer-mismatch', id: 'CLI-ISS-002' },
-  'no-resource-check': { scenario: 'resource-mismatch', id: 'CLI-RES-002' },
-  'guessed-metadata': { scenario: 'bridged-client-id', id: 'CLI-PRM-001' },
-  'wrong-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
-  'fake-client-id': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
-  'step-up-wrong-scope': { scenario: 'scope-step-up', id: 'CLI-STEP-001' },
-  'unlimited-step-up': { scenario: 'scope-retry-limit', id: 'CLI-STEP-002' },
-  'no-refresh': { scenario: 'token-refresh', id: 'CLI-REFRESH-001' },
-  'exit-1': { scenario: 'bridged-client-id', id: 'CLI-FLOW-001' },
-  'hang-on-refusal': { scenario: 'forged-state', id: 'CLI-FLOW-002' },
-}
 
 /** Checks that must have been judged (passed), not skipped, for a run to count as a pass. */
 const JUDGED: Record<string, string[]> = {
@@ -60,7 +30,15 @@ const JUDGED: Record<string, string[]> = {
   'wrong-iss': ['CLI-ISS-001'],
   'issuer-mismatch': ['CLI-ISS-002', 'CLI-FLOW-002'],
   'resource-mismatch': ['CLI-RES-002', 'CLI-FLOW-002'],
+  'token-endpoint-auth-basic': ['CLI-AUTHN-001', 'CLI-AUTHN-003'],
+  'token-endpoint-auth-post': ['CLI-AUTHN-001', 'CLI-AUTHN-003'],
+  'token-endpoint-auth-none': ['CLI-AUTHN-002'],
+  'legacy-metadata': ['CLI-LEGACY-001'],
+  'legacy-defaults': ['CLI-LEGACY-002', 'CLI-LEGACY-003'],
 }
+
+/** Where the hand client also runs probing each authorization URL first (as mcp-remote does). */
+const PROBED = 'runtime-step-up'
 
 /**
  * A client's time limit here: generous, so a loaded machine cannot fail a correct client (the
@@ -90,6 +68,9 @@ beforeAll(async () => {
       const jobs = [
         { client: 'sdk', command: SDK, timeoutMs: LIVENESS },
         { client: 'hand', command: HAND, timeoutMs: LIVENESS },
+        ...(scenario.name === PROBED
+          ? [{ client: 'probe', command: `${HAND} --probe-authorization`, timeoutMs: LIVENESS }]
+          : []),
         ...Object.entries(CAUGHT_BY)
           .filter(([, c]) => c.scenario === scenario.name)
           .map(([fault]) => ({
@@ -158,6 +139,16 @@ describe('the judgement', () => {
     const r = report('no-issuer-check', 'issuer-mismatch')
     expect(r.results.find((x) => x.id === 'CLI-PKCE-001')?.status).toBe('passed')
     expect(failed(r).map((f) => f.split(':')[0])).toEqual(['CLI-ISS-002'])
+  })
+
+  it('an authorization request sent twice byte for byte (a probe, then the browser) is one request, not state or challenge reuse', () => {
+    const r = report('probe', PROBED)
+    expect(failed(r)).toEqual([])
+    for (const id of ['CLI-STATE-001', 'CLI-PKCE-002'])
+      expect(r.results.find((x) => x.id === id)?.status, id).toBe('passed')
+    // The probe really happened: every authorization URL was requested twice.
+    const authorize = r.log.filter((e) => /\/v1\/authorize\?/.test(e.url))
+    expect(authorize.length).toBeGreaterThanOrEqual(4)
   })
 
   it('never shows a token, code or secret in evidence', () => {

@@ -23,6 +23,16 @@ function officialScenarios(): Map<string, string[]> {
       m[1] ?? '',
       [...(m[2] ?? '').matchAll(/`([^`]+)`/g)].map((v) => v[1] ?? ''),
     )
+  // The token-endpoint-auth family is one class whose name is a template over the method:
+  // specVersions=[…],…,this.name=`auth/token-endpoint-auth-${e===`client_secret_basic`?`basic`:…}`.
+  const templated =
+    /this\.specVersions=\[([^\]]*)\],[^;]{0,200}?this\.name=`(auth\/[a-z0-9-]+)\$\{([^}]*)\}`/g
+  for (const m of bundle.matchAll(templated)) {
+    const versions = [...(m[1] ?? '').matchAll(/`([^`]+)`/g)].map((v) => v[1] ?? '')
+    for (const v of (m[3] ?? '').matchAll(/\?`([a-z]+)`/g)) found.set(`${m[2]}${v[1]}`, versions)
+    const last = /:`([a-z]+)`$/.exec(m[3] ?? '')
+    if (last) found.set(`${m[2]}${last[1]}`, versions)
+  }
   // The metadata-default/var1-3 family is built from a table: name:`auth/${e.name}`.
   for (const m of bundle.matchAll(/name:`(metadata-[a-z0-9-]+)`/g))
     found.set(`auth/${m[1]}`, ['2025-11-25'])
@@ -35,6 +45,9 @@ describe('SCENARIOS', () => {
   it('reads the official suite', () => {
     expect(official.get('auth/scope-step-up')).toEqual(['2025-11-25'])
     expect(official.get('auth/metadata-default')).toEqual(['2025-11-25'])
+    for (const method of ['basic', 'post', 'none'])
+      expect(official.get(`auth/token-endpoint-auth-${method}`)).toContain('2025-11-25')
+    expect(official.get('auth/2025-03-26-oauth-endpoint-fallback')).toEqual(['2025-03-26'])
   })
 
   it.each(SCENARIOS.map((s) => [s.name, s] as const))(

@@ -5,7 +5,14 @@
 import { CheckSkipped, must } from '../../types.js'
 import type { Authorization, Flow } from '../flow.js'
 import { s256, scopesOf } from '../flow.js'
-import { always, type ClientCheckContext, type ClientRequirement, MCP, only } from './types.js'
+import {
+  always,
+  type ClientCheckContext,
+  type ClientRequirement,
+  current,
+  MCP,
+  only,
+} from './types.js'
 
 const PKCE = `${MCP('Authorization Code Protection')}; RFC 7636 §4; OAuth 2.1 §4.1.1`
 
@@ -14,6 +21,23 @@ function authorizationsOf(flow: Flow): Authorization[] {
   const all = flow.authorizations
   must(all.length > 0, 'an authorization request at the IdP', 'none was sent')
   return all
+}
+
+/**
+ * The distinct authorization requests: a request sent again byte for byte (same state, same
+ * code_challenge, same everything) is one authorization request delivered twice — e.g.
+ * mcp-remote's probe of a cached registration (a GET of the URL before it opens the browser) —
+ * not a second request reusing the first one's state and challenge. No clause forbids sending
+ * the same request twice; RFC 7636 §4.1 asks for a verifier per request, RFC 6749 §10.12 binds
+ * state to the user agent's session, and both hold.
+ */
+function distinctAuthorizations(flow: Flow): Authorization[] {
+  const seen = new Set<string>()
+  return authorizationsOf(flow).filter((a) => {
+    if (seen.has(a.entry.url.href)) return false
+    seen.add(a.entry.url.href)
+    return true
+  })
 }
 
 /** The authorization whose redirect carried `code`. */
@@ -79,8 +103,9 @@ export const authorization: ClientRequirement[] = [
     text: 'Each code is redeemed with the code_verifier of the request that got it (S256), and every authorization request uses a fresh verifier.',
     appliesTo: always,
     check({ flow, evidence }) {
-      const challenges = authorizationsOf(flow).map((a) => a.params.get('code_challenge'))
-      const repeated = flow.authorizations.find(
+      const distinct = distinctAuthorizations(flow)
+      const challenges = distinct.map((a) => a.params.get('code_challenge'))
+      const repeated = distinct.find(
         (a, i) => challenges.indexOf(a.params.get('code_challenge')) !== i,
       )
       evidence(repeated?.entry)
@@ -118,7 +143,7 @@ export const authorization: ClientRequirement[] = [
     appliesTo: always,
     check({ flow, evidence }) {
       const seen = new Set<string>()
-      for (const a of authorizationsOf(flow)) {
+      for (const a of distinctAuthorizations(flow)) {
         evidence(a.entry)
         const state = a.params.get('state')
         must(
@@ -162,7 +187,7 @@ export const authorization: ClientRequirement[] = [
       'MCP clients MUST send this parameter regardless of whether authorization servers support it.',
     needs: 'authorization',
     text: 'Every authorization request and every token request (code and refresh) carries resource=<the protected resource>, exactly as the protected-resource metadata names it.',
-    appliesTo: always,
+    appliesTo: current(),
     check({ flow, facts, evidence }) {
       const requests = [
         ...authorizationsOf(flow).map((a) => ({ entry: a.entry, params: a.params })),
@@ -225,7 +250,7 @@ export const authorization: ClientRequirement[] = [
       'During the initial authorization handshake, MCP clients SHOULD follow this priority order for scope selection:',
     needs: 'authorization',
     text: "The first authorization request asks for the challenge's scope, or without one every scope of the metadata's scopes_supported.",
-    appliesTo: always,
+    appliesTo: current(),
     check({ flow, facts, evidence }) {
       const first = authorizationsOf(flow)[0]
       evidence(first?.entry)

@@ -6,7 +6,7 @@ import { CheckSkipped, must } from '../../types.js'
 import { asMetadataCandidates, withoutQuery } from '../flow.js'
 import { issuerOf } from '../refusal.js'
 import { CIMD_CLIENT_METADATA_URL } from '../scenarios.js'
-import { always, type ClientRequirement, MCP, only } from './types.js'
+import { type ClientRequirement, current, MCP, only } from './types.js'
 
 const PRM_DISCOVERY = `${MCP('Protected Resource Metadata Discovery Requirements')}; RFC 9728 §5.1`
 
@@ -19,7 +19,7 @@ export const discovery: ClientRequirement[] = [
     quote:
       'MCP clients MUST support both discovery mechanisms and use the resource metadata URL from the parsed WWW-Authenticate headers when present; otherwise, they MUST fall back to constructing and requesting the well-known URIs in the order listed above.',
     text: 'The client fetches the protected-resource metadata at the URL the challenge names in resource_metadata.',
-    appliesTo: (s) => s.name !== 'no-resource-metadata',
+    appliesTo: current((s) => s.name !== 'no-resource-metadata'),
     check({ flow, evidence }) {
       const first = flow.challenges.find((c) => c.params.resource_metadata)
       if (!first) throw new CheckSkipped('the client never received a challenge')
@@ -71,7 +71,7 @@ export const discovery: ClientRequirement[] = [
     quote:
       'For issuer URLs with path components (e.g., https://auth.example.com/tenant1), clients MUST try endpoints in the following priority order:',
     text: "The client fetches the authorization server's metadata at the URLs the spec lists, in its order (RFC 8414 path insertion, OIDC path insertion, OIDC path appending), moving on only when one fails.",
-    appliesTo: always,
+    appliesTo: current(),
     check({ flow, facts, progress, evidence }) {
       const candidates = asMetadataCandidates(facts.authServer)
       const fetches = flow.asMetadataFetches
@@ -165,7 +165,7 @@ export const discovery: ClientRequirement[] = [
       'MCP clients MUST use OAuth 2.0 Protected Resource Metadata for authorization server discovery.',
     needs: 'registration',
     text: 'The client registers at the registration_endpoint of the metadata it got (not at a URL it guessed) and uses the client_id it was issued.',
-    appliesTo: (s) => s.registration === 'dcr',
+    appliesTo: current((s) => s.registration === 'dcr'),
     check({ flow, facts, evidence }) {
       const regs = flow.registrations
       const elsewhere = regs.find((r) => withoutQuery(r.entry.url) !== facts.registrationUrl)

@@ -53,5 +53,15 @@ export const only =
   (s: ClientScenario) =>
     names.includes(s.name)
 
+/**
+ * Applies except in the 2025-03-26 scenarios (`legacy`), where the checks of legacy.ts judge
+ * discovery: a requirement MCP 2025-11-25 introduced (protected-resource metadata, the resource
+ * parameter, scope selection) does not bind a client talking to a 2025-03-26 server.
+ */
+export const current =
+  (applies: (s: ClientScenario) => boolean = always) =>
+  (s: ClientScenario) =>
+    s.legacy === undefined && applies(s)
+
 /** MCP authorization, 2025-11-25, by section. */
 export const MCP = (section: string) => `MCP authorization 2025-11-25 §${section}`

@@ -43,6 +43,17 @@ const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json
 const MAX_AUTHORIZATIONS = 3
 
 /** An OAuth client provider for a headless run, keeping everything in memory. */
+/**
+ * RFC 8414 §3.3's comparison: identical — except that an issuer without a path equals itself with
+ * the empty path written "/" (RFC 3986 §6.2.3), as the SDK writes a 2025-03-26 server's origin.
+ */
+function sameIssuer(issuer: unknown, derived: string): boolean {
+  if (issuer === derived) return true
+  if (typeof issuer !== 'string' || !URL.canParse(issuer)) return false
+  const a = new URL(issuer)
+  return a.pathname === '/' && !a.search && `${a.origin}/` === derived
+}
+
 class HeadlessProvider implements OAuthClientProvider {
   #info: OAuthClientInformationMixed | undefined
   #tokens: OAuthTokens | undefined
@@ -96,7 +107,7 @@ class HeadlessProvider implements OAuthClientProvider {
     const metadata = state.authorizationServerMetadata as Record<string, unknown> | undefined
     // RFC 8414 §3.3 (the SDK does not check it): metadata whose issuer is not the identifier its
     // URL was built from MUST NOT be used.
-    if (metadata && metadata.issuer !== state.authorizationServerUrl) {
+    if (metadata && !sameIssuer(metadata.issuer, state.authorizationServerUrl)) {
       throw new Error(
         `authorization-server metadata refused: issuer ${String(metadata.issuer)} is not ${state.authorizationServerUrl} (RFC 8414 §3.3)`,
       )

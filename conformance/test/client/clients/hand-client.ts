@@ -37,6 +37,11 @@ const FAULTS = [
   'no-refresh',
   'exit-1',
   'hang-on-refusal',
+  'ignore-client-secret',
+  'both-auth-methods',
+  'no-client-id',
+  'no-legacy-fallback',
+  'skip-legacy-metadata',
 ] as const
 type Fault = (typeof FAULTS)[number]
 
@@ -54,12 +59,19 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Recor
 const REDIRECT = process.env.HAND_REDIRECT_URI ?? 'http://127.0.0.1:3000/callback'
 const CIMD_URL = process.env.HAND_CIMD_URL ?? 'https://conformance-test.local/client-metadata.json'
 const has = (f: Fault) => fault === f
+/**
+ * Not a fault: GET each authorization URL once before the "browser" does, as mcp-remote probes a
+ * cached registration. The same request twice must not be judged as state or challenge reuse.
+ */
+const PROBE = argv.includes('--probe-authorization')
 const b64 = (n: number) => randomBytes(n).toString('base64url')
 
 type Json = Record<string, unknown>
 let prm: Json | undefined
 let meta: Json | undefined
-let client: { id: string; secret?: string } | undefined
+let client:
+  | { id: string; secret?: string; method?: 'client_secret_basic' | 'client_secret_post' }
+  | undefined
 let accessToken: string | undefined
 let refreshToken: string | undefined
 let firstVerifier: string | undefined
@@ -101,15 +113,41 @@ async function discover(params: Record<string, string>): Promise<void> {
   const root = `${serverUrl.origin}/.well-known/oauth-protected-resource`
   const named = has('ignore-resource-metadata') ? undefined : params.resource_metadata
   const order = named ? [named] : has('root-prm-first') ? [root, path] : [path, root]
+  let fetchedFrom: string | undefined
   for (const url of order) {
     prm = await getJson(url)
+    fetchedFrom = url
     if (prm) break
   }
+  if (!prm && !has('no-legacy-fallback')) {
+    // A 2025-03-26 server (MCP 2025-03-26, Server Metadata Discovery): the authorization base URL
+    // is the server's origin; RFC 8414 metadata there, else the default endpoints.
+    const base = serverUrl.origin
+    meta = has('skip-legacy-metadata')
+      ? undefined
+      : await getJson(`${base}/.well-known/oauth-authorization-server`)
+    meta ??= {
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+    }
+    if (meta.issuer !== base)
+      throw new Error(`authorization-server metadata refused: issuer ${meta.issuer} is not ${base}`)
+    prm = { resource: serverUrl.href, authorization_servers: [base], scopes_supported: [] }
+    return
+  }
   if (!prm) throw new Error('no protected-resource metadata found')
-  // RFC 9728 §3.3: metadata of another resource MUST NOT be used.
-  if (!has('no-resource-check') && prm.resource !== serverUrl.href)
+  // RFC 9728 §3.3: metadata of another resource MUST NOT be used. The identifier the root form
+  // was built from is the origin, so there the origin is the resource too (as the official
+  // suite's auth/metadata-var2 serves it); the resource parameter is then what PRM names.
+  const fromRoot = fetchedFrom === root
+  const identifiers = fromRoot
+    ? [serverUrl.href, serverUrl.origin, `${serverUrl.origin}/`]
+    : [serverUrl.href]
+  if (!has('no-resource-check') && !identifiers.includes(String(prm.resource)))
     throw new Error(
-      `protected-resource metadata refused: resource ${prm.resource} is not ${serverUrl.href}`,
+      `protected-resource metadata refused: resource ${prm.resource} is not ${identifiers.join(' or ')}`,
     )
   const issuer = new URL(String((prm.authorization_servers as string[])[0]))
   const p = issuer.pathname.replace(/\/$/, '')
@@ -158,6 +196,14 @@ async function register(): Promise<void> {
   const endpoint = has('register-at-idp')
     ? `${new URL(String(meta.authorization_endpoint)).origin}/oauth2/v1/clients`
     : String(meta.registration_endpoint)
+  // A public client where the server allows one; else the method its metadata lists (RFC 8414 §2).
+  const supported = meta.token_endpoint_auth_methods_supported as string[] | undefined
+  const asked =
+    !supported || supported.includes('none')
+      ? 'none'
+      : supported.includes('client_secret_basic')
+        ? 'client_secret_basic'
+        : 'client_secret_post'
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -166,11 +212,20 @@ async function register(): Promise<void> {
       redirect_uris: [REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      token_endpoint_auth_method: 'none',
+      token_endpoint_auth_method: asked,
     }),
   })
   if (res.status !== 201) throw new Error(`registration failed: HTTP ${res.status}`)
-  client = { id: String(((await res.json()) as Json).client_id) }
+  // RFC 7591 §3.2.1: the server may replace what was asked; the answer is what holds.
+  const issued = (await res.json()) as Json
+  const method = issued.token_endpoint_auth_method ?? asked
+  client = {
+    id: String(issued.client_id),
+    ...(typeof issued.client_secret === 'string' && !has('ignore-client-secret')
+      ? { secret: issued.client_secret }
+      : {}),
+    ...(method === 'client_secret_post' ? { method: 'client_secret_post' as const } : {}),
+  }
 }
 
 /** The RFC 8707 resource: PRM's, or (fault) the server's origin instead of the MCP endpoint. */
@@ -181,9 +236,14 @@ async function token(form: Record<string, string>): Promise<void> {
   if (!meta || !client) throw new Error('not discovered')
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' }
   const body = new URLSearchParams(form)
-  if (client.secret) {
+  if (client.secret && client.method === 'client_secret_post') {
+    body.set('client_id', client.id)
+    body.set('client_secret', client.secret)
+  }
+  if (client.secret && (client.method !== 'client_secret_post' || has('both-auth-methods'))) {
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`
-  } else body.set('client_id', client.id)
+  }
+  if (!client.secret && !has('no-client-id')) body.set('client_id', client.id)
   if (!has('no-resource')) body.set('resource', resourceParam())
   const res = await idpFetch(String(meta.token_endpoint), { method: 'POST', headers, body })
   const json = (await res.json()) as Json
@@ -217,6 +277,7 @@ async function authorize(scope: string): Promise<void> {
   if (!has('no-resource')) params.resource = resourceParam()
   if (scope.split(' ').includes('offline_access')) params.prompt = 'consent'
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
+  if (PROBE) await (await idpFetch(url.href)).body?.cancel()
   const res = await idpFetch(url.href)
   const back = new URL(res.headers.get('location') ?? 'about:blank')
   if (!has('no-state-check') && back.searchParams.get('state') !== state)

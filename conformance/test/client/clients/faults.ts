@@ -1,0 +1,39 @@
+/**
+ * The hand-written client's planted faults (hand-client.ts `--fault`): the scenario each is run
+ * in and the requirement that must catch it. clients.test.ts proves each is caught; the
+ * cross-judge (peers/bin/cross-judge.ts) runs the official suite on the same clients.
+ */
+export const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
+  'no-pkce': { scenario: 'bridged-client-id', id: 'CLI-PKCE-001' },
+  'plain-pkce': { scenario: 'bridged-client-id', id: 'CLI-PKCE-001' },
+  'reused-verifier': { scenario: 'scope-step-up', id: 'CLI-PKCE-002' },
+  'static-state': { scenario: 'scope-step-up', id: 'CLI-STATE-001' },
+  'ignore-resource-metadata': { scenario: 'prm-root-only', id: 'CLI-PRM-001' },
+  'root-prm-first': { scenario: 'no-resource-metadata', id: 'CLI-PRM-002' },
+  'oidc-first': { scenario: 'pre-registered', id: 'CLI-ASM-001' },
+  'register-at-idp': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
+  'dcr-despite-preregistered': { scenario: 'pre-registered', id: 'CLI-REG-004' },
+  'no-cimd': { scenario: 'cimd', id: 'CLI-REG-003' },
+  'no-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
+  'redirect-mismatch': { scenario: 'bridged-proxied-dcr', id: 'CLI-REDIR-001' },
+  'wrong-initial-scope': { scenario: 'bridged-client-id', id: 'CLI-SCOPE-001' },
+  'token-in-query': { scenario: 'bridged-client-id', id: 'CLI-TOKEN-001' },
+  'token-to-idp': { scenario: 'token-refresh', id: 'CLI-TOKEN-002' },
+  'no-state-check': { scenario: 'forged-state', id: 'CLI-STATE-002' },
+  'no-iss-check': { scenario: 'wrong-iss', id: 'CLI-ISS-001' },
+  'no-issuer-check': { scenario: 'issuer-mismatch', id: 'CLI-ISS-002' },
+  'no-resource-check': { scenario: 'resource-mismatch', id: 'CLI-RES-002' },
+  'guessed-metadata': { scenario: 'bridged-client-id', id: 'CLI-PRM-001' },
+  'wrong-resource': { scenario: 'standards-idp', id: 'CLI-RES-001' },
+  'fake-client-id': { scenario: 'bridged-client-id', id: 'CLI-REG-001' },
+  'step-up-wrong-scope': { scenario: 'scope-step-up', id: 'CLI-STEP-001' },
+  'unlimited-step-up': { scenario: 'scope-retry-limit', id: 'CLI-STEP-002' },
+  'no-refresh': { scenario: 'token-refresh', id: 'CLI-REFRESH-001' },
+  'exit-1': { scenario: 'bridged-client-id', id: 'CLI-FLOW-001' },
+  'hang-on-refusal': { scenario: 'forged-state', id: 'CLI-FLOW-002' },
+  'ignore-client-secret': { scenario: 'token-endpoint-auth-basic', id: 'CLI-AUTHN-001' },
+  'both-auth-methods': { scenario: 'token-endpoint-auth-post', id: 'CLI-AUTHN-003' },
+  'no-client-id': { scenario: 'token-endpoint-auth-none', id: 'CLI-AUTHN-002' },
+  'no-legacy-fallback': { scenario: 'legacy-metadata', id: 'CLI-LEGACY-001' },
+  'skip-legacy-metadata': { scenario: 'legacy-defaults', id: 'CLI-LEGACY-003' },
+}
