@@ -7,10 +7,13 @@
  *
  * Left out on these runs, as they do not depend on the runtime and run once on the machine's Node:
  * the checks of the repository's own files and tools (scripts/test: the build and the module
- * graph; conformance's pack and traceability tests; mutation/test: the mutants and the Stryker sample), and the real-peer
- * verdict matrices (peers/test/matrix*.test.ts): they judge pinned third-party programs against
- * baselines, and each of those programs' own sign-in-and-call tests (peers/test/*.test.ts) still
- * runs on every line.
+ * graph; conformance's pack and traceability tests; mutation/test: the mutants and the Stryker
+ * sample; bench/test; the generated peer table), and the verdict tables: the real-peer matrices
+ * (peers/test/matrix*.test.ts) and the cross-judge (peers/test/cross-judge.test.ts), which judge
+ * pinned third-party programs against baselines, and the planted-fault client table
+ * (conformance/test/client/clients.test.ts), which tests the judge's logic. Each of those
+ * programs' own sign-in-and-call tests (peers/test/*.test.ts) and the client mode's own runs
+ * (conformance/test/client/cli.test.ts) still run on every line.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -25,7 +28,11 @@ export const RUNTIME_INDEPENDENT = [
   'conformance/test/pack.test.ts',
   'mutation/test/**',
   'conformance/test/traceability.test.ts',
+  'bench/test/**',
+  'peers/test/peer-table.test.ts',
   'peers/test/matrix*.test.ts',
+  'peers/test/cross-judge.test.ts',
+  'conformance/test/client/clients.test.ts',
 ]
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
