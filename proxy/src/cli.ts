@@ -5,7 +5,9 @@
 import { parseArgs } from 'node:util'
 import { onShutdownSignals } from '@gatehouse/support'
 import { ConfigError, GatehouseError } from './errors.js'
-import type { Gatehouse } from './index.js'
+import type { Gatehouse, ReloadTrigger } from './index.js'
+import type { IpcEndpoint } from './store/ipc.js'
+import type { Logging } from './telemetry/logging.js'
 import { VERSION } from './version.js'
 
 const USAGE = `Usage: gatehouse -f <config.yaml | manifests.yaml | dir/> [-f ...] [--validate]
@@ -102,20 +104,6 @@ export async function run(argv: readonly string[]): Promise<number> {
       return 0
     }
     requireListener(config, label)
-    // Handlers first: a signal that arrives while starting (or just after the "listening" line)
-    // must still stop gracefully, not kill the process with the default action.
-    // The first signal drains (the proxy logs its own stop, and this function returns once
-    // stopped); a second one exits at once, without draining.
-    let gatehouse: Gatehouse | undefined
-    let early: NodeJS.Signals | undefined
-    onShutdownSignals(
-      async (signal) => {
-        if (gatehouse) await gatehouse.stop(signal)
-        else early = signal
-      },
-      { name: 'gatehouse', announce: false, exit: false },
-    )
-    const { startGatehouse } = await import('./index.js')
     const loadConfig = async () => {
       const next = await loadConfigSources(values.file as string[], loadOptions)
       try {
@@ -126,20 +114,26 @@ export async function run(argv: readonly string[]): Promise<number> {
       }
       return next
     }
-    gatehouse = await startGatehouse({ config, configFile: label, source, loadConfig })
-    if (early) void gatehouse.stop(early)
-    const running = gatehouse
-    // Reload triggers: SIGHUP and changes to the files (admin POST /reload is the third).
-    const onHup = () => void running.reload('SIGHUP')
-    process.on('SIGHUP', onHup)
-    const { watchSources } = await import('./config/watch.js')
-    const watcher = watchSources(values.file, () => void running.reload('watch'), {
-      log: running.logging.logger('proxy::config'),
-    })
-    await gatehouse.stopped
-    watcher.close()
-    process.off('SIGHUP', onHup)
-    return 0
+    const { default: cluster } = await import('node:cluster')
+    if (cluster.isWorker) {
+      const { IpcPeer } = await import('./store/ipc.js')
+      const primary = new IpcPeer(process as unknown as IpcEndpoint)
+      const { startGatehouse } = await import('./index.js')
+      return await serveWorker(() =>
+        startGatehouse({ config, configFile: label, source, loadConfig, primary }),
+      )
+    }
+    const { workerCount } = await import('./config/workers.js')
+    const workers = workerCount(config)
+    if (workers > 1) {
+      const { startCluster } = await import('./cluster/primary.js')
+      return await serve(() => startCluster({ config, workers, loadConfig }), values.file)
+    }
+    const { startGatehouse } = await import('./index.js')
+    return await serve(
+      () => startGatehouse({ config, configFile: label, source, loadConfig }),
+      values.file,
+    )
   } catch (err) {
     if (err instanceof GatehouseError) {
       process.stderr.write(`gatehouse: ${err.message}\n`)
@@ -148,4 +142,68 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`)
     return 1
   }
+}
+
+/** What {@link serve} runs: a single proxy, or a cluster primary. */
+interface Running {
+  readonly logging: Logging
+  reload(trigger: ReloadTrigger): Promise<unknown>
+  stop(reason: string): Promise<void>
+  readonly stopped: Promise<string>
+}
+
+/**
+ * Runs the proxy (or the cluster primary) until it stops: signals stop it gracefully, SIGHUP and
+ * changes to `files` reload it.
+ */
+async function serve(start: () => Promise<Running>, files: string[]): Promise<number> {
+  // Handlers first: a signal that arrives while starting (or just after the "listening" line)
+  // must still stop gracefully, not kill the process with the default action.
+  // The first signal drains (the proxy logs its own stop, and this function returns once
+  // stopped); a second one exits at once, without draining.
+  let running: Running | undefined
+  let early: NodeJS.Signals | undefined
+  onShutdownSignals(
+    async (signal) => {
+      if (running) await running.stop(signal)
+      else early = signal
+    },
+    { name: 'gatehouse', announce: false, exit: false },
+  )
+  const started = await start()
+  running = started
+  if (early) void started.stop(early)
+  // Reload triggers: SIGHUP and changes to the files (admin POST /reload is the third).
+  const onHup = () => void started.reload('SIGHUP')
+  process.on('SIGHUP', onHup)
+  const { watchSources } = await import('./config/watch.js')
+  const watcher = watchSources(files, () => void started.reload('watch'), {
+    log: started.logging.logger('proxy::config'),
+  })
+  await started.stopped
+  watcher.close()
+  process.off('SIGHUP', onHup)
+  return 0
+}
+
+/**
+ * Runs a cluster worker until it stops. The primary coordinates: it reloads the worker, and stops
+ * it (the worker drains, then exits). SIGINT, which a terminal sends to every process of the
+ * group, is left to the primary; SIGTERM sent to the worker alone, or the primary going away,
+ * stops it too.
+ */
+async function serveWorker(start: () => Promise<Gatehouse>): Promise<number> {
+  let gatehouse: Gatehouse | undefined
+  let early: string | undefined
+  const stopFor = (reason: string) => {
+    if (gatehouse) void gatehouse.stop(reason)
+    else early ??= reason
+  }
+  process.on('SIGINT', () => {})
+  process.on('SIGTERM', () => stopFor('SIGTERM'))
+  process.once('disconnect', () => stopFor('the cluster primary exited'))
+  gatehouse = await start()
+  if (early) void gatehouse.stop(early)
+  await gatehouse.stopped
+  return 0
 }

@@ -12,6 +12,7 @@ import { createRouter, type RouteEntry } from './dataplane/router.js'
 import type { CompiledRule, GatewayRuntime } from './dataplane/runtime.js'
 import { ConfigError, type ConfigIssue } from './errors.js'
 import { createUpstream, type Upstream } from './http/upstream.js'
+import type { SharedBuckets } from './mcp/local-rate-limit.js'
 import type { McpRoutePolicy } from './mcp/route-policy.js'
 import type { Logging } from './telemetry/logging.js'
 import type { TaskRegistry } from './telemetry/tasks.js'
@@ -98,6 +99,17 @@ function originCheckFor(
   })
 }
 
+/** What compiling needs from the process around it. */
+export interface CompileServices {
+  logging: Logging
+  tasks: TaskRegistry
+  /**
+   * Rate-limit buckets held by the cluster primary (`config.workers` above 1), so that the
+   * workers' limits admit their configured number in total. Absent: each route keeps its own.
+   */
+  sharedBuckets?: SharedBuckets | undefined
+}
+
 /**
  * Builds the snapshot. Policies are compiled but not started. With `previous` (a reload), what did
  * not change is taken over instead of rebuilt: an upstream whose backend is the same (its pooled
@@ -107,7 +119,7 @@ function originCheckFor(
  */
 export async function compileSnapshot(
   config: Readonly<GatehouseConfig>,
-  services: { logging: Logging; tasks: TaskRegistry },
+  services: CompileServices,
   previous?: Snapshot,
 ): Promise<Snapshot> {
   const upstreams = new Map<string, Upstream>()
@@ -157,7 +169,12 @@ export async function compileSnapshot(
     const stage =
       before && isDeepStrictEqual(before.from, attached)
         ? before.stage
-        : compileMcpRoutePolicy(attached)
+        : compileMcpRoutePolicy(
+            attached,
+            services.sharedBuckets
+              ? { buckets: services.sharedBuckets, scope: routeName }
+              : undefined,
+          )
     mcpOfRoute.set(routeName, { stage, from: attached })
   }
 
