@@ -19,6 +19,7 @@ import { freePort } from '@gatehouse/support'
 import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
+import type { GatehouseConfigInput } from '../../src/index.js'
 import { authConfig } from '../auth/config.js'
 import { pkce, signInThroughBroker, TestBrowser } from '../broker/browser.js'
 import { authorizationUrl, DEMO_CLIENT } from '../broker/stack.js'
@@ -55,7 +56,7 @@ interface WorkerLine {
   requests: number | null
 }
 
-function config(extraRoute: boolean, port: number) {
+function config(extraRoute: boolean, port: number): GatehouseConfigInput {
   const c = authConfig({
     idpPort: idp.port,
     backendPort: backend.port,
@@ -65,40 +66,46 @@ function config(extraRoute: boolean, port: number) {
       secret: 'workers-share-this-signing-secret-0123456789',
       store: { redis: { url: redis.url, keyPrefix: 'workers:' } },
     },
-  }) as Record<string, any>
-  const policy = c.policies['mcp-auth']
-  policy.traffic.localRateLimit = [
-    {
-      name: 'lists',
-      maxTokens: LIMIT,
-      fillInterval: '1h',
-      key: 'jwt.sub',
-      when: 'mcp.method == "tools/list"',
-    },
-  ]
-  c.backends.slow = { static: { host: '127.0.0.1', port: (slow.address() as AddressInfo).port } }
-  c.routes.slow = {
+  })
+  const policy = c.policies?.['mcp-auth'] as NonNullable<GatehouseConfigInput['policies']>[string]
+  const held = (prefix: string) => ({
     rules: [
       {
-        matches: [{ path: { type: 'PathPrefix', value: '/slow' } }],
+        matches: [{ path: { type: 'PathPrefix' as const, value: prefix } }],
         backendRefs: [{ name: 'slow' }],
       },
     ],
-  }
-  if (extraRoute) {
-    c.routes.extra = {
-      rules: [
-        {
-          matches: [{ path: { type: 'PathPrefix', value: '/extra' } }],
-          backendRefs: [{ name: 'slow' }],
-        },
-      ],
-    }
-  }
+  })
   return {
     ...c,
     config: { adminAddr: '127.0.0.1:0', workers: 2, drainTimeout: '30s' },
     gateways: { default: { port, address: '127.0.0.1' } },
+    backends: {
+      ...c.backends,
+      slow: { static: { host: '127.0.0.1', port: (slow.address() as AddressInfo).port } },
+    },
+    routes: {
+      ...c.routes,
+      slow: held('/slow'),
+      ...(extraRoute ? { extra: held('/extra') } : {}),
+    },
+    policies: {
+      'mcp-auth': {
+        ...policy,
+        traffic: {
+          ...policy.traffic,
+          localRateLimit: [
+            {
+              name: 'lists',
+              maxTokens: LIMIT,
+              fillInterval: '1h',
+              key: 'jwt.sub',
+              when: 'mcp.method == "tools/list"',
+            },
+          ],
+        },
+      },
+    },
   }
 }
 
@@ -336,7 +343,7 @@ describe.skipIf(skip !== undefined)(
         async () => output.match(/draining in-flight requests"/g)?.length ?? 0,
         (n) => n >= 2,
       )
-      held.splice(0).forEach((res) => res.end('drained'))
+      for (const res of held.splice(0)) res.end('drained')
       expect(await inFlight).toEqual([200, 'drained'])
       const [code] = await exited
       expect(code).toBe(0)
