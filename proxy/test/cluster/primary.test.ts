@@ -267,6 +267,33 @@ describe.skipIf(skip !== undefined)(
       expect(summed).toBe(total)
     })
 
+    it('traces the next request on /debug/trace, whichever worker serves it', async () => {
+      const trace = await fetch(`${admin}/debug/trace?path=/.well-known/`)
+      const reader = (trace.body as ReadableStream<Uint8Array>).getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      const read = async (until: string) => {
+        while (!text.includes(until)) {
+          const { value, done } = await reader.read()
+          if (done) return
+          text += decoder.decode(value, { stream: true })
+        }
+      }
+      await read('waiting for the next request')
+      // Each worker is told of the watcher over IPC; a request right away may still beat that.
+      for (let i = 0; i < 50 && !text.includes('request_started'); i++) {
+        const res = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)
+        await res.body?.cancel()
+        await Promise.race([read('request_started'), new Promise((r) => setTimeout(r, 100))])
+      }
+      await read('request_finished')
+      const { done } = await reader.read()
+      expect(done).toBe(true)
+      const started = text.match(/event: request_started/g) ?? []
+      expect(started).toHaveLength(1)
+      expect(text).toContain('"path":"/.well-known/oauth-protected-resource/mcp"')
+    })
+
     it('signs in through the broker across workers (state in Redis) and calls MCP', async () => {
       accessToken = await signIn()
       expect(await mcp(accessToken, 'initialize')).toBe(200)
