@@ -39,12 +39,14 @@ export const Workers = z
     'Data-plane processes (node:cluster workers) that serve the gateways on the same ports, 1-' +
       `${MAX_WORKERS}, or "auto" for one per available CPU (os.availableParallelism()). Default 1: one ` +
       'process, no cluster. With more than 1 the first process (the primary) serves the admin ' +
-      'interface only and restarts a worker that exits; /metrics, /config_dump, /debug/trace, ' +
-      '/logging, /reload and /quitquitquit cover every worker. Shared between workers (held by the ' +
+      'interface only (one address) and restarts a worker that exits; /metrics, /config_dump, ' +
+      '/debug/trace, /debug/tasks, /logging, /reload and /quitquitquit cover every worker, while ' +
+      '/memory and the pprof profiles cover the primary only (docs/admin-api.md). Shared between workers (held by the ' +
       'primary): local rate-limit buckets (a limit of N admits N in total) and MCP session ' +
       'bindings. Shared through broker.store.redis: the broker state, which is why a broker policy ' +
       'needs store.redis and a fixed broker.secret when workers is not 1. Per worker: JWKS and ' +
-      'discovery caches, the verified-token cache, upstream connection pools. Read at start-up only.',
+      'discovery caches, the verified-token cache, upstream connection pools, the access log ' +
+      '(each worker writes its own lines to the same stdout). Read at start-up only.',
   )
 
 /** `config`: process-wide settings. */
