@@ -98,9 +98,51 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     options.source,
     await compileSnapshot(config, services),
   )
-  const { telemetry, log } = services
   const reloader = createReloader(options, live, services)
   let admin: AdminHandle | undefined
+  const lifecycle = shutdownOf(live, services, reloader, () => admin)
+  try {
+    await live.open()
+    admin = await openAdmin(
+      options,
+      adminContext(options, live, services, reloader, lifecycle.stop),
+    )
+  } catch (err) {
+    await lifecycle.closeAll(0)
+    throw err
+  }
+  announce(options, live, services.log, admin)
+
+  return {
+    get gateways() {
+      return live.gateways()
+    },
+    get adminUrl() {
+      return admin?.url
+    },
+    logging,
+    policies: () => live.snapshot.policies,
+    reload: (trigger = 'api') => reloader.request(trigger),
+    stop: lifecycle.stop,
+    stopped: lifecycle.stopped,
+  }
+}
+
+/**
+ * Graceful stop, once: the reloader closes, listeners drain for `drainTimeout`, telemetry and the
+ * admin interface close; `stopped` resolves with the reason. `closeAll(0)` undoes a failed start.
+ */
+function shutdownOf(
+  live: LiveRuntime,
+  services: Services,
+  reloader: Reloader,
+  admin: () => AdminHandle | undefined,
+): {
+  stop(reason?: string): Promise<void>
+  stopped: Promise<string>
+  closeAll(drainMs: number): Promise<void>
+} {
+  const { telemetry, log } = services
   const closeAll = async (drainMs: number) => {
     reloader.close()
     await live.close(drainMs)
@@ -119,35 +161,13 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
         'shutting down: no new connections, draining in-flight requests',
       )
       await closeAll(drainMs)
-      await admin?.close()
+      await admin()?.close()
       log.info({ reason }, 'stopped')
       resolveStopped(reason)
     })()
     return stopping
   }
-
-  try {
-    await live.open()
-    admin = await openAdmin(options, adminContext(options, live, services, reloader, stop))
-  } catch (err) {
-    await closeAll(0)
-    throw err
-  }
-  announce(options, live, log, admin)
-
-  return {
-    get gateways() {
-      return live.gateways()
-    },
-    get adminUrl() {
-      return admin?.url
-    },
-    logging,
-    policies: () => live.snapshot.policies,
-    reload: (trigger = 'api') => reloader.request(trigger),
-    stop,
-    stopped,
-  }
+  return { stop, stopped, closeAll }
 }
 
 /** What a running proxy holds besides its configuration. */
