@@ -188,8 +188,8 @@ async function serve(start: () => Promise<Running>, files: string[]): Promise<nu
 
 /**
  * Runs a cluster worker until it stops. The primary coordinates: it reloads the worker, and stops
- * it (the worker drains, then exits). SIGINT, which a terminal sends to every process of the
- * group, is left to the primary; SIGTERM sent to the worker alone, or the primary going away,
+ * it (the worker drains, then exits). SIGINT and SIGHUP, which a terminal sends to every process
+ * of the group, are left to the primary; SIGTERM sent to the worker alone, or the primary going away,
  * stops it too.
  */
 async function serveWorker(start: () => Promise<Gatehouse>): Promise<number> {
@@ -200,6 +200,8 @@ async function serveWorker(start: () => Promise<Gatehouse>): Promise<number> {
     else early ??= reason
   }
   process.on('SIGINT', () => {})
+  // The primary reloads every worker; a SIGHUP sent to the whole group must not end this one.
+  process.on('SIGHUP', () => {})
   process.on('SIGTERM', () => stopFor('SIGTERM'))
   process.once('disconnect', () => stopFor('the cluster primary exited'))
   gatehouse = await start()

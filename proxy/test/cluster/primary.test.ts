@@ -378,3 +378,38 @@ describe.skipIf(skip !== undefined)(
     })
   },
 )
+
+describe('gatehouse with workers: 2 that cannot start', () => {
+  it('exits 1 naming the worker and its reason, and leaves no worker running', async () => {
+    const taken = createServer()
+    taken.listen(0, '127.0.0.1')
+    await once(taken, 'listening')
+    const where = mkdtempSync(join(tmpdir(), 'gatehouse-workers-'))
+    try {
+      const port = (taken.address() as AddressInfo).port
+      const path = join(where, 'gatehouse.yaml')
+      writeFileSync(
+        path,
+        stringify({
+          config: { adminAddr: 'off', workers: 2 },
+          gateways: { default: { port, address: '127.0.0.1' } },
+        }),
+      )
+      const run = spawn(process.execPath, [...GATEHOUSE, '-f', path], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let text = ''
+      run.stdout?.on('data', (c: Buffer) => (text += c.toString()))
+      run.stderr?.on('data', (c: Buffer) => (text += c.toString()))
+      const [code] = await once(run, 'exit')
+      expect(code, text).toBe(1)
+      expect(text).toContain(`cannot listen on 127.0.0.1:${port}: the address is already in use`)
+      expect(text).toMatch(/gatehouse: worker [12] exited \(code 1\) before it was ready/)
+      const pids = [...text.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1]))
+      for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow()
+    } finally {
+      taken.close()
+      rmSync(where, { recursive: true, force: true })
+    }
+  })
+})
