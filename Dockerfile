@@ -19,6 +19,7 @@ COPY conformance/package.json conformance/
 COPY gwctl/package.json gwctl/
 COPY bench/package.json bench/
 COPY peers/package.json peers/
+COPY mutation/package.json mutation/
 
 FROM manifests AS build
 RUN npm ci --ignore-scripts

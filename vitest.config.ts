@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: [
-      '{redact,support,proxy,mock-idp,mock-mcp,conformance,gwctl,peers}/test/**/*.test.{ts,tsx}',
+      '{redact,support,proxy,mock-idp,mock-mcp,conformance,gwctl,peers,mutation}/test/**/*.test.{ts,tsx}',
       'scripts/test/**/*.test.ts',
     ],
     testTimeout: 30_000,

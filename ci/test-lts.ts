@@ -7,7 +7,7 @@
  *
  * Left out on these runs, as they do not depend on the runtime and run once on the machine's Node:
  * the checks of the repository's own files and tools (scripts/test: the build and the module
- * graph; conformance's pack, mutants, Stryker-sample and traceability tests), and the real-peer
+ * graph; conformance's pack and traceability tests; mutation/test: the mutants and the Stryker sample), and the real-peer
  * verdict matrices (peers/test/matrix*.test.ts): they judge pinned third-party programs against
  * baselines, and each of those programs' own sign-in-and-call tests (peers/test/*.test.ts) still
  * runs on every line.
@@ -23,8 +23,7 @@ import { type LtsNode, ltsNodeBinary, ltsNodes } from './node-lts.js'
 export const RUNTIME_INDEPENDENT = [
   'scripts/test/**',
   'conformance/test/pack.test.ts',
-  'conformance/test/mutants.test.ts',
-  'conformance/test/stryker-sample.test.ts',
+  'mutation/test/**',
   'conformance/test/traceability.test.ts',
   'peers/test/matrix*.test.ts',
 ]

@@ -14,8 +14,9 @@ import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
+import { mutant } from '../../mutation/src/mutants.js'
+import { prepareMutant } from '../../mutation/src/proxy-copy.js'
 import { INITIALIZE } from '../src/catalogue/util.js'
-import { mutant, prepareMutant } from '../src/mutants.js'
 import { type Fixtures, type RunningGateway, startFixtures, startGateway } from '../src/stack.js'
 
 /** What the page reports of one cross-origin fetch. */
@@ -66,7 +67,7 @@ interface ClientPage {
 
 /** Starts the stack (the reference proxy, or a mutant of it) and a Chromium page to call it from. */
 async function openClientPage(options: { mutant?: string } = {}): Promise<ClientPage> {
-  const copy = options.mutant ? await prepareMutant(mutant(options.mutant)) : undefined
+  const copy = options.mutant ? prepareMutant(mutant(options.mutant)) : undefined
   const fixtures = await startFixtures()
   const pageServer: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' })

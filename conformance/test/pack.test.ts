@@ -2,13 +2,16 @@
  * The suite as a tool other gateway authors install: `npm pack -w conformance`, installed with
  * `npm install <tarball>` into an empty directory (dependencies from the npm registry, nothing
  * from this repository), then `npx gatehouse-conformance --target <url>` judges a running gateway.
+ * The package holds the suite alone: no proxy internals, no mutants, no Stryker (issue #27).
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BUNDLES, buildOptions } from '../../scripts/build-config.js'
 import {
   type Fixtures,
   ROOT,
@@ -45,6 +48,7 @@ const TARGET_ONLY = [
 ]
 
 let dir: string
+let tarball: string
 let app: string
 let fixtures: Fixtures
 let gateway: RunningGateway
@@ -56,6 +60,7 @@ beforeAll(async () => {
   const tarballs = readdirSync(dir).filter((f) => f.endsWith('.tgz'))
   expect(tarballs).toEqual([expect.stringMatching(/^gatehouse-conformance-.*\.tgz$/)])
   const filename = tarballs[0] as string
+  tarball = join(dir, filename)
   app = join(dir, 'app')
   mkdirSync(app)
   writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n')
@@ -92,6 +97,44 @@ async function conformance(
     }
   }
 }
+
+describe('the packed conformance package', () => {
+  it('holds the launcher, the build, README and package.json: no sources, mutants or Stryker', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball])
+    const files = stdout.split('\n').filter(Boolean)
+    expect(files).toContain('package/bin/gatehouse-conformance.js')
+    expect(files).toContain('package/dist/conformance.js')
+    const unexpected = files.filter(
+      (f) =>
+        !/^package\/(README\.md|package\.json|bin\/gatehouse-conformance\.js|dist\/.+\.js)$/.test(
+          f,
+        ),
+    )
+    expect(unexpected).toEqual([])
+    expect(files.filter((f) => /mutant|stryker|proxy|\.ts$/i.test(f))).toEqual([])
+  })
+
+  it('bundles only the suite and the workspaces it speaks through: nothing of proxy/, mutation/ or scripts/', async () => {
+    // The build the package ships, with esbuild's record of every source file it inlined.
+    const bundle = BUNDLES.find((b) => b.workspace === 'conformance')
+    if (!bundle) throw new Error('scripts/build-config.ts has no conformance bundle')
+    const { metafile } = await build({ ...buildOptions(bundle), write: false, metafile: true })
+    const workspaces = new Set(Object.keys(metafile.inputs).map((path) => path.split('/')[0]))
+    expect([...workspaces].sort()).toEqual([
+      'conformance',
+      'mock-idp',
+      'mock-mcp',
+      'redact',
+      'support',
+    ])
+  })
+
+  it('starts from the installed package: --help lists the options', async () => {
+    const r = await conformance(['--help'])
+    expect(r.stdout).toContain('--target')
+    expect(r.code).toBe(0)
+  })
+})
 
 describe('gatehouse-conformance, packed and installed in an empty directory', () => {
   it('installs the suite alone: its build and npm packages, no @gatehouse workspace', () => {

@@ -168,7 +168,7 @@ export const cors: Requirement[] = [
       'Fetch standard §3.2.5 (CORS protocol and HTTP caches: a reflected origin needs Vary: Origin); RFC 9110 §12.5.5 (Vary)',
     text: 'A forwarded response that reflects the request Origin in Access-Control-Allow-Origin carries Vary: Origin, so a cache never serves it to another origin.',
     async check(ctx) {
-      // Found by Stryker (conformance/MUTATION.md): nothing judged Vary outside preflights.
+      // Found by Stryker (mutation/STRYKER.md): nothing judged Vary outside preflights.
       // Not a preflight (whose Vary CORS-002 judges): the protected-resource metadata, answered
       // without a token, through the route's CORS filter.
       const res = await ctx.http(`${ctx.target.base}/.well-known/oauth-protected-resource/mcp`, {
