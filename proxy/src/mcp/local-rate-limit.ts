@@ -355,8 +355,11 @@ export function compileSharedRateLimits(
   return {
     limits: configs,
     admit(claims, messages) {
+      const wanted = wantsOf(limits, claims, messages)
+      // No limit selects the request: nothing to ask the primary.
+      if (wanted.size === 0) return { admitted: true, retryAfterSec: 0, limits: [] }
       return shared.decide(
-        [...wantsOf(limits, claims, messages)].map(([limit, keys]) => ({
+        [...wanted].map(([limit, keys]) => ({
           id: ids.get(limit) as string,
           config: limit.config,
           keys: [...keys],

@@ -229,6 +229,28 @@ describe('compileSharedRateLimits with a BucketTable (the cluster primary)', () 
     expect((await two.admit(bob, [call('echo')])).admitted).toBe(true)
   })
 
+  it('decides without asking the table when no limit selects the request', async () => {
+    const asked: LimitWant[][] = []
+    const limiter = compileSharedRateLimits(
+      [perUserTool],
+      {
+        decide: async (wants) => {
+          asked.push(wants)
+          return new BucketTable().decide(wants)
+        },
+      },
+      'route-a',
+    )
+    expect(await limiter.admit(alice, [list])).toEqual({
+      admitted: true,
+      retryAfterSec: 0,
+      limits: [],
+    })
+    expect(asked).toEqual([])
+    await limiter.admit(alice, [call('echo')])
+    expect(asked).toHaveLength(1)
+  })
+
   it('keeps buckets apart per route, and gives a limit whose settings changed new ones', async () => {
     const table = new BucketTable(clock().now)
     const shared = { decide: async (wants: LimitWant[]) => table.decide(wants) }
