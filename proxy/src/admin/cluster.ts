@@ -44,6 +44,7 @@ export async function clusterConfigDump(
       startedAt: w.startedAt ?? null,
       requests: status.get(w.id)?.requests ?? null,
       inFlight: status.get(w.id)?.inFlight ?? null,
+      logLevel: status.get(w.id)?.logLevel ?? null,
       policies: Object.fromEntries(
         (dumpOf.get(w.id)?.policies ?? []).map((p) => [
           p.name,

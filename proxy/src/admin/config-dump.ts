@@ -154,6 +154,10 @@ export const ConfigDump = z
             .nullable()
             .describe('Requests it handled (null: it did not answer).'),
           inFlight: z.number().nullable(),
+          logLevel: z
+            .string()
+            .nullable()
+            .describe('Its log filter now (POST /logging sets every worker).'),
           policies: z
             .record(z.string(), z.object({ programmed: z.boolean(), reason: z.string() }))
             .describe("Each policy's status on this worker (key sets are fetched per worker)."),

@@ -16,6 +16,8 @@ export interface WorkerStatus {
   /** Requests it handled (the sum of `gatehouse_requests_total`). */
   requests: number
   inFlight: number
+  /** Its log filter now. */
+  logLevel: string
 }
 
 /** Answers the primary's admin calls with this worker's state. */
@@ -27,7 +29,12 @@ export function serveAdminOverIpc(primary: IpcPeer, ctx: AdminContext): void {
     const requests = (
       await ctx.metrics?.registry.getSingleMetric('gatehouse_requests_total')?.get()
     )?.values.reduce((n, v) => n + v.value, 0)
-    return { pid: process.pid, requests: requests ?? 0, inFlight: ctx.tasks.inFlight() }
+    return {
+      pid: process.pid,
+      requests: requests ?? 0,
+      inFlight: ctx.tasks.inFlight(),
+      logLevel: ctx.logging.filter(),
+    }
   })
   primary.handle('admin.tasks', () => tasksReport(ctx.tasks))
   primary.handle('admin.logging', (level: string) => setLogFilter(ctx.logging, level))

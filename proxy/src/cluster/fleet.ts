@@ -22,6 +22,8 @@ export interface FleetOptions {
   log: Logger
   /** Registers what the workers may call on the primary (shared state) on a new channel. */
   serve(peer: IpcPeer): void
+  /** Hears that a worker listens (a restarted one included). */
+  onReady?(peer: IpcPeer): void
 }
 
 interface Slot {
@@ -150,6 +152,7 @@ export class Fleet implements ClusterView {
         { worker: slot.info.id, workerPid: slot.info.pid },
         `worker ${slot.info.id} (pid ${slot.info.pid}) ready`,
       )
+      this.#o.onReady?.(peer)
       if (this.#slots.every((s) => s.info.state === 'ready')) {
         this.#started?.resolve()
         this.#started = undefined

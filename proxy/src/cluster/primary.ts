@@ -51,7 +51,18 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterPrim
   let { config } = options
   const logging = createLogging({ filter: config.config.logLevel })
   const log = logging.logger('proxy::dataplane')
-  const fleet = new Fleet({ size: options.workers, log, serve: serveSharedState() })
+  const fleet = new Fleet({
+    size: options.workers,
+    log,
+    serve: serveSharedState(),
+    // A restarted worker starts with config.logLevel: it gets the filter POST /logging set.
+    onReady: (peer) => {
+      if (logging.filter() === config.config.logLevel) return
+      peer.call('admin.logging', [logging.filter()]).catch((err: unknown) => {
+        log.warn({ err: (err as Error).message }, 'a restarted worker kept config.logLevel')
+      })
+    },
+  })
   const reloader = new Reloader({
     log: logging.logger('proxy::config'),
     reload: async () => {

@@ -54,6 +54,7 @@ interface WorkerLine {
   state: string
   restarts: number
   requests: number | null
+  logLevel: string | null
 }
 
 function config(extraRoute: boolean, port: number): GatehouseConfigInput {
@@ -306,6 +307,15 @@ describe.skipIf(skip !== undefined)(
       expect(statuses.slice(0, LIMIT)).not.toContain(429)
     })
 
+    it('applies POST /logging to the primary and every worker', async () => {
+      const res = await fetch(`${admin}/logging?level=info,proxy::config=debug`, { method: 'POST' })
+      expect((await res.text()).trim()).toBe('current log level is info,proxy::config=debug')
+      expect((await workers()).map((w) => w.logLevel)).toEqual([
+        'info,proxy::config=debug',
+        'info,proxy::config=debug',
+      ])
+    })
+
     it('applies POST /reload to every worker', async () => {
       const port = Number(new URL(base).port)
       const extra = async () => {
@@ -347,6 +357,12 @@ describe.skipIf(skip !== undefined)(
         (ws) => ws[0]?.state === 'ready' && ws[0].pid !== pid,
       )
       expect(now[0]?.restarts).toBe(1)
+      // It took the log filter POST /logging set before, not config.logLevel.
+      await until(
+        'restarted worker log filter',
+        workers,
+        (ws) => ws[0]?.logLevel === 'info,proxy::config=debug',
+      )
       expect(output).toMatch(
         new RegExp(`worker 1 \\(pid ${pid}\\) exited \\(signal SIGKILL\\); restarting`),
       )
