@@ -5,7 +5,9 @@
 import { parseArgs } from 'node:util'
 import { onShutdownSignals } from '@gatehouse/support'
 import { GatehouseError } from './errors.js'
-import type { Gatehouse } from './index.js'
+import type { Gatehouse, ReloadTrigger } from './index.js'
+import type { IpcEndpoint } from './store/ipc.js'
+import type { Logging } from './telemetry/logging.js'
 import { VERSION } from './version.js'
 
 const USAGE = `Usage: gatehouse -f <config.yaml | manifests.yaml | dir/> [-f ...] [--validate]
@@ -97,36 +99,39 @@ export async function run(argv: readonly string[]): Promise<number> {
       return 0
     }
     requireListener(config, label)
-    // Handlers first: a signal that arrives while starting (or just after the "listening" line)
-    // must still stop gracefully, not kill the process with the default action.
-    // The first signal drains (the proxy logs its own stop, and this function returns once
-    // stopped); a second one exits at once, without draining.
-    let gatehouse: Gatehouse | undefined
-    let early: NodeJS.Signals | undefined
-    onShutdownSignals(
-      async (signal) => {
-        if (gatehouse) await gatehouse.stop(signal)
-        else early = signal
-      },
-      { name: 'gatehouse', announce: false, exit: false },
-    )
-    const { startGatehouse } = await import('./index.js')
     // Compiled (and its issues located) by the running proxy when it applies the result.
     const loadConfig = () => loadConfigSources(values.file as string[], loadOptions)
-    gatehouse = await startGatehouse({ config, configFile: label, source, loadConfig })
-    if (early) void gatehouse.stop(early)
-    const running = gatehouse
-    // Reload triggers: SIGHUP and changes to the files (admin POST /reload is the third).
-    const onHup = () => void running.reload('SIGHUP')
-    process.on('SIGHUP', onHup)
-    const { watchSources } = await import('./config/watch.js')
-    const watcher = watchSources(values.file, () => void running.reload('watch'), {
-      log: running.logging.logger('proxy::config'),
-    })
-    await gatehouse.stopped
-    watcher.close()
-    process.off('SIGHUP', onHup)
-    return 0
+    const { default: cluster } = await import('node:cluster')
+    if (cluster.isWorker) {
+      const { IpcPeer } = await import('./store/ipc.js')
+      const primary = new IpcPeer(process as unknown as IpcEndpoint)
+      const { startGatehouse } = await import('./index.js')
+      return await serveWorker(() =>
+        startGatehouse({ config, configFile: label, source, loadConfig, primary }),
+      )
+    }
+    const { workerCount } = await import('./config/workers.js')
+    const workers = workerCount(config)
+    if (workers > 1) {
+      // The primary runs no proxy: it compiles each configuration itself (at start and for every
+      // reload) so that a broken one is refused here, before it reaches any worker.
+      await compileOrThrow(config, label, source.locate)
+      const loadCompiled = async () => {
+        const next = await loadConfig()
+        await compileOrThrow(next.config, label, next.locate)
+        return next
+      }
+      const { startCluster } = await import('./cluster/primary.js')
+      return await serve(
+        () => startCluster({ config, workers, loadConfig: loadCompiled }),
+        values.file,
+      )
+    }
+    const { startGatehouse } = await import('./index.js')
+    return await serve(
+      () => startGatehouse({ config, configFile: label, source, loadConfig }),
+      values.file,
+    )
   } catch (err) {
     if (err instanceof GatehouseError) {
       process.stderr.write(`gatehouse: ${err.message}\n`)
@@ -135,4 +140,70 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`)
     return 1
   }
+}
+
+/** What {@link serve} runs: a single proxy, or a cluster primary. */
+interface Running {
+  readonly logging: Logging
+  reload(trigger: ReloadTrigger): Promise<unknown>
+  stop(reason: string): Promise<void>
+  readonly stopped: Promise<string>
+}
+
+/**
+ * Runs the proxy (or the cluster primary) until it stops: signals stop it gracefully, SIGHUP and
+ * changes to `files` reload it.
+ */
+async function serve(start: () => Promise<Running>, files: string[]): Promise<number> {
+  // Handlers first: a signal that arrives while starting (or just after the "listening" line)
+  // must still stop gracefully, not kill the process with the default action.
+  // The first signal drains (the proxy logs its own stop, and this function returns once
+  // stopped); a second one exits at once, without draining.
+  let running: Running | undefined
+  let early: NodeJS.Signals | undefined
+  onShutdownSignals(
+    async (signal) => {
+      if (running) await running.stop(signal)
+      else early = signal
+    },
+    { name: 'gatehouse', announce: false, exit: false },
+  )
+  const started = await start()
+  running = started
+  if (early) void started.stop(early)
+  // Reload triggers: SIGHUP and changes to the files (admin POST /reload is the third).
+  const onHup = () => void started.reload('SIGHUP')
+  process.on('SIGHUP', onHup)
+  const { watchSources } = await import('./config/watch.js')
+  const watcher = watchSources(files, () => void started.reload('watch'), {
+    log: started.logging.logger('proxy::config'),
+  })
+  await started.stopped
+  watcher.close()
+  process.off('SIGHUP', onHup)
+  return 0
+}
+
+/**
+ * Runs a cluster worker until it stops. The primary coordinates: it reloads the worker, and stops
+ * it (the worker drains, then exits). SIGINT and SIGHUP, which a terminal sends to every process
+ * of the group, are left to the primary; SIGTERM sent to the worker alone, or the primary going away,
+ * stops it too.
+ */
+async function serveWorker(start: () => Promise<Gatehouse>): Promise<number> {
+  let gatehouse: Gatehouse | undefined
+  let early: string | undefined
+  const stopFor = (reason: string) => {
+    if (gatehouse) void gatehouse.stop(reason)
+    else early ??= reason
+  }
+  process.on('SIGINT', () => {})
+  // The primary reloads every worker; a SIGHUP sent to the whole group must not end this one.
+  process.on('SIGHUP', () => {})
+  process.on('SIGTERM', () => stopFor('SIGTERM'))
+  process.once('disconnect', () => stopFor('the cluster primary exited'))
+  gatehouse = await start()
+  if (early) void gatehouse.stop(early)
+  await gatehouse.stopped
+  return 0
 }

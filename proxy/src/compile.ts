@@ -12,6 +12,7 @@ import { createRouter, type RouteEntry } from './dataplane/router.js'
 import type { CompiledRule, GatewayRuntime } from './dataplane/runtime.js'
 import { ConfigError, type ConfigIssue } from './errors.js'
 import { createUpstream, readCaBundles, type Upstream } from './http/upstream.js'
+import type { SharedBuckets } from './mcp/local-rate-limit.js'
 import type { McpRoutePolicy } from './mcp/route-policy.js'
 import type { Logging } from './telemetry/logging.js'
 import type { TaskRegistry } from './telemetry/tasks.js'
@@ -136,6 +137,11 @@ function originCheckFor(
 export interface SnapshotServices {
   logging: Logging
   tasks: TaskRegistry
+  /**
+   * Rate-limit buckets held by the cluster primary (`config.workers` above 1), so that the
+   * workers' limits admit their configured number in total. Absent: each route keeps its own.
+   */
+  sharedBuckets?: SharedBuckets | undefined
 }
 
 /**
@@ -154,7 +160,7 @@ export async function buildSnapshot(
   const { config } = compiled
   const upstreams = buildUpstreams(compiled, previous)
   const { policies, policiesOfRoute } = await buildPolicies(config, upstreams, services, previous)
-  const mcpOfRoute = await buildMcpStages(config, previous)
+  const mcpOfRoute = await buildMcpStages(config, services, previous)
   const { gateways, routesOf } = buildGateways(config, upstreams, policiesOfRoute, mcpOfRoute)
   return { config, upstreams, policies, gateways, routesOf, mcpOfRoute }
 }
@@ -208,6 +214,7 @@ async function buildPolicies(
  */
 async function buildMcpStages(
   config: Readonly<GatehouseConfig>,
+  services: SnapshotServices,
   previous?: Snapshot,
 ): Promise<Snapshot['mcpOfRoute']> {
   const mcpOfRoute: Snapshot['mcpOfRoute'] = new Map()
@@ -225,7 +232,12 @@ async function buildMcpStages(
     const stage =
       before && isDeepStrictEqual(before.from, attached)
         ? before.stage
-        : compileMcpRoutePolicy(attached)
+        : compileMcpRoutePolicy(
+            attached,
+            services.sharedBuckets
+              ? { buckets: services.sharedBuckets, scope: routeName }
+              : undefined,
+          )
     mcpOfRoute.set(routeName, { stage, from: attached })
   }
   return mcpOfRoute

@@ -11,10 +11,12 @@ import { buildSnapshot, compileOrThrow } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
 import { type ConfigSource, resourceProblems } from './config/sources.js'
 import { configWarnings } from './config/warnings.js'
-import { MemorySessionBindings } from './dataplane/session-binding.js'
+import { MemorySessionBindings, type SessionBindings } from './dataplane/session-binding.js'
 import { ConfigError } from './errors.js'
 import { LiveRuntime } from './live-runtime.js'
+import type { RateLimitDecision, SharedBuckets } from './mcp/local-rate-limit.js'
 import { Reloader, type ReloadRecord, type ReloadTrigger } from './reload.js'
+import type { IpcPeer } from './store/ipc.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
 import { Metrics } from './telemetry/metrics.js'
 import { startTracing, type Tracing } from './telemetry/otel.js'
@@ -51,6 +53,12 @@ export interface StartOptions {
   loadConfig?: () => Promise<ConfigSource>
   /** Bind every gateway to a free port instead of the configured one (tests). Default false. */
   ephemeralPorts?: boolean
+  /**
+   * The cluster primary, when this process is one of its workers (`config.workers` above 1,
+   * `gatehouse` sets it): rate-limit buckets and MCP session bindings are the primary's, and the
+   * admin interface is the primary's, which reaches this worker over IPC.
+   */
+  primary?: IpcPeer
 }
 
 /** A running proxy. */
@@ -75,15 +83,117 @@ export interface Gatehouse {
 
 /**
  * Starts the proxy: compiles the configuration, fetches key sets (bounded), opens the
- * gateways, then the admin interface.
+ * gateways, then the admin interface (or, in a cluster worker, answers the primary's).
  * @throws ConfigError when the configuration does not compile; GatehouseError GW_ERR_LISTEN when
  * a port cannot be bound (nothing is left running).
  */
 export async function startGatehouse(options: StartOptions): Promise<Gatehouse> {
   const { config } = options
-  let logging: Logging
+  const logging = loggingFor(options)
+  const compiled = await compileOrThrow(config, options.configFile, options.source?.locate)
+  const services = await startServices(options, logging)
+  const live = new LiveRuntime(
+    { ...services, ephemeralPorts: options.ephemeralPorts ?? false },
+    config,
+    options.source,
+    await buildSnapshot(compiled, services),
+  )
+  const reloader = createReloader(options, live, services)
+  let admin: AdminHandle | undefined
+  const lifecycle = shutdownOf(live, services, reloader, () => admin)
   try {
-    logging = options.logging ?? createLogging({ filter: config.config.logLevel })
+    await live.open()
+    admin = await openAdmin(
+      options,
+      adminContext(options, live, services, reloader, lifecycle.stop),
+    )
+  } catch (err) {
+    await lifecycle.closeAll(0)
+    throw err
+  }
+  announce(options, live, services.log, admin)
+
+  return {
+    get gateways() {
+      return live.gateways()
+    },
+    get adminUrl() {
+      return admin?.url
+    },
+    logging,
+    policies: () => live.snapshot.policies,
+    reload: (trigger = 'api') => reloader.request(trigger),
+    stop: lifecycle.stop,
+    stopped: lifecycle.stopped,
+  }
+}
+
+/**
+ * Graceful stop, once: the reloader closes, listeners drain for `drainTimeout`, telemetry and the
+ * admin interface close; `stopped` resolves with the reason. `closeAll(0)` undoes a failed start.
+ */
+function shutdownOf(
+  live: LiveRuntime,
+  services: Services,
+  reloader: Reloader,
+  admin: () => AdminHandle | undefined,
+): {
+  stop(reason?: string): Promise<void>
+  stopped: Promise<string>
+  closeAll(drainMs: number): Promise<void>
+} {
+  const { telemetry, log } = services
+  const closeAll = async (drainMs: number) => {
+    reloader.close()
+    await live.close(drainMs)
+    await telemetry.close().catch((err: unknown) => {
+      log.warn({ err: (err as Error).message }, 'telemetry did not shut down cleanly')
+    })
+  }
+  let resolveStopped!: (reason: string) => void
+  const stopped = new Promise<string>((r) => (resolveStopped = r))
+  let stopping: Promise<void> | undefined
+  const stop = (reason = 'stop requested'): Promise<void> => {
+    stopping ??= (async () => {
+      const drainMs = live.config.config.drainTimeout.ms
+      log.info(
+        { reason, drainMs },
+        'shutting down: no new connections, draining in-flight requests',
+      )
+      await closeAll(drainMs)
+      await admin()?.close()
+      log.info({ reason }, 'stopped')
+      resolveStopped(reason)
+    })()
+    return stopping
+  }
+  return { stop, stopped, closeAll }
+}
+
+/** What a running proxy holds besides its configuration. */
+interface Services {
+  logging: Logging
+  log: Logger
+  configLog: Logger
+  tasks: TaskRegistry
+  traceBus: TraceBus
+  telemetry: Telemetry
+  sessions: SessionBindings
+  sharedBuckets: SharedBuckets | undefined
+  startedAt: Date
+  clock: ConditionClock
+}
+
+interface AdminHandle {
+  url: string
+  close(): Promise<void>
+}
+
+/** The logging of `options`, or one with `config.logLevel` (a bad filter is a config error). */
+function loggingFor(options: StartOptions): Logging {
+  if (options.logging) return options.logging
+  try {
+    return createLogging({ filter: options.config.config.logLevel })
   } catch (err) {
     if (err instanceof LogFilterError) {
       throw new ConfigError(
@@ -95,56 +205,59 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     }
     throw err
   }
-  const compiled = await compileOrThrow(config, options.configFile, options.source?.locate)
-  const log = logging.logger('proxy::dataplane')
-  const tasks = new TaskRegistry()
-  const traceBus = new TraceBus()
-  // One store for every gateway (two gateways may reach the same backend), kept across reloads.
-  const sessions = new MemorySessionBindings()
-  const snapshot = await buildSnapshot(compiled, { logging, tasks })
-  // Before the policies start, so that their first JWKS fetches are counted.
-  const telemetry = new Telemetry({
-    metrics: new Metrics({ issuers: issuersOf(config) }),
-    logging,
-    tracing: await tracingOrNone(logging),
-  })
+}
+
+/**
+ * Telemetry, the trace bus, the task registry and the MCP session bindings (in a cluster worker:
+ * the primary's, with its rate-limit buckets), then the configuration's warnings.
+ */
+async function startServices(options: StartOptions, logging: Logging): Promise<Services> {
+  const { config, primary } = options
   const configLog = logging.logger('proxy::config')
+  const services: Services = {
+    logging,
+    log: logging.logger('proxy::dataplane'),
+    configLog,
+    tasks: new TaskRegistry(),
+    traceBus: new TraceBus(),
+    // Before the policies start, so that their first JWKS fetches are counted.
+    telemetry: new Telemetry({
+      metrics: new Metrics({ issuers: issuersOf(config) }),
+      logging,
+      tracing: await tracingOrNone(logging),
+    }),
+    // One store for every gateway (two gateways may reach the same backend), kept across reloads.
+    sessions: primary ? primarySessions(primary) : new MemorySessionBindings(),
+    sharedBuckets: primary
+      ? { decide: (wants) => primary.call<RateLimitDecision>('limits.decide', [wants]) }
+      : undefined,
+    startedAt: new Date(),
+    clock: new ConditionClock(),
+  }
   if (options.source) logFindings(configLog, options.source)
   else {
     for (const w of configWarnings(config))
       configLog.warn({ path: w.path }, `${w.path}: ${w.message}`)
   }
-  const startedAt = new Date()
-  const clock = new ConditionClock()
-  const live = new LiveRuntime(
-    {
-      logging,
-      tasks,
-      traceBus,
-      telemetry,
-      sessions,
-      log,
-      ephemeralPorts: options.ephemeralPorts ?? false,
+  return services
+}
+
+/** MCP session bindings the cluster primary holds for every worker. */
+function primarySessions(primary: IpcPeer): SessionBindings {
+  return {
+    owner: async (session) =>
+      (await primary.call<string | null>('sessions.owner', [session])) ?? undefined,
+    bind: (session, principal) => primary.call<string>('sessions.bind', [session, principal]),
+    forget: async (session) => {
+      await primary.call('sessions.forget', [session])
     },
-    config,
-    options.source,
-    snapshot,
-  )
-
-  let admin: { url: string; close(): Promise<void> } | undefined
-  const closeAll = async (drainMs: number) => {
-    reloader.close()
-    await live.close(drainMs)
-    await telemetry.close().catch((err: unknown) => {
-      log.warn({ err: (err as Error).message }, 'telemetry did not shut down cleanly')
-    })
   }
+}
 
-  let resolveStopped!: (reason: string) => void
-  const stopped = new Promise<string>((r) => (resolveStopped = r))
-  let stopping: Promise<void> | undefined
-
-  const reloader = new Reloader({
+/** Reloads through `options.loadConfig`, one at a time, counted in the metrics. */
+function createReloader(options: StartOptions, live: LiveRuntime, services: Services): Reloader {
+  const { configLog, telemetry } = services
+  return new Reloader({
     log: configLog,
     reload: async () => {
       if (!options.loadConfig) {
@@ -161,88 +274,83 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     },
     onResult: (r) => telemetry.metrics.configReloads.inc({ result: r.result }),
   })
+}
 
-  try {
-    await live.open()
-  } catch (err) {
-    await closeAll(0)
-    throw err
-  }
-
-  const stop = (reason = 'stop requested'): Promise<void> => {
-    stopping ??= (async () => {
-      const drainMs = live.config.config.drainTimeout.ms
-      log.info(
-        { reason, drainMs },
-        'shutting down: no new connections, draining in-flight requests',
-      )
-      await closeAll(drainMs)
-      await admin?.close()
-      log.info({ reason }, 'stopped')
-      resolveStopped(reason)
-    })()
-    return stopping
-  }
-
-  if (config.config.adminAddr !== 'off') {
-    const { startAdmin } = await import('./admin/server.js')
-    const ctx: AdminContext = {
-      config: () => live.config,
-      policies: () => live.snapshot.policies,
-      gateways: () => live.gateways(),
-      resources: () =>
-        resourceStatus(
-          live.source?.resources ?? [],
-          {
-            config: live.config,
-            policies: live.snapshot.policies,
-            listening: new Map(live.gateways().map((g) => [g.name, g.routes])),
-            controllerName: `${live.source?.apiGroup ?? 'gateway.example.dev'}/gatehouse`,
-          },
-          clock,
-        ),
-      ...(options.loadConfig ? { reload: () => reloader.request('admin') } : {}),
-      lastReload: () => reloader.last,
-      traceBus,
-      logging,
-      tasks,
-      metrics: telemetry.metrics,
-      startedAt,
-      version: VERSION,
-      shutdown: (reason) => stop(reason),
-    }
-    try {
-      admin = await startAdmin(config.config.adminAddr, ctx)
-    } catch (err) {
-      await closeAll(0)
-      throw err
-    }
-  }
-
-  const gateways = live.gateways()
-  log.info(
-    {
-      gateways: gateways.map((g) => ({ name: g.name, url: g.url, routes: g.routes })),
-      admin: admin?.url ?? 'off',
-      version: VERSION,
-    },
-    `gatehouse listening: ${gateways.map((g) => `${g.name} ${g.url}`).join(', ')}; admin ${admin?.url ?? 'off'}`,
-  )
-  if (admin) log.info({ ui: `${admin.url}/ui` }, `UI served at ${admin.url}/ui`)
-
+/** What the admin interface sees of this proxy. */
+function adminContext(
+  options: StartOptions,
+  live: LiveRuntime,
+  services: Services,
+  reloader: Reloader,
+  stop: (reason: string) => Promise<void>,
+): AdminContext {
   return {
-    get gateways() {
-      return live.gateways()
-    },
-    get adminUrl() {
-      return admin?.url
-    },
-    logging,
+    config: () => live.config,
     policies: () => live.snapshot.policies,
-    reload: (trigger = 'api') => reloader.request(trigger),
-    stop,
-    stopped,
+    gateways: () => live.gateways(),
+    resources: () =>
+      resourceStatus(
+        live.source?.resources ?? [],
+        {
+          config: live.config,
+          policies: live.snapshot.policies,
+          listening: new Map(live.gateways().map((g) => [g.name, g.routes])),
+          controllerName: `${live.source?.apiGroup ?? 'gateway.example.dev'}/gatehouse`,
+        },
+        services.clock,
+      ),
+    ...(options.loadConfig ? { reload: () => reloader.request('admin') } : {}),
+    lastReload: () => reloader.last,
+    traceBus: services.traceBus,
+    logging: services.logging,
+    tasks: services.tasks,
+    metrics: services.telemetry.metrics,
+    startedAt: services.startedAt,
+    version: VERSION,
+    shutdown: (reason) => stop(reason),
   }
+}
+
+/**
+ * The admin interface on `config.adminAddr`; in a cluster worker none binds: the primary's
+ * reaches this one over IPC, told that the gateways listen.
+ */
+async function openAdmin(
+  options: StartOptions,
+  ctx: AdminContext,
+): Promise<AdminHandle | undefined> {
+  if (options.primary) {
+    const { serveAdminOverIpc } = await import('./admin/worker-agent.js')
+    serveAdminOverIpc(options.primary, ctx)
+    options.primary.notify('worker.ready', [ctx.gateways()])
+    return undefined
+  }
+  const addr = options.config.config.adminAddr
+  if (addr === 'off') return undefined
+  const { startAdmin } = await import('./admin/server.js')
+  return startAdmin(addr, ctx)
+}
+
+/** The "listening" line (a cluster worker's says which worker it is). */
+function announce(
+  options: StartOptions,
+  live: LiveRuntime,
+  log: Logger,
+  admin: AdminHandle | undefined,
+): void {
+  const gateways = live.gateways()
+  const where = gateways.map((g) => `${g.name} ${g.url}`).join(', ')
+  const fields = {
+    gateways: gateways.map((g) => ({ name: g.name, url: g.url, routes: g.routes })),
+    admin: admin?.url ?? 'off',
+    version: VERSION,
+  }
+  if (options.primary) {
+    log.info(fields, `worker ${process.pid} serving: ${where}`)
+    return
+  }
+  log.info(fields, `gatehouse listening: ${where}; admin ${admin?.url ?? 'off'}`)
+  if (admin) log.info({ ui: `${admin.url}/ui` }, `UI served at ${admin.url}/ui`)
 }
 
 /** Logs translation warnings and the resources that are not served. */
@@ -261,7 +369,7 @@ function warnStartOnly(
   running: Readonly<GatehouseConfig>,
   next: Readonly<GatehouseConfig>,
 ): void {
-  for (const key of ['adminAddr', 'logLevel'] as const) {
+  for (const key of ['adminAddr', 'logLevel', 'workers'] as const) {
     if (running.config[key] === next.config[key]) continue
     configLog.warn(
       { path: `config.${key}`, running: running.config[key], configured: next.config[key] },

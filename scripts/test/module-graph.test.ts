@@ -88,7 +88,7 @@ function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<stri
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts'],
-  ['index.ts'],
+  ['index.ts', 'cluster'],
   ['live-runtime.ts', 'reload.ts'],
   ['compile.ts'],
   ['admin', 'dataplane'],

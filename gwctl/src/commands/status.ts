@@ -1,7 +1,8 @@
 /**
  * `gwctl proxy status`: the Gateway API status of what a proxy runs — each Kubernetes resource it
  * was configured from with its conditions (Accepted, ResolvedRefs, Attached, Programmed), or, for
- * a standalone file, each policy — and the last reload. A table, or the status as YAML or JSON.
+ * a standalone file, each policy — each worker when it runs several (`config.workers`), and the
+ * last reload. A table, or the status as YAML or JSON.
  * Exits 1 when anything is not Programmed, so scripts and CI can wait on it.
  */
 import { Command, Option } from 'commander'
@@ -34,7 +35,7 @@ interface StatusRow {
  */
 export function statusRows(dump: ConfigDump): StatusRow[] {
   const resources = Array.isArray(dump.resources) ? (dump.resources as StatusRow[]) : []
-  const rows =
+  const rows: StatusRow[] =
     resources.length > 0
       ? [...resources]
       : dump.policies.map((p) => ({
@@ -42,6 +43,7 @@ export function statusRows(dump: ConfigDump): StatusRow[] {
           name: p.name,
           conditions: (p.status?.conditions ?? []).map((c) => ({ ...c })),
         }))
+  rows.push(...workerRows(dump))
   const reload = dump.reload as { result?: string; message?: string; at?: string } | undefined
   if (reload?.result === 'failure') {
     const message = `reload at ${reload.at} refused, the previous configuration serves: ${reload.message ?? ''}`
@@ -55,6 +57,48 @@ export function statusRows(dump: ConfigDump): StatusRow[] {
     })
   }
   return rows
+}
+
+interface DumpWorker {
+  id: number
+  pid: number | null
+  state: string
+  restarts: number
+  policies?: Record<string, { programmed: boolean; reason: string }>
+}
+
+/**
+ * One row per worker when the proxy runs several (`config.workers`): Programmed when it is ready
+ * and every policy is programmed on it (key sets are fetched per worker).
+ */
+function workerRows(dump: ConfigDump): StatusRow[] {
+  const workers = Array.isArray(dump.workers) ? (dump.workers as DumpWorker[]) : []
+  return workers.map((w) => {
+    const unprogrammed = Object.entries(w.policies ?? {}).find(([, p]) => !p.programmed)
+    const restarts = w.restarts > 0 ? `, restarted ${w.restarts} time(s)` : ''
+    const condition: StatusCondition =
+      w.state !== 'ready'
+        ? {
+            type: 'Programmed',
+            status: 'False',
+            reason: w.state === 'exited' ? 'Restarting' : 'Starting',
+            message: `worker ${w.id} is ${w.state}${restarts}`,
+          }
+        : unprogrammed
+          ? {
+              type: 'Programmed',
+              status: 'False',
+              reason: unprogrammed[1].reason,
+              message: `policy ${unprogrammed[0]} is not programmed on worker ${w.id} (pid ${w.pid})`,
+            }
+          : {
+              type: 'Programmed',
+              status: 'True',
+              reason: 'Ready',
+              message: `pid ${w.pid}${restarts}`,
+            }
+    return { kind: 'Worker', name: `worker-${w.id}`, conditions: [condition] }
+  })
 }
 
 /** Whether every row (and every route parent) is Programmed / Accepted. */

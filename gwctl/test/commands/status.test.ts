@@ -156,3 +156,46 @@ describe('gwctl proxy status after a reload that failed', () => {
     expect(r.stdout).toContain('last reload: failure at 2026-11-25T17:00:00.000Z')
   })
 })
+
+describe('gwctl proxy status of a proxy with several workers', () => {
+  const dumpWith = (workers: unknown[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gwctl-status-'))
+    const file = join(dir, 'dump.json')
+    writeFileSync(
+      file,
+      JSON.stringify({ binds: [], routes: [], backends: [], policies: [], resources: [], workers }),
+    )
+    return file
+  }
+  const ready = (id: number, policies = {}) => ({
+    id,
+    pid: 100 + id,
+    state: 'ready',
+    restarts: 0,
+    policies,
+  })
+
+  it('shows each worker Programmed when ready with every policy programmed, and exits 0', async () => {
+    const r = await runGwctl(['proxy', 'status', '--file', dumpWith([ready(1), ready(2)])])
+    expect(r.stdout).toMatch(/Worker\s+worker-1\s+-\s+-\s+-\s+True/)
+    expect(r.stdout).toMatch(/Worker\s+worker-2\s+-\s+-\s+-\s+True/)
+    expect(r.code).toBe(0)
+  })
+
+  it('exits 1 naming a worker that is restarting or lacks a policy', async () => {
+    const exited = { id: 2, pid: null, state: 'exited', restarts: 3 }
+    const r = await runGwctl([
+      'proxy',
+      'status',
+      '--file',
+      dumpWith([ready(1, { auth: { programmed: false, reason: 'JwksUnavailable' } }), exited]),
+    ])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(
+      /worker-1\s+-\s+-\s+-\s+False\s+JwksUnavailable: policy auth is not programmed on worker 1 \(pid 101\)/,
+    )
+    expect(r.stdout).toMatch(
+      /worker-2 .*False\s+Restarting: worker 2 is exited, restarted 3 time\(s\)/,
+    )
+  })
+})

@@ -8,10 +8,11 @@
  */
 import { createServer } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
 import { browserRefusal } from './browser-guard.js'
 import type { AdminContext } from './context.js'
 import { requestUrl, sendJson, sendText } from './reply.js'
-import { type AdminEndpoint, type AdminRouteState, adminRoutes } from './routes.js'
+import { type AdminEndpoint, type AdminRoute, type AdminRouteState, adminRoutes } from './routes.js'
 
 /** Options of {@link buildAdminApp}. */
 export interface AdminAppOptions {
@@ -26,9 +27,26 @@ export function buildAdminApp(
   options: AdminAppOptions,
 ): { app: FastifyInstance; endpoints: AdminEndpoint[] } {
   const log = ctx.logging.logger('proxy::admin')
-  const app = Fastify({
+  const app = createApp()
+  ignoreBodies(app)
+  guardAgainstBrowsers(app, options)
+  const routes = adminRoutes(ctx, state)
+  const endpoints: AdminEndpoint[] = routes.map(({ path, methods, description }) => ({
+    path,
+    methods,
+    description,
+  }))
+  const allowed = registerRoutes(app, routes, log)
+  app.get('/', (_request, reply) => reply.redirect('/ui', 302))
+  answerUnknownPaths(app, allowed, endpoints)
+  answerFailures(app, log)
+  return { app, endpoints }
+}
+
+/** Fastify on a server that `./address.ts` binds (unix socket created owner-only, names resolved). */
+function createApp(): FastifyInstance {
+  return Fastify({
     logger: false,
-    // ./address.ts binds the server itself (unix socket created owner-only, names resolved).
     serverFactory: (handler) => {
       const server = createServer(handler)
       // Streams (trace, CPU profile) may legitimately stay open for minutes.
@@ -39,26 +57,34 @@ export function buildAdminApp(
     // HEAD is added per route below: never on a stream or a timed profile, which it would start.
     exposeHeadRoutes: false,
   })
-  // Admin endpoints take no body; whatever is sent is read and ignored, never refused as 415.
+}
+
+/** Admin endpoints take no body; whatever is sent is read and ignored, never refused as 415. */
+function ignoreBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => {
     payload.resume()
     payload.once('end', () => done(null))
   })
+}
 
+/**
+ * browser-guard.ts: foreign Origin (scheme included), cross-site Fetch Metadata, and a
+ * non-loopback authority (absolute-form target or Host) on a loopback bind.
+ */
+function guardAgainstBrowsers(app: FastifyInstance, options: AdminAppOptions): void {
   app.addHook('onRequest', async (request, reply) => {
-    // browser-guard.ts: foreign Origin (scheme included), cross-site Fetch Metadata, and a
-    // non-loopback authority (absolute-form target or Host) on a loopback bind.
     const refusal = browserRefusal(request.raw, options.loopbackOnly())
     if (refusal !== undefined) return sendText(reply, 403, refusal)
   })
+}
 
-  const routes = adminRoutes(ctx, state)
-  const endpoints: AdminEndpoint[] = routes.map(({ path, methods, description }) => ({
-    path,
-    methods,
-    description,
-  }))
+/** Registers every route (GET ones also answer HEAD unless long); returns the methods by path. */
+function registerRoutes(
+  app: FastifyInstance,
+  routes: readonly AdminRoute[],
+  log: Logger,
+): Map<string, string[]> {
   const allowed = new Map<string, string[]>()
   for (const route of routes) {
     const methods =
@@ -79,8 +105,15 @@ export function buildAdminApp(
       },
     })
   }
-  app.get('/', (_request, reply) => reply.redirect('/ui', 302))
+  return allowed
+}
 
+/** 405 with `Allow` for a known path and another method, else 404 listing the endpoints. */
+function answerUnknownPaths(
+  app: FastifyInstance,
+  allowed: ReadonlyMap<string, string[]>,
+  endpoints: readonly AdminEndpoint[],
+): void {
   app.setNotFoundHandler((request, reply) => {
     const path = requestUrl(request).pathname
     const methods = allowed.get(path)
@@ -97,7 +130,10 @@ export function buildAdminApp(
       endpoints,
     })
   })
+}
 
+/** 500 with the message; a response already under way is cut instead. */
+function answerFailures(app: FastifyInstance, log: Logger): void {
   app.setErrorHandler((err, request, reply) => {
     log.error({ err, path: requestUrl(request).pathname }, 'admin endpoint failed')
     if (reply.raw.headersSent) {
@@ -106,6 +142,4 @@ export function buildAdminApp(
     }
     return sendJson(reply, 500, { error: 'internal', message: (err as Error).message })
   })
-
-  return { app, endpoints }
 }

@@ -74,6 +74,10 @@ export const ConfigDumpSchema = z
       adminAddr: z.string(),
       logLevel: z.string().describe('The log filter in force now (changes with POST /logging).'),
       drainTimeout: z.string(),
+      workers: z
+        .union([z.number().int(), z.literal('auto')])
+        .optional()
+        .describe('config.workers as configured (data-plane processes).'),
     }),
     binds: z.array(
       z.object({
@@ -130,6 +134,35 @@ export const ConfigDumpSchema = z
       .array(ResourceStatusDumpSchema)
       .describe(
         'Kubernetes resources the configuration came from, with Gateway API status; empty for a standalone file.',
+      ),
+    workers: z
+      .array(
+        z.object({
+          id: z.number().int().describe('Slot 1..config.workers.'),
+          pid: z.number().int().nullable(),
+          state: z.enum(['starting', 'ready', 'exited']),
+          restarts: z
+            .number()
+            .int()
+            .describe('Times the slot was restarted after its worker exited.'),
+          startedAt: z.string().nullable(),
+          requests: z
+            .number()
+            .nullable()
+            .describe('Requests it handled (null: it did not answer).'),
+          inFlight: z.number().nullable(),
+          logLevel: z
+            .string()
+            .nullable()
+            .describe('Its log filter now (POST /logging sets every worker).'),
+          policies: z
+            .record(z.string(), z.object({ programmed: z.boolean(), reason: z.string() }))
+            .describe("Each policy's status on this worker (key sets are fetched per worker)."),
+        }),
+      )
+      .optional()
+      .describe(
+        "With config.workers above 1: every data-plane worker. The rest of the dump is the first ready worker's (all run the same configuration); version.pid is the primary's.",
       ),
     workloads: z.array(z.unknown()).describe('Always empty in standalone mode.'),
     services: z.array(z.unknown()).describe('Always empty in standalone mode.'),

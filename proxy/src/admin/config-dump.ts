@@ -94,6 +94,7 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
       adminAddr: config.config.adminAddr,
       logLevel: ctx.logging.filter(),
       drainTimeout: config.config.drainTimeout.text,
+      workers: config.config.workers,
     },
     binds: ctx.gateways().map((g) => ({
       name: g.name,

@@ -37,6 +37,40 @@ export interface GatewayInfo {
   routes: string[]
 }
 
+/** A data-plane worker, as the cluster primary sees it (`config.workers` above 1). */
+export interface WorkerInfo {
+  /** Its slot, 1..workers (a restarted worker takes the slot of the one it replaces). */
+  id: number
+  /** Its process id; `null` while none runs in the slot. */
+  pid: number | null
+  /** `starting` until its gateways listen, `ready`, `exited` until it is restarted. */
+  state: 'starting' | 'ready' | 'exited'
+  /** Times the slot's worker was restarted after it exited. */
+  restarts: number
+  /** When the running worker became ready (RFC 3339). */
+  startedAt?: string | undefined
+}
+
+/** One worker's answer to a call the primary made to every worker. */
+export interface WorkerAnswer<T> {
+  worker: WorkerInfo
+  /** The answer, when it came. */
+  value?: T
+  /** Why it did not. */
+  error?: string
+}
+
+/** The workers behind the primary's admin interface: what reaches each of them over IPC. */
+export interface ClusterView {
+  workers(): WorkerInfo[]
+  /** Calls an admin method (`./worker-agent.ts`) on every ready worker. */
+  each<T>(method: string, args?: unknown[], timeoutMs?: number): Promise<WorkerAnswer<T>[]>
+  /** Sends a note to one worker (`undefined`: every ready worker). */
+  notify(id: number | undefined, method: string, args: unknown[]): void
+  /** Hears a note from the workers. */
+  onNote(method: string, handler: (worker: number, ...args: unknown[]) => void): void
+}
+
 /** The running proxy, as the admin interface sees it. */
 export interface AdminContext {
   /** The validated configuration in force (contains secrets: redact before showing). */
@@ -58,6 +92,11 @@ export interface AdminContext {
   readonly startedAt: Date
   /** Product version (package.json of the proxy). */
   readonly version: string
+  /**
+   * The cluster primary's view of its workers: present only in the primary of `config.workers`
+   * above 1, whose admin endpoints then answer for every worker.
+   */
+  readonly cluster?: ClusterView | undefined
   /** Graceful shutdown of the whole proxy: stop accepting, drain, then resolve. */
   shutdown(reason: string): Promise<void>
 }

@@ -9,7 +9,7 @@ import type { Metrics } from '../telemetry/metrics.js'
 /** Answers with the exposition text; 503 when this proxy collects no metrics. */
 export async function serveMetrics(
   reply: FastifyReply,
-  metrics: Metrics | undefined,
+  metrics: Pick<Metrics, 'render'> | undefined,
 ): Promise<FastifyReply> {
   if (!metrics) {
     return reply

@@ -4,6 +4,13 @@
  * raw response over (`reply.hijack()`); everything else answers through the reply helpers.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import {
+  ClusterTrace,
+  clusterConfigDump,
+  clusterMetrics,
+  clusterSetLogFilter,
+  clusterTasks,
+} from './cluster.js'
 import { buildConfigDump } from './config-dump.js'
 import type { AdminContext } from './context.js'
 import { setLogFilter } from './logging.js'
@@ -54,13 +61,21 @@ export interface AdminRouteState {
 
 /** The endpoint table. */
 export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRoute[] {
+  // The primary of several workers answers for them (./cluster.ts).
+  const cluster = ctx.cluster
+  const traces = cluster ? new ClusterTrace(cluster) : ctx.traceBus
   const routes: AdminRoute[] = [
     {
       path: '/config_dump',
       methods: ['GET'],
       description:
         'runtime configuration: binds, listeners, routes, backends, policies with status',
-      handle: (_request, reply) => sendJson(reply, 200, buildConfigDump(ctx)),
+      handle: async (_request, reply) =>
+        sendJson(
+          reply,
+          200,
+          cluster ? await clusterConfigDump(ctx, cluster) : buildConfigDump(ctx),
+        ),
     },
     {
       path: '/debug/trace',
@@ -69,7 +84,7 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
       long: true,
       handle: (request, reply) => {
         reply.hijack()
-        return serveTrace(ctx.traceBus, reply.raw, requestUrl(request), {
+        return serveTrace(traces, reply.raw, requestUrl(request), {
           ...(state.traceKeepAliveMs ? { keepAliveMs: state.traceKeepAliveMs } : {}),
         })
       },
@@ -78,13 +93,14 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
       path: '/logging',
       methods: ['GET', 'POST'],
       description: 'GET the log filter; POST ?level=info,proxy::httpproxy=trace sets it',
-      handle: (request, reply) => {
+      handle: async (request, reply) => {
+        const level = requestUrl(request).searchParams.get('level')
         const answer =
-          request.method === 'POST'
-            ? setLogFilter(ctx.logging, requestUrl(request).searchParams.get('level'), {
-                onChange: state.onLogFilterChange,
-              })
-            : { status: 200, text: `current log level is ${ctx.logging.filter()}` }
+          request.method !== 'POST'
+            ? { status: 200, text: `current log level is ${ctx.logging.filter()}` }
+            : cluster
+              ? await clusterSetLogFilter(ctx, cluster, level, state.onLogFilterChange)
+              : setLogFilter(ctx.logging, level, { onChange: state.onLogFilterChange })
         return sendText(reply, answer.status, answer.text)
       },
     },
@@ -93,7 +109,8 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
       methods: ['GET'],
       description:
         'Prometheus metrics: requests, auth failures, JWKS refreshes, upstream latency, streams, MCP tool calls',
-      handle: (_request, reply) => serveMetrics(reply, ctx.metrics),
+      handle: (_request, reply) =>
+        serveMetrics(reply, cluster ? { render: () => clusterMetrics(cluster) } : ctx.metrics),
     },
     {
       path: '/memory',
@@ -112,7 +129,8 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
       path: '/debug/tasks',
       methods: ['GET'],
       description: 'live async work: listeners, connections, requests and their stages',
-      handle: (_request, reply) => sendJson(reply, 200, tasksReport(ctx.tasks)),
+      handle: async (_request, reply) =>
+        sendJson(reply, 200, cluster ? await clusterTasks(cluster) : tasksReport(ctx.tasks)),
     },
     {
       path: '/quitquitquit',

@@ -15,7 +15,7 @@ export interface TraceOptions {
 
 /** Serves one watcher; `?path=` restricts the traced request to a path prefix. */
 export async function serveTrace(
-  bus: TraceBus,
+  bus: Pick<TraceBus, 'watch'>,
   res: ServerResponse,
   url: URL,
   options: TraceOptions = {},

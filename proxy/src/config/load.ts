@@ -11,6 +11,7 @@ import { checkReferences } from './cross-references.js'
 import { substituteScalars } from './env.js'
 import { formatZodIssues } from './issues.js'
 import { type GatehouseConfig, GatehouseConfigSchema } from './schema.js'
+import { workerIssues } from './workers.js'
 
 function yamlPathOf(
   doc: ReturnType<typeof parseDocument>,
@@ -79,7 +80,7 @@ export function validateConfig(
   if (!result.success) {
     throw new ConfigError('GW_ERR_CONFIG_INVALID', located(formatZodIssues(result.error)), file)
   }
-  const refIssues = located(checkReferences(result.data))
+  const refIssues = located([...checkReferences(result.data), ...workerIssues(result.data)])
   if (refIssues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', refIssues, file)
   return deepFreeze(result.data)
 }

@@ -145,37 +145,174 @@ class Limit {
       return UNKEYED
     }
   }
+}
 
-  get windowSec(): number {
-    const { maxTokens, tokensPerFill, fillIntervalMs } = this.config
-    return Math.ceil((Math.ceil(maxTokens / tokensPerFill) * fillIntervalMs) / 1000)
+/** Seconds to refill an empty bucket of `config` (RateLimit-Policy `w`). */
+function windowSecOf(config: LocalRateLimitConfig): number {
+  const { maxTokens, tokensPerFill, fillIntervalMs } = config
+  return Math.ceil((Math.ceil(maxTokens / tokensPerFill) * fillIntervalMs) / 1000)
+}
+
+/** Milliseconds until a bucket of `config` in `state` holds `n` tokens (Infinity: it never can). */
+function waitMs(config: LocalRateLimitConfig, state: BucketState, n: number): number {
+  const { maxTokens, tokensPerFill, fillIntervalMs } = config
+  if (n > maxTokens) return Number.POSITIVE_INFINITY
+  const missing = n - state.tokens
+  if (missing <= 0) return 0
+  return state.nextFillMs + (Math.ceil(missing / tokensPerFill) - 1) * fillIntervalMs
+}
+
+/** One limit's part of a request: the tokens each of its keys must give. */
+export interface LimitWant {
+  /** Names the limit across processes (route and position), with its settings. */
+  id: string
+  config: LocalRateLimitConfig
+  /** Bucket key and tokens wanted from it. */
+  keys: Array<[string, number]>
+}
+
+/**
+ * Decides for one request over the buckets that hold its limits' keys: admitted only when every
+ * bucket holds enough, and then every bucket gives its tokens; otherwise nothing is taken.
+ */
+function decide(
+  wanted: ReadonlyArray<{
+    config: LocalRateLimitConfig
+    buckets: TokenBuckets
+    keys: Iterable<[string, number]>
+  }>,
+): RateLimitDecision {
+  let retryMs = 0
+  const refused = new Set<number>()
+  wanted.forEach(({ config, buckets, keys }, i) => {
+    for (const [key, n] of keys) {
+      const wait = waitMs(config, buckets.peek(key), n)
+      if (wait > 0) {
+        refused.add(i)
+        retryMs = Math.max(retryMs, wait)
+      }
+    }
+  })
+  const admitted = refused.size === 0
+  const outcomes: LimitOutcome[] = wanted.map(({ config, buckets, keys }, i) => {
+    let remaining = Number.POSITIVE_INFINITY
+    let resetMs = 0
+    for (const [key, n] of keys) {
+      const state = admitted ? buckets.take(key, n) : buckets.peek(key)
+      if (state.tokens < remaining) {
+        remaining = state.tokens
+        resetMs = state.nextFillMs
+      }
+    }
+    return {
+      name: config.name,
+      maxTokens: config.maxTokens,
+      windowSec: windowSecOf(config),
+      remaining: refused.has(i) ? 0 : remaining,
+      resetSec: Math.ceil(resetMs / 1000),
+      exceeded: refused.has(i),
+    }
+  })
+  const retryAfterSec = admitted
+    ? 0
+    : Number.isFinite(retryMs)
+      ? Math.max(1, Math.ceil(retryMs / 1000))
+      : Math.max(...outcomes.filter((o) => o.exceeded).map((o) => o.windowSec), 1)
+  return { admitted, retryAfterSec, limits: outcomes }
+}
+
+/**
+ * Buckets of limits named by id, for processes that share them: the cluster primary holds one
+ * table and decides for every worker (`config.workers`), so a limit of N admits N in total.
+ * A limit whose settings change gets new buckets.
+ */
+export class BucketTable {
+  readonly #tables = new Map<string, TokenBuckets>()
+  readonly #now: (() => number) | undefined
+
+  constructor(now?: () => number) {
+    this.#now = now
   }
 
-  /** Milliseconds until `key` holds `n` tokens (Infinity: it never can). */
-  waitMs(state: BucketState, n: number): number {
-    const { maxTokens, tokensPerFill, fillIntervalMs } = this.config
-    if (n > maxTokens) return Number.POSITIVE_INFINITY
-    const missing = n - state.tokens
-    if (missing <= 0) return 0
-    return state.nextFillMs + (Math.ceil(missing / tokensPerFill) - 1) * fillIntervalMs
+  /** Decides for one request (see {@link decide}). */
+  decide(wants: readonly LimitWant[]): RateLimitDecision {
+    return decide(
+      wants.map((w) => ({ config: w.config, buckets: this.#bucketsOf(w), keys: w.keys })),
+    )
+  }
+
+  /** Keys tracked by the limit `id`. */
+  size(id: string): number {
+    let n = 0
+    for (const [k, t] of this.#tables) if (k.startsWith(`${id}\u0000`)) n += t.size
+    return n
+  }
+
+  #bucketsOf(w: LimitWant): TokenBuckets {
+    const { maxTokens, tokensPerFill, fillIntervalMs } = w.config
+    const k = `${w.id}\u0000${maxTokens}/${tokensPerFill}/${fillIntervalMs}`
+    let t = this.#tables.get(k)
+    if (!t) {
+      t = new TokenBuckets(
+        { maxTokens, tokensPerFill, fillIntervalMs },
+        this.#now ? { now: this.#now } : {},
+      )
+      this.#tables.set(k, t)
+    }
+    return t
   }
 }
 
-/** The compiled limits of a route (every policy on it). */
-export interface RateLimiter {
+/** Where another process keeps the buckets (the cluster primary). */
+export interface SharedBuckets {
+  decide(wants: LimitWant[]): Promise<RateLimitDecision>
+}
+
+/** Limits whose buckets may live elsewhere: the decision may be asynchronous. */
+export interface Limiter {
   readonly limits: readonly LocalRateLimitConfig[]
   /** Decides for one request and, when admitted, takes its tokens. */
   admit(
     claims: Readonly<Record<string, unknown>>,
     messages: readonly McpMessage[],
-  ): RateLimitDecision
-  /** Keys tracked per limit (`/config_dump`). */
+  ): RateLimitDecision | Promise<RateLimitDecision>
+  /** Keys tracked per limit in this process (`/config_dump`). */
   sizes(): Record<string, number>
+}
+
+/** The compiled limits of a route (every policy on it), with their buckets in this process. */
+export interface RateLimiter extends Limiter {
+  admit(
+    claims: Readonly<Record<string, unknown>>,
+    messages: readonly McpMessage[],
+  ): RateLimitDecision
 }
 
 const NO_MESSAGE: readonly McpMessage[] = [
   { type: 'request', id: undefined, method: '', target: undefined },
 ]
+
+/** The keys a request wants from each limit, and how many tokens of each. */
+function wantsOf(
+  limits: readonly Limit[],
+  claims: Readonly<Record<string, unknown>>,
+  messages: readonly McpMessage[],
+): Map<Limit, Map<string, number>> {
+  const wanted = new Map<Limit, Map<string, number>>()
+  for (const m of messages.length > 0 ? messages : NO_MESSAGE) {
+    for (const limit of limits) {
+      const key = limit.keyFor(claims, m)
+      if (key === null) continue
+      let keys = wanted.get(limit)
+      if (!keys) {
+        keys = new Map()
+        wanted.set(limit, keys)
+      }
+      keys.set(key, (keys.get(key) ?? 0) + 1)
+    }
+  }
+  return wanted
+}
 
 /**
  * Compiles limits.
@@ -190,61 +327,47 @@ export function compileRateLimits(
   return {
     limits: configs,
     admit(claims, messages) {
-      const wanted = new Map<Limit, Map<string, number>>()
-      for (const m of messages.length > 0 ? messages : NO_MESSAGE) {
-        for (const limit of limits) {
-          const key = limit.keyFor(claims, m)
-          if (key === null) continue
-          let keys = wanted.get(limit)
-          if (!keys) {
-            keys = new Map()
-            wanted.set(limit, keys)
-          }
-          keys.set(key, (keys.get(key) ?? 0) + 1)
-        }
-      }
-      let retryMs = 0
-      const refused = new Set<Limit>()
-      for (const [limit, keys] of wanted) {
-        for (const [key, n] of keys) {
-          const wait = limit.waitMs(limit.buckets.peek(key), n)
-          if (wait > 0) {
-            refused.add(limit)
-            retryMs = Math.max(retryMs, wait)
-          }
-        }
-      }
-      const admitted = refused.size === 0
-      const outcomes: LimitOutcome[] = []
-      for (const [limit, keys] of wanted) {
-        let remaining = Number.POSITIVE_INFINITY
-        let resetMs = 0
-        for (const [key, n] of keys) {
-          const state = admitted ? limit.buckets.take(key, n) : limit.buckets.peek(key)
-          if (state.tokens < remaining) {
-            remaining = state.tokens
-            resetMs = state.nextFillMs
-          }
-        }
-        outcomes.push({
-          name: limit.config.name,
-          maxTokens: limit.config.maxTokens,
-          windowSec: limit.windowSec,
-          remaining: refused.has(limit) ? 0 : remaining,
-          resetSec: Math.ceil(resetMs / 1000),
-          exceeded: refused.has(limit),
-        })
-      }
-      const retryAfterSec = admitted
-        ? 0
-        : Number.isFinite(retryMs)
-          ? Math.max(1, Math.ceil(retryMs / 1000))
-          : Math.max(...outcomes.filter((o) => o.exceeded).map((o) => o.windowSec), 1)
-      return { admitted, retryAfterSec, limits: outcomes }
+      return decide(
+        [...wantsOf(limits, claims, messages)].map(([limit, keys]) => ({
+          config: limit.config,
+          buckets: limit.buckets,
+          keys,
+        })),
+      )
     },
     sizes() {
       return Object.fromEntries(limits.map((l) => [l.config.name, l.buckets.size]))
     },
+  }
+}
+
+/**
+ * Compiles limits whose buckets another process holds (`shared`, the cluster primary): keys are
+ * computed here, the decision is made there. `scope` names them there (the route).
+ */
+export function compileSharedRateLimits(
+  configs: readonly LocalRateLimitConfig[],
+  shared: SharedBuckets,
+  scope: string,
+): Limiter {
+  const limits = configs.map((c, i) => new Limit(c, i))
+  const ids = new Map(limits.map((l, i) => [l, `${scope}\u0000${i}`]))
+  return {
+    limits: configs,
+    admit(claims, messages) {
+      const wanted = wantsOf(limits, claims, messages)
+      // No limit selects the request: nothing to ask the primary.
+      if (wanted.size === 0) return { admitted: true, retryAfterSec: 0, limits: [] }
+      return shared.decide(
+        [...wanted].map(([limit, keys]) => ({
+          id: ids.get(limit) as string,
+          config: limit.config,
+          keys: [...keys],
+        })),
+      )
+    },
+    // The buckets are the primary's; this process tracks none.
+    sizes: () => Object.fromEntries(configs.map((c) => [c.name, 0])),
   }
 }
 

@@ -32,7 +32,13 @@ import {
   rpcError,
 } from './json-rpc.js'
 import { requestsList } from './list-filter.js'
-import { compileRateLimits, type RateLimiter, rateLimitHeaders } from './local-rate-limit.js'
+import {
+  compileRateLimits,
+  compileSharedRateLimits,
+  type Limiter,
+  rateLimitHeaders,
+  type SharedBuckets,
+} from './local-rate-limit.js'
 import { isMcpAware, limitsOf } from './policy-config.js'
 import { filterResponseBody } from './response-filter.js'
 
@@ -207,23 +213,38 @@ async function readMessages(
   return { body, messages, batch: parsed.batch }
 }
 
+/** Rate-limit buckets held by another process, and the name (the route) the limits go by there. */
+export interface SharedLimits {
+  buckets: SharedBuckets
+  scope: string
+}
+
 /** The compiled MCP-aware policy of one route (every MCP-aware policy attached to it). */
 export class McpRoutePolicy {
   readonly policies: readonly string[]
   readonly authorization: McpAuthorization | undefined
-  readonly rateLimiter: RateLimiter | undefined
+  readonly rateLimiter: Limiter | undefined
   /** Tool names the rules name (metrics labels; see {@link toolsKnownChannel}). */
   readonly toolNames: readonly string[]
   /** Whether {@link toolNames} went out on the channel (once someone listened). */
   #announced = false
 
-  constructor(entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>) {
+  /** @param shared - where the rate-limit buckets live when not here (the cluster primary). */
+  constructor(
+    entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>,
+    shared?: SharedLimits,
+  ) {
     this.policies = entries.map((e) => e.name)
     const rules = entries.flatMap((e) => e.policy.traffic.mcpAuthorization?.rules ?? [])
     const hasAuthz = entries.some((e) => e.policy.traffic.mcpAuthorization !== undefined)
     this.authorization = hasAuthz ? compileMcpAuthorization(rules) : undefined
     const limits = entries.flatMap((e) => limitsOf(e.name, e.policy))
-    this.rateLimiter = limits.length > 0 ? compileRateLimits(limits) : undefined
+    this.rateLimiter =
+      limits.length === 0
+        ? undefined
+        : shared
+          ? compileSharedRateLimits(limits, shared.buckets, shared.scope)
+          : compileRateLimits(limits)
     this.toolNames = this.authorization?.toolNames ?? []
   }
 
@@ -256,7 +277,7 @@ export class McpRoutePolicy {
       const denial = this.#authorize(jwt, messages, read.batch, trace)
       if (denial) return { response: denial, outcome: 'mcp_denied' }
     }
-    const limited = this.#limit(jwt, messages, trace)
+    const limited = await this.#limit(jwt, messages, trace)
     if (limited && 'response' in limited) return limited
     if (limited) forward.responseHeaders = limited.headers
     Object.assign(forward, this.#listFilter(req.method, messages, jwt, trace))
@@ -272,16 +293,17 @@ export class McpRoutePolicy {
   }
 
   /** The rate limits: a 429 when one is spent, else the headers for the answer. */
-  #limit(
+  async #limit(
     jwt: Readonly<Record<string, unknown>>,
     messages: readonly McpMessage[],
     trace: RequestTrace | undefined,
-  ):
+  ): Promise<
     | { response: LocalResponse; outcome: 'rate_limited'; expose: readonly string[] }
     | { headers: Record<string, string> }
-    | undefined {
+    | undefined
+  > {
     if (!this.rateLimiter) return undefined
-    const decision = this.rateLimiter.admit(jwt, messages)
+    const decision = await this.rateLimiter.admit(jwt, messages)
     const headers = rateLimitHeaders(decision)
     trace?.event('rate_limit', {
       admitted: decision.admitted,
@@ -398,7 +420,8 @@ export class McpRoutePolicy {
  */
 export function compileMcpRoutePolicy(
   entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>,
+  shared?: SharedLimits,
 ): McpRoutePolicy | undefined {
   const aware = entries.filter((e) => isMcpAware(e.policy))
-  return aware.length > 0 ? new McpRoutePolicy(aware) : undefined
+  return aware.length > 0 ? new McpRoutePolicy(aware, shared) : undefined
 }

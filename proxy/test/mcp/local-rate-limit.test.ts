@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { McpMessage } from '../../src/mcp/json-rpc.js'
 import {
+  BucketTable,
   compileRateLimits,
+  compileSharedRateLimits,
+  type LimitWant,
   type LocalRateLimitConfig,
   rateLimitHeaders,
 } from '../../src/mcp/local-rate-limit.js'
@@ -198,5 +201,67 @@ describe('compileRateLimits, keys per token', () => {
     expect(limiter.admit(claims, [fetchUrl('http://a')]).admitted).toBe(true)
     expect(limiter.admit(claims, [fetchUrl('http://b')]).admitted).toBe(true)
     expect(limiter.admit(claims, [fetchUrl('http://a')]).admitted).toBe(false)
+  })
+})
+
+describe('compileSharedRateLimits with a BucketTable (the cluster primary)', () => {
+  const alice = { sub: 'alice' }
+  const bob = { sub: 'bob' }
+  /** Two workers' limiters deciding through one table, as over IPC. */
+  function twoWorkers(config: LocalRateLimitConfig) {
+    const table = new BucketTable(clock().now)
+    const shared = { decide: async (wants: LimitWant[]) => table.decide(wants) }
+    return [
+      compileSharedRateLimits([config], shared, 'route-a'),
+      compileSharedRateLimits([config], shared, 'route-a'),
+    ] as const
+  }
+
+  it('admits maxTokens in total across the processes that share the table', async () => {
+    const [one, two] = twoWorkers(perUserTool)
+    const decisions = [
+      await one.admit(alice, [call('echo')]),
+      await two.admit(alice, [call('echo')]),
+      await one.admit(alice, [call('echo')]),
+    ]
+    expect(decisions.map((d) => d.admitted)).toEqual([true, true, false])
+    expect(decisions[2]?.limits[0]).toMatchObject({ name: 'per-user-tool', exceeded: true })
+    expect((await two.admit(bob, [call('echo')])).admitted).toBe(true)
+  })
+
+  it('decides without asking the table when no limit selects the request', async () => {
+    const asked: LimitWant[][] = []
+    const limiter = compileSharedRateLimits(
+      [perUserTool],
+      {
+        decide: async (wants) => {
+          asked.push(wants)
+          return new BucketTable().decide(wants)
+        },
+      },
+      'route-a',
+    )
+    expect(await limiter.admit(alice, [list])).toEqual({
+      admitted: true,
+      retryAfterSec: 0,
+      limits: [],
+    })
+    expect(asked).toEqual([])
+    await limiter.admit(alice, [call('echo')])
+    expect(asked).toHaveLength(1)
+  })
+
+  it('keeps buckets apart per route, and gives a limit whose settings changed new ones', async () => {
+    const table = new BucketTable(clock().now)
+    const shared = { decide: async (wants: LimitWant[]) => table.decide(wants) }
+    const a = compileSharedRateLimits([perUserTool], shared, 'route-a')
+    const b = compileSharedRateLimits([perUserTool], shared, 'route-b')
+    const wider = compileSharedRateLimits([{ ...perUserTool, maxTokens: 3 }], shared, 'route-a')
+    await a.admit(alice, [call('echo')])
+    await a.admit(alice, [call('echo')])
+    expect((await a.admit(alice, [call('echo')])).admitted).toBe(false)
+    expect((await b.admit(alice, [call('echo')])).admitted).toBe(true)
+    expect((await wider.admit(alice, [call('echo')])).admitted).toBe(true)
+    expect(table.size('route-a\u00000')).toBe(2)
   })
 })

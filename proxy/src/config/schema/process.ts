@@ -29,6 +29,26 @@ export const AdminAddrSchema = z
       'shutdown and config dump to the network.',
   )
 
+/** Most data-plane processes `config.workers` may ask for. */
+export const MAX_WORKERS = 64
+
+/** `config.workers`: how many data-plane processes serve the gateways. */
+export const Workers = z
+  .union([z.int().min(1).max(MAX_WORKERS), z.literal('auto')])
+  .describe(
+    'Data-plane processes (node:cluster workers) that serve the gateways on the same ports, 1-' +
+      `${MAX_WORKERS}, or "auto" for one per available CPU (os.availableParallelism()). Default 1: one ` +
+      'process, no cluster. With more than 1 the first process (the primary) serves the admin ' +
+      'interface only (one address) and restarts a worker that exits; /metrics, /config_dump, ' +
+      '/debug/trace, /debug/tasks, /logging, /reload and /quitquitquit cover every worker, while ' +
+      '/memory and the pprof profiles cover the primary only (docs/admin-api.md). Shared between workers (held by the ' +
+      'primary): local rate-limit buckets (a limit of N admits N in total) and MCP session ' +
+      'bindings. Shared through broker.store.redis: the broker state, which is why a broker policy ' +
+      'needs store.redis and a fixed broker.secret when workers is not 1. Per worker: JWKS and ' +
+      'discovery caches, the verified-token cache, upstream connection pools, the access log ' +
+      '(each worker writes its own lines to the same stdout). Read at start-up only.',
+  )
+
 /** `config`: process-wide settings. */
 export const ProcessConfigSchema = z
   .strictObject({
@@ -48,6 +68,7 @@ export const ProcessConfigSchema = z
       .describe(
         'Initial log filter: error, warn, info, debug, trace, or per-module "info,proxy::httpproxy=trace".',
       ),
+    workers: Workers.default(1),
     drainTimeout: duration('0s', '1h')
       .prefault('10s')
       .describe(
