@@ -136,6 +136,8 @@ export class Fleet implements ClusterView {
     const peer = new IpcPeer(worker)
     slot.worker = worker
     slot.peer = peer
+    // Its predecessor's time does not count towards a stable run of this worker.
+    slot.readyAt = undefined
     slot.info = {
       ...slot.info,
       pid: worker.process.pid ?? null,
