@@ -31,6 +31,11 @@ interface TestWorker {
   end: TestEndpoint
 }
 
+/** Polls `check` until it passes (generous: the machine may be loaded). */
+function waitFor(check: () => void): Promise<void> {
+  return vi.waitFor(check, { timeout: 5_000, interval: 5 })
+}
+
 const metricsToClose: Metrics[] = []
 afterEach(() => {
   for (const m of metricsToClose.splice(0)) m.close()
@@ -274,7 +279,7 @@ describe('ClusterTrace', () => {
       for await (const e of events) seen.push(e)
     })()
     const [w1, w2] = workers as [TestWorker, TestWorker]
-    await vi.waitFor(() => expect(w1.ctx.traceBus.waiting + w2.ctx.traceBus.waiting).toBe(2))
+    await waitFor(() => expect(w1.ctx.traceBus.waiting + w2.ctx.traceBus.waiting).toBe(2))
     w2.ctx.traceBus.start('/mcp/b')?.finish(finish)
     await done
     expect(seen.map((e) => e.type)).toEqual(['request_finished'])
@@ -287,7 +292,7 @@ describe('ClusterTrace', () => {
       [2, 'trace.cancel', ['w1']],
     ])
     // Worker 1 stopped waiting: its next request is not traced.
-    await vi.waitFor(() => expect(w1.ctx.traceBus.waiting).toBe(0))
+    await waitFor(() => expect(w1.ctx.traceBus.waiting).toBe(0))
     expect(w1.ctx.traceBus.start('/mcp/a')).toBeUndefined()
   })
 
@@ -299,7 +304,7 @@ describe('ClusterTrace', () => {
       for await (const e of trace.watch()) seen.push(e.requestId)
     })()
     const [w1, w2] = workers as [TestWorker, TestWorker]
-    await vi.waitFor(() => expect(w1.ctx.traceBus.waiting + w2.ctx.traceBus.waiting).toBe(2))
+    await waitFor(() => expect(w1.ctx.traceBus.waiting + w2.ctx.traceBus.waiting).toBe(2))
     // Both start a request before either hears of the other: only the first is followed.
     const t1 = w1.ctx.traceBus.start('/mcp/a')
     const t2 = w2.ctx.traceBus.start('/mcp/b')
@@ -318,10 +323,10 @@ describe('ClusterTrace', () => {
         // no request comes
       }
     })()
-    await vi.waitFor(() => expect(workers.map((w) => w.ctx.traceBus.waiting)).toEqual([1, 1]))
+    await waitFor(() => expect(workers.map((w) => w.ctx.traceBus.waiting)).toEqual([1, 1]))
     abort.abort()
     await done
     expect(notified.filter(([, m]) => m === 'trace.cancel').map(([id]) => id)).toEqual([1, 2])
-    await vi.waitFor(() => expect(workers.map((w) => w.ctx.traceBus.waiting)).toEqual([0, 0]))
+    await waitFor(() => expect(workers.map((w) => w.ctx.traceBus.waiting)).toEqual([0, 0]))
   })
 })

@@ -24,6 +24,11 @@ interface FakeWorker {
   ready(gateways?: GatewayInfo[]): Promise<unknown>
 }
 
+/** Polls `check` until it passes (generous: the machine may be loaded). */
+function waitFor(check: () => void): Promise<void> {
+  return vi.waitFor(check, { timeout: 5_000, interval: 5 })
+}
+
 let workers: FakeWorker[] = []
 
 function fakeFork(env: Record<string, string>) {
@@ -133,6 +138,9 @@ describe('Fleet', () => {
     expect(f.fleet.gateways()).toEqual([gateway(1)])
     // What the fleet serves answers each worker.
     expect(await workers[1]?.peer.call('store.get', ['k'])).toBe('value of k')
+    // A worker that exited no longer speaks for the gateways.
+    workers[0]?.exit(1)
+    expect(f.fleet.gateways()).toEqual([gateway(2)])
   })
 
   it('fails to start when a worker exits before it is ready, and stops the others', async () => {
@@ -177,8 +185,8 @@ describe('Fleet', () => {
     f.notify(2, 'trace.cancel', ['w1'])
     f.notify(undefined, 'trace.cancel', ['w2'])
     workers[1]?.peer.notify('trace.event', ['w2', { seq: 0 }])
-    await vi.waitFor(() => expect(got).toHaveLength(3))
-    await vi.waitFor(() => expect(heard).toHaveLength(1))
+    await waitFor(() => expect(got).toHaveLength(3))
+    await waitFor(() => expect(heard).toHaveLength(1))
     expect(got).toEqual([
       [2, 'w1'],
       [1, 'w2'],
@@ -244,7 +252,7 @@ describe('Fleet', () => {
     workers[1]?.peer.handle('admin.status', () => 'new')
     expect((await f.each('admin.status')).map((a) => a.value)).toEqual(['new'])
     workers[1]?.peer.notify('trace.end', ['w9'])
-    await vi.waitFor(() => expect(heard).toEqual([[1, 'w9']]))
+    await waitFor(() => expect(heard).toEqual([[1, 'w9']]))
   })
 
   it('stops ready workers through admin.stop and starting ones with SIGTERM, then restarts none', async () => {
@@ -259,16 +267,19 @@ describe('Fleet', () => {
   })
 
   it('kills a worker that has not exited when the grace period ends', async () => {
-    const { fleet: f } = await started(2)
+    const { fleet: f, log } = await started(2)
     ;(workers[1] as FakeWorker).stubborn = true
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
     const stopped = f.stop('SIGTERM', 5_000)
-    await vi.waitFor(() => expect(workers[0]?.kills).toEqual([]))
-    await vi.waitFor(() => expect(f.workers()[0]?.state).toBe('exited'))
+    await waitFor(() => expect(workers[0]?.kills).toEqual([]))
+    await waitFor(() => expect(f.workers()[0]?.state).toBe('exited'))
     expect(workers[1]?.kills).toEqual([])
     vi.advanceTimersByTime(5_000)
     await stopped
     expect(workers[1]?.kills).toEqual(['SIGKILL'])
+    // Exits while stopping are neither logged as crashes nor restarted.
+    vi.advanceTimersByTime(RESTART_BACKOFF_MS[0])
+    expect(log.error).not.toHaveBeenCalled()
     expect(fork).toHaveBeenCalledTimes(2)
   })
 })
