@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { AuthContext, AuthPolicy, CompileAuthPolicy } from './auth/types.js'
+import type { CelCompiler } from './config/cel.js'
 import type { GatehouseConfig } from './config/schema.js'
 import { compileCors } from './dataplane/cors.js'
 import { compileOriginCheck, type OriginCheck } from './dataplane/origin.js'
@@ -32,20 +33,32 @@ export interface Snapshot {
 /** Loads the auth layer's static checks and compiler (kept out of start-up when unused). */
 async function authLayer(): Promise<{
   compileAuthPolicy: CompileAuthPolicy
-  checkAuthPolicy: (name: string, policy: GatehouseConfig['policies'][string]) => ConfigIssue[]
+  checkAuthPolicy: (
+    name: string,
+    policy: GatehouseConfig['policies'][string],
+    cel: CelCompiler,
+  ) => ConfigIssue[]
 }> {
   return import('./auth/policy.js')
 }
 
 /**
  * A configuration that passed every check {@link compile} makes, with what those checks read
- * (the backends' CA bundles). The only input of {@link buildSnapshot}: a snapshot is never built
+ * (the backends' CA bundles) and compiled (the CEL programs). The only input of {@link buildSnapshot}: a snapshot is never built
  * from a configuration that was not compiled.
  */
 export interface CompiledConfig {
   readonly config: Readonly<GatehouseConfig>
   /** The CA bundles of each backend's `tls.caCertificates`, read once (absent: none named). */
   readonly caBundles: ReadonlyMap<string, string[] | undefined>
+  /**
+   * The compiler that checked every CEL expression, holding their programs: the policies of the
+   * snapshot are compiled with it and find them there. Its own, not shared with another
+   * compilation (a reload compiles its own; these go with the snapshots built from them).
+   * `undefined` when the configuration has no policy: there is nothing to compile, and the CEL
+   * library is not loaded.
+   */
+  readonly cel: CelCompiler | undefined
 }
 
 /** What {@link compile} returns: the compiled configuration, or every problem found. */
@@ -60,7 +73,7 @@ export type CompileResult =
  * start-up and reload then build the runtime from its result ({@link buildSnapshot}).
  */
 export async function compile(config: Readonly<GatehouseConfig>): Promise<CompileResult> {
-  const issues = await checkPolicies(config)
+  const { issues, cel } = await checkPolicies(config)
   const caBundles = new Map<string, string[] | undefined>()
   for (const [name, backend] of Object.entries(config.backends)) {
     try {
@@ -69,7 +82,9 @@ export async function compile(config: Readonly<GatehouseConfig>): Promise<Compil
       issues.push({ path: `backends.${name}.tls.caCertificates`, message: (err as Error).message })
     }
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, compiled: { config, caBundles } }
+  return issues.length > 0
+    ? { ok: false, issues }
+    : { ok: true, compiled: { config, caBundles, cel } }
 }
 
 /**
@@ -86,16 +101,23 @@ export async function compileOrThrow(
   return result.compiled
 }
 
-/** The policies' checks that need the CEL compiler and the key-set loader. */
-async function checkPolicies(config: Readonly<GatehouseConfig>): Promise<ConfigIssue[]> {
+/**
+ * The policies' checks that need the CEL compiler and the key-set loader, and the compiler that
+ * made them (a new one: its programs belong to this compilation only).
+ */
+async function checkPolicies(
+  config: Readonly<GatehouseConfig>,
+): Promise<{ issues: ConfigIssue[]; cel: CelCompiler | undefined }> {
   const policies = Object.entries(config.policies)
-  if (policies.length === 0) return []
+  if (policies.length === 0) return { issues: [], cel: undefined }
   const { checkAuthPolicy } = await authLayer()
   const { checkMcpPolicy } = await import('./mcp/policy-config.js')
-  return policies.flatMap(([name, policy]) => [
-    ...checkAuthPolicy(name, policy),
-    ...checkMcpPolicy(name, policy),
+  const cel = new (await import('./config/cel.js')).CelCompiler()
+  const issues = policies.flatMap(([name, policy]) => [
+    ...checkAuthPolicy(name, policy, cel),
+    ...checkMcpPolicy(name, policy, cel),
   ])
+  return { issues, cel }
 }
 
 /** Routes attached to a gateway: those naming it, or every route when there is one gateway. */
@@ -157,10 +179,16 @@ export async function buildSnapshot(
   services: SnapshotServices,
   previous?: Snapshot,
 ): Promise<Snapshot> {
-  const { config } = compiled
+  const { config, cel } = compiled
   const upstreams = buildUpstreams(compiled, previous)
-  const { policies, policiesOfRoute } = await buildPolicies(config, upstreams, services, previous)
-  const mcpOfRoute = await buildMcpStages(config, services, previous)
+  const { policies, policiesOfRoute } = await buildPolicies(
+    config,
+    cel,
+    upstreams,
+    services,
+    previous,
+  )
+  const mcpOfRoute = await buildMcpStages(config, cel, services, previous)
   const { gateways, routesOf } = buildGateways(config, upstreams, policiesOfRoute, mcpOfRoute)
   return { config, upstreams, policies, gateways, routesOf, mcpOfRoute }
 }
@@ -179,6 +207,7 @@ function buildUpstreams(compiled: CompiledConfig, previous?: Snapshot): Map<stri
 /** The compiled auth policies, and those attached to each route. */
 async function buildPolicies(
   config: Readonly<GatehouseConfig>,
+  cel: CelCompiler | undefined,
   upstreams: Map<string, Upstream>,
   services: SnapshotServices,
   previous?: Snapshot,
@@ -193,7 +222,7 @@ async function buildPolicies(
     (p) => p.traffic.jwtAuthentication?.mcp?.broker !== undefined,
   )
   const createBroker = brokered ? (await import('./broker/create.js')).createBroker : undefined
-  const ctx: AuthContext = { config, upstreams, ...services, createBroker }
+  const ctx: AuthContext = { config, upstreams, ...services, createBroker, cel }
   for (const [name, policy] of Object.entries(config.policies)) {
     const compiled =
       (previous && reusablePolicy(previous, name, policy, upstreams)) ||
@@ -214,6 +243,7 @@ async function buildPolicies(
  */
 async function buildMcpStages(
   config: Readonly<GatehouseConfig>,
+  cel: CelCompiler | undefined,
   services: SnapshotServices,
   previous?: Snapshot,
 ): Promise<Snapshot['mcpOfRoute']> {
@@ -237,6 +267,7 @@ async function buildMcpStages(
             services.sharedBuckets
               ? { buckets: services.sharedBuckets, scope: routeName }
               : undefined,
+            cel,
           )
     mcpOfRoute.set(routeName, { stage, from: attached })
   }

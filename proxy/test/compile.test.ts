@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildSnapshot, compile, compileOrThrow, retireSnapshot } from '../src/compile.js'
+import { CelCompiler } from '../src/config/cel.js'
 import { parseConfig } from '../src/config/load.js'
 import { ConfigError } from '../src/errors.js'
 import { createLogging } from '../src/telemetry/logging.js'
@@ -51,14 +52,15 @@ describe('compile', () => {
     expect(result.issues[1]?.message).toContain('missing.pem')
   })
 
-  it('holds what it read (the CA bundle) and no pool: the result is plain data', async () => {
+  it('holds what it read (the CA bundle) and compiled (the CEL programs), and no pool', async () => {
     const ca = join(dir, 'ca.pem')
     writeFileSync(ca, 'not checked here: read as text\n')
     const result = await compile(configWith(ca))
     expect(result.ok).toBe(true)
     if (!result.ok) return
-    expect(Object.keys(result.compiled).sort()).toEqual(['caBundles', 'config'])
+    expect(Object.keys(result.compiled).sort()).toEqual(['caBundles', 'cel', 'config'])
     expect(result.compiled.caBundles.get('b')).toEqual(['not checked here: read as text\n'])
+    expect(result.compiled.cel).toBeInstanceOf(CelCompiler)
   })
 })
 

@@ -4,6 +4,7 @@
  * `insufficient_scope`. Authentication alone does not suffice: any token the IdP issues for the
  * audience passes it.
  */
+import type { CelCompiler } from '../config/cel.js'
 import type { LocalResponse } from '../http/local-response.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { Challenge } from './challenge.js'
@@ -20,15 +21,19 @@ export class RuleAuthorization {
   // token, so an outcome is remembered per claims object for as long as the token is cached.
   readonly #decisions = new WeakMap<object, RuleResult[]>()
 
-  /** @throws Error for an expression that does not compile (reported by `--validate` first). */
+  /**
+   * @param cel - the compilation's CEL compiler (`CompiledConfig.cel`).
+   * @throws Error for an expression that does not compile (reported by `--validate` first).
+   */
   constructor(
     policy: string,
     expressions: readonly string[],
     logging: Logging,
     challenge: Challenge,
+    cel?: CelCompiler,
   ) {
     this.#policy = policy
-    this.#rules = compileRules(expressions)
+    this.#rules = compileRules(expressions, cel)
     this.#challenge = challenge
     this.#log = logging.logger('proxy::auth::authz')
   }

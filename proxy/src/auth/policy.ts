@@ -5,7 +5,7 @@
  * transformation (`./transformation.ts`, request headers from the claims). The refusals are built
  * in `./challenge.ts`. This module composes them and reports the policy's status.
  */
-import { compileCel } from '../config/cel.js'
+import type { CelCompiler } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
 import { JwtAuthentication } from './authentication.js'
@@ -28,16 +28,21 @@ import type {
 /**
  * Static checks of a policy beyond the schema: CEL (parsed and type-checked against the declared
  * variables, `config/cel.ts`), inline/file key sets. Used at start-up and by `gatehouse --validate`;
- * the compiled expressions are cached, so compiling the policy afterwards does not compile them again.
+ * the programs stay in `cel` (the compilation's compiler, `CompiledConfig.cel`), so compiling the
+ * policy with it afterwards does not compile them again.
  */
-export function checkAuthPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
+export function checkAuthPolicy(
+  name: string,
+  policy: PolicyConfig,
+  cel: CelCompiler,
+): ConfigIssue[] {
   const issues: ConfigIssue[] = []
   const base = `policies.${name}.traffic`
   // Each expression checked as compileRules and compileHeaders compile it, so the issue names its
-  // own path and compiling the policy afterwards finds it in the cache.
+  // own path and compiling the policy afterwards with the same `cel` finds its program there.
   const check = (expression: string, result: 'bool' | 'any', path: string) => {
     try {
-      compileCel(expression, 'claims', result)
+      cel.compile(expression, 'claims', result)
     } catch (err) {
       issues.push({ path, message: (err as Error).message })
     }
@@ -132,9 +137,12 @@ class CompiledPolicy implements AuthPolicy {
         authorization.policy.matchExpressions,
         ctx.logging,
         challenge,
+        ctx.cel,
       )
     }
-    if (transformations) this.#transformation = new HeaderTransformation(transformations.request)
+    if (transformations) {
+      this.#transformation = new HeaderTransformation(transformations.request, ctx.cel)
+    }
   }
 
   get #keySets() {

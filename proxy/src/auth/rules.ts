@@ -4,7 +4,7 @@
  * expression must evaluate to `true`. An evaluation error (a missing claim, a type mismatch)
  * denies: a rule that cannot be decided never grants access.
  */
-import { type CelProgram, compileCel } from '../config/cel.js'
+import { type CelCompiler, type CelProgram, newCelCompiler } from '../config/cel.js'
 
 /** The outcome of one rule for one request. */
 export interface RuleResult {
@@ -22,13 +22,17 @@ export interface CompiledRules {
 }
 
 /**
- * Compiles expressions (parsed and type-checked once per process, see `config/cel.ts`).
+ * Compiles expressions (parsed and type-checked once per compilation, see `config/cel.ts`).
+ * @param cel - the compilation's compiler (`CompiledConfig.cel`), which already holds the programs.
  * @throws Error `matchExpressions[i]: <cause>` for the first expression that does not compile.
  */
-export function compileRules(expressions: readonly string[]): CompiledRules {
+export function compileRules(
+  expressions: readonly string[],
+  cel: CelCompiler = newCelCompiler(),
+): CompiledRules {
   const compiled = expressions.map((expression, i) => {
     try {
-      return compileCel(expression, 'claims', 'bool')
+      return cel.compile(expression, 'claims', 'bool')
     } catch (err) {
       throw new Error(`matchExpressions[${i}]: ${(err as Error).message}`, { cause: err })
     }
@@ -63,14 +67,19 @@ export interface CompiledHeader {
   evaluate(claims: Readonly<Record<string, unknown>>): string | undefined
 }
 
-/** Compiles `transformations.request.set` entries. @throws Error naming the bad expression. */
+/**
+ * Compiles `transformations.request.set` entries.
+ * @param cel - the compilation's compiler (`CompiledConfig.cel`).
+ * @throws Error naming the bad expression.
+ */
 export function compileHeaders(
   entries: ReadonlyArray<{ name: string; value: string }>,
+  cel: CelCompiler = newCelCompiler(),
 ): CompiledHeader[] {
   return entries.map(({ name, value }, i) => {
     let program: CelProgram
     try {
-      program = compileCel(value, 'claims', 'any')
+      program = cel.compile(value, 'claims', 'any')
     } catch (err) {
       throw new Error(`set[${i}]: ${(err as Error).message}`, { cause: err })
     }

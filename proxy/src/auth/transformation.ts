@@ -3,6 +3,7 @@
  * available to … transformations"): request headers to the backend set from the verified claims
  * with CEL, or removed.
  */
+import type { CelCompiler } from '../config/cel.js'
 import { type CompiledHeader, compileHeaders } from './rules.js'
 
 /** Header changes for the request to the backend. */
@@ -16,9 +17,15 @@ export class HeaderTransformation {
   readonly #set: CompiledHeader[]
   readonly #remove: string[]
 
-  /** @throws Error for a value that does not compile (reported by `--validate` first). */
-  constructor(request: { set: ReadonlyArray<{ name: string; value: string }>; remove: string[] }) {
-    this.#set = compileHeaders(request.set)
+  /**
+   * @param cel - the compilation's CEL compiler (`CompiledConfig.cel`).
+   * @throws Error for a value that does not compile (reported by `--validate` first).
+   */
+  constructor(
+    request: { set: ReadonlyArray<{ name: string; value: string }>; remove: string[] },
+    cel?: CelCompiler,
+  ) {
+    this.#set = compileHeaders(request.set, cel)
     this.#remove = request.remove.map((h) => h.toLowerCase())
   }
 

@@ -4,6 +4,7 @@
  * reads raw policy configuration itself.
  */
 import type { pino } from 'pino'
+import type { CelCompiler } from '../config/cel.js'
 import type { GatehouseConfig, McpAuthConfig, PolicyConfig } from '../config/schema.js'
 import type { LocalRequest, LocalResponse } from '../http/local-response.js'
 import type { Upstream } from '../http/upstream.js'
@@ -60,6 +61,11 @@ export interface AuthContext {
   tasks: TaskRegistry
   /** Builds broker mode for a policy with `mcp.broker` (set by `compile.ts`). */
   createBroker?: ((inputs: BrokerInputs) => BrokerExtension) | undefined
+  /**
+   * The CEL compiler of the compilation the policy belongs to (`CompiledConfig.cel`), holding the
+   * programs `compile` checked. Absent: the policy compiles its expressions with its own.
+   */
+  cel?: CelCompiler | undefined
 }
 
 /**

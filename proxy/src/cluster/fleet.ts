@@ -133,6 +133,11 @@ export class Fleet implements ClusterView {
 
   #fork(slot: Slot): void {
     const worker = cluster.fork({ [WORKER_ID_ENV]: String(slot.info.id) })
+    // An 'error' event nobody listens to would end the primary: a channel error is logged, and
+    // the worker's exit (handled below) restarts the slot.
+    worker.on('error', (err: Error) =>
+      this.#o.log.warn({ worker: slot.info.id, err: err.message }, 'worker channel error'),
+    )
     const peer = new IpcPeer(worker)
     slot.worker = worker
     slot.peer = peer

@@ -5,9 +5,12 @@
  * (`1 + "a"`, `mcp.method.startsWith(1)`) or a rule that cannot be a boolean at load time,
  * instead of a request being denied at run time.
  *
- * Each expression is parsed and type-checked once per process: `compile` (`compile.ts`, which
- * `gatehouse --validate`, start-up and reload call) compiles it to report issues by path, and
- * `buildSnapshot` receives the same {@link CelProgram} from the cache below.
+ * Each expression is parsed and type-checked once per compilation, not once per process: `compile`
+ * (`compile.ts`, which `gatehouse --validate`, start-up and reload call) makes a {@link CelCompiler},
+ * checks every expression with it to report issues by path, and returns it in the
+ * `CompiledConfig`; `buildSnapshot` compiles the policies with that same compiler, so it finds the
+ * same {@link CelProgram}s. Nothing here is process-wide: a reload compiles its own programs, and
+ * the old ones are collected with the old snapshot.
  *
  * This module sits in `config/` so both `auth/` and `mcp/` use it without importing each other.
  */
@@ -57,45 +60,52 @@ export class CelCompileError extends GatehouseError {
   }
 }
 
-const environments = new Map<CelScope, Environment>()
-const compiled = new Map<string, CelProgram | CelCompileError>()
-
-function env(scope: CelScope): Environment {
-  let environment = environments.get(scope)
-  if (!environment) {
-    environment = new Environment({ unlistedVariablesAreDyn: false })
-    environment.registerVariable('jwt', JWT)
-    if (scope === 'mcp') environment.registerVariable({ name: 'mcp', schema: MCP })
-    environments.set(scope, environment)
-  }
-  return environment
-}
-
 /**
- * Parses and type-checks an expression (memoized per scope and result).
- * @param scope - the variables it may name ({@link CelScope}).
- * @param result - `bool` for rules (a rule typed `string` or `int` is refused); `any` for values.
- * @throws {@link CelCompileError} naming the expression and the reason.
+ * Compiles expressions and keeps what it compiled (programs and refusals, per scope and result),
+ * so the checks of `compile` and the policies `buildSnapshot` builds share one program per
+ * expression. One per compilation (`CompiledConfig.cel`); never shared between compilations.
  */
-export function compileCel(expression: string, scope: CelScope, result: CelResult): CelProgram {
-  const key = `${scope}\u0000${result}\u0000${expression}`
-  let entry = compiled.get(key)
-  if (!entry) {
-    entry = build(expression, scope, result)
-    compiled.set(key, entry)
+export class CelCompiler {
+  readonly #environments = new Map<CelScope, Environment>()
+  readonly #compiled = new Map<string, CelProgram | CelCompileError>()
+
+  /**
+   * Parses and type-checks an expression (once per compiler, scope and result).
+   * @param scope - the variables it may name ({@link CelScope}).
+   * @param result - `bool` for rules (a rule typed `string` or `int` is refused); `any` for values.
+   * @throws {@link CelCompileError} naming the expression and the reason.
+   */
+  compile(expression: string, scope: CelScope, result: CelResult): CelProgram {
+    const key = `${scope}\u0000${result}\u0000${expression}`
+    let entry = this.#compiled.get(key)
+    if (!entry) {
+      entry = build(this.#env(scope), expression, result)
+      this.#compiled.set(key, entry)
+    }
+    if (entry instanceof CelCompileError) throw entry
+    return entry
   }
-  if (entry instanceof CelCompileError) throw entry
-  return entry
+
+  #env(scope: CelScope): Environment {
+    let environment = this.#environments.get(scope)
+    if (!environment) {
+      environment = new Environment({ unlistedVariablesAreDyn: false })
+      environment.registerVariable('jwt', JWT)
+      if (scope === 'mcp') environment.registerVariable({ name: 'mcp', schema: MCP })
+      this.#environments.set(scope, environment)
+    }
+    return environment
+  }
 }
 
 function build(
+  environment: Environment,
   expression: string,
-  scope: CelScope,
   result: CelResult,
 ): CelProgram | CelCompileError {
   let parsed: ParseResult
   try {
-    parsed = env(scope).parse(expression)
+    parsed = environment.parse(expression)
   } catch (cause) {
     return new CelCompileError(expression, firstLine(cause), { cause })
   }
@@ -112,4 +122,9 @@ function build(
 
 function firstLine(err: unknown): string {
   return String((err as Error | undefined)?.message ?? err).split('\n')[0] ?? 'invalid'
+}
+
+/** A fresh {@link CelCompiler}: for a compilation of its own (a unit compiled outside `compile`). */
+export function newCelCompiler(): CelCompiler {
+  return new CelCompiler()
 }

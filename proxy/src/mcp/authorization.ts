@@ -16,7 +16,7 @@
  * `mcp.tool`, `mcp.prompt` or `mcp.resource` applies only to those kinds of target, so
  * `deny: mcp.tool.name == "x"` does not deny every prompt (on which `mcp.tool` does not exist).
  */
-import { type CelProgram, compileCel } from '../config/cel.js'
+import { type CelCompiler, type CelProgram, newCelCompiler } from '../config/cel.js'
 import type { McpTarget, TargetKind } from './json-rpc.js'
 
 /** One configured rule: a plain expression is an allow rule. */
@@ -150,11 +150,11 @@ function modeOf(rule: McpRuleConfig): { mode: RuleMode; expression: string } {
 }
 
 /** Compiles one rule (`rules[i]`): its mode, its program and the kinds of target it names. */
-function compileRule(rule: McpRuleConfig, i: number): CompiledRule {
+function compileRule(cel: CelCompiler, rule: McpRuleConfig, i: number): CompiledRule {
   const { mode, expression } = modeOf(rule)
   let program: CelProgram
   try {
-    program = compileCel(expression, 'mcp', 'bool')
+    program = cel.compile(expression, 'mcp', 'bool')
   } catch (err) {
     throw new Error(`rules[${i}]: ${(err as Error).message}`, { cause: err })
   }
@@ -246,11 +246,15 @@ class DecisionCache {
 
 /**
  * Compiles rules (of every policy on a route, in order: merging rule sets is concatenation).
- * Expressions are parsed and type-checked once per process (`config/cel.ts`).
+ * Expressions are parsed and type-checked once per compilation (`config/cel.ts`).
+ * @param cel - the compilation's CEL compiler (`CompiledConfig.cel`), which holds the programs.
  * @throws Error `rules[i]: invalid CEL "…": …` for the first rule that does not compile.
  */
-export function compileMcpAuthorization(rules: readonly McpRuleConfig[]): McpAuthorization {
-  const compiled = rules.map(compileRule)
+export function compileMcpAuthorization(
+  rules: readonly McpRuleConfig[],
+  cel: CelCompiler = newCelCompiler(),
+): McpAuthorization {
+  const compiled = rules.map((rule, i) => compileRule(cel, rule, i))
   const toolNames = new Set<string>()
   for (const rule of compiled) toolNamesOf(rule.program.ast, toolNames)
   const ruleSet = { compiled, hasAllow: compiled.some((r) => r.mode === 'allow') }

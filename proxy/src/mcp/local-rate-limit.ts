@@ -14,7 +14,7 @@
  * escapes a limit by lacking what its key reads.
  */
 import { createHash } from 'node:crypto'
-import { type CelProgram, compileCel } from '../config/cel.js'
+import { type CelCompiler, type CelProgram, newCelCompiler } from '../config/cel.js'
 import { MAX_CACHED_NAME, type McpCelValue, mcpCelValue } from './authorization.js'
 import type { McpMessage } from './json-rpc.js'
 import { type BucketState, TokenBuckets } from './token-bucket.js'
@@ -64,10 +64,15 @@ type Activation = {
 /** Bucket key of a message whose `key` expression failed: shared by all such messages. */
 const UNKEYED = '\u0000unkeyed'
 
-/** Compiles `key` (any value) or `when` (a boolean), once per process (`config/cel.ts`). */
-function compile(expression: string, field: 'key' | 'when', index: number): CelProgram {
+/** Compiles `key` (any value) or `when` (a boolean), once per compilation (`config/cel.ts`). */
+function compile(
+  cel: CelCompiler,
+  expression: string,
+  field: 'key' | 'when',
+  index: number,
+): CelProgram {
   try {
-    return compileCel(expression, 'mcp', field === 'when' ? 'bool' : 'any')
+    return cel.compile(expression, 'mcp', field === 'when' ? 'bool' : 'any')
   } catch (err) {
     throw new Error(`[${index}].${field}: ${(err as Error).message}`, { cause: err })
   }
@@ -94,11 +99,11 @@ class Limit {
    */
   readonly #cache: WeakMap<object, Map<string, string | null>> | undefined
 
-  constructor(config: LocalRateLimitConfig, index: number, now?: () => number) {
+  constructor(config: LocalRateLimitConfig, index: number, cel: CelCompiler, now?: () => number) {
     this.config = config
     this.buckets = new TokenBuckets(config, now ? { now } : {})
-    this.#key = config.key ? compile(config.key, 'key', index) : undefined
-    this.#when = config.when ? compile(config.when, 'when', index) : undefined
+    this.#key = config.key ? compile(cel, config.key, 'key', index) : undefined
+    this.#when = config.when ? compile(cel, config.when, 'when', index) : undefined
     const usesArguments = `${config.key ?? ''} ${config.when ?? ''}`.includes('arguments')
     this.#cache = usesArguments ? undefined : new WeakMap()
   }
@@ -317,13 +322,15 @@ function wantsOf(
 /**
  * Compiles limits.
  * @param now - clock for the buckets (tests).
+ * @param cel - the compilation's CEL compiler (`CompiledConfig.cel`), which holds the programs.
  * @throws Error `[i].key: invalid CEL "…"` naming the first expression that does not compile.
  */
 export function compileRateLimits(
   configs: readonly LocalRateLimitConfig[],
   now?: () => number,
+  cel: CelCompiler = newCelCompiler(),
 ): RateLimiter {
-  const limits = configs.map((c, i) => new Limit(c, i, now))
+  const limits = configs.map((c, i) => new Limit(c, i, cel, now))
   return {
     limits: configs,
     admit(claims, messages) {
@@ -343,14 +350,16 @@ export function compileRateLimits(
 
 /**
  * Compiles limits whose buckets another process holds (`shared`, the cluster primary): keys are
- * computed here, the decision is made there. `scope` names them there (the route).
+ * computed here, the decision is made there. `scope` names them there (the route). `cel` is the
+ * compilation's CEL compiler (`CompiledConfig.cel`).
  */
 export function compileSharedRateLimits(
   configs: readonly LocalRateLimitConfig[],
   shared: SharedBuckets,
   scope: string,
+  cel: CelCompiler = newCelCompiler(),
 ): Limiter {
-  const limits = configs.map((c, i) => new Limit(c, i))
+  const limits = configs.map((c, i) => new Limit(c, i, cel))
   const ids = new Map(limits.map((l, i) => [l, `${scope}\u0000${i}`]))
   return {
     limits: configs,

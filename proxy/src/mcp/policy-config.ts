@@ -3,6 +3,7 @@
  * the limiter's terms, and the static checks `gatehouse --validate` runs (CEL parsed and
  * type-checked, unique limit names).
  */
+import type { CelCompiler } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
 import { compileMcpAuthorization } from './authorization.js'
@@ -29,15 +30,20 @@ export function limitsOf(name: string, policy: PolicyConfig): LocalRateLimitConf
 
 /**
  * Static checks of a policy's MCP sections, for start-up and `gatehouse --validate`: CEL parsed
- * and type-checked against `jwt` and `mcp` (`config/cel.ts`; cached, so the route policy compiled
- * afterwards reuses the programs), unique limit names.
+ * and type-checked against `jwt` and `mcp` (`config/cel.ts`; the programs stay in `cel`, the
+ * compilation's compiler, so the route policy compiled with it afterwards reuses them), unique
+ * limit names.
  */
-export function checkMcpPolicy(name: string, policy: PolicyConfig): ConfigIssue[] {
+export function checkMcpPolicy(
+  name: string,
+  policy: PolicyConfig,
+  cel: CelCompiler,
+): ConfigIssue[] {
   const issues: ConfigIssue[] = []
   const base = `policies.${name}.traffic`
   policy.traffic.mcpAuthorization?.rules.forEach((rule, i) => {
     try {
-      compileMcpAuthorization([rule])
+      compileMcpAuthorization([rule], cel)
     } catch (err) {
       issues.push({
         path: `${base}.mcpAuthorization.rules[${i}]`,
@@ -52,7 +58,7 @@ export function checkMcpPolicy(name: string, policy: PolicyConfig): ConfigIssue[
       { ...limit, key: undefined },
     ]) {
       try {
-        compileRateLimits([one])
+        compileRateLimits([one], undefined, cel)
       } catch (err) {
         const m = /^\[0\]\.(\w+): (.*)$/s.exec((err as Error).message)
         issues.push({

@@ -13,6 +13,7 @@
  * headers when a limit is spent.
  */
 import type { Readable } from 'node:stream'
+import type { CelCompiler } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import { toolsKnownChannel } from '../telemetry/channels.js'
@@ -229,22 +230,26 @@ export class McpRoutePolicy {
   /** Whether {@link toolNames} went out on the channel (once someone listened). */
   #announced = false
 
-  /** @param shared - where the rate-limit buckets live when not here (the cluster primary). */
+  /**
+   * @param shared - where the rate-limit buckets live when not here (the cluster primary).
+   * @param cel - the compilation's CEL compiler (`CompiledConfig.cel`), which holds the programs.
+   */
   constructor(
     entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>,
     shared?: SharedLimits,
+    cel?: CelCompiler,
   ) {
     this.policies = entries.map((e) => e.name)
     const rules = entries.flatMap((e) => e.policy.traffic.mcpAuthorization?.rules ?? [])
     const hasAuthz = entries.some((e) => e.policy.traffic.mcpAuthorization !== undefined)
-    this.authorization = hasAuthz ? compileMcpAuthorization(rules) : undefined
+    this.authorization = hasAuthz ? compileMcpAuthorization(rules, cel) : undefined
     const limits = entries.flatMap((e) => limitsOf(e.name, e.policy))
     this.rateLimiter =
       limits.length === 0
         ? undefined
         : shared
-          ? compileSharedRateLimits(limits, shared.buckets, shared.scope)
-          : compileRateLimits(limits)
+          ? compileSharedRateLimits(limits, shared.buckets, shared.scope, cel)
+          : compileRateLimits(limits, undefined, cel)
     this.toolNames = this.authorization?.toolNames ?? []
   }
 
@@ -421,7 +426,8 @@ export class McpRoutePolicy {
 export function compileMcpRoutePolicy(
   entries: ReadonlyArray<{ name: string; policy: PolicyConfig }>,
   shared?: SharedLimits,
+  cel?: CelCompiler,
 ): McpRoutePolicy | undefined {
   const aware = entries.filter((e) => isMcpAware(e.policy))
-  return aware.length > 0 ? new McpRoutePolicy(aware, shared) : undefined
+  return aware.length > 0 ? new McpRoutePolicy(aware, shared, cel) : undefined
 }

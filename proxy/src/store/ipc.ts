@@ -11,7 +11,12 @@
 
 /** The other end: `process` in a worker, a `cluster.Worker` in the primary. */
 export interface IpcEndpoint {
-  send(message: unknown): boolean
+  /**
+   * Sends `message`; `callback` gets the error when the channel is closed. Without a callback
+   * Node emits that error as an `'error'` event instead, which no one listens to on a
+   * `cluster.Worker`: a call racing a worker's death would end the primary.
+   */
+  send(message: unknown, callback: (error: Error | null) => void): boolean
   on(event: 'message', listener: (message: unknown) => void): unknown
   off(event: 'message', listener: (message: unknown) => void): unknown
 }
@@ -89,16 +94,20 @@ export class IpcPeer {
   }
 
   #send(message: Message, id?: number): void {
+    // ERR_IPC_CHANNEL_CLOSED (the peer is gone) comes to the callback, or is thrown when the
+    // message cannot be serialised.
+    const failed = (err: Error | null) => {
+      if (!err || id === undefined) return
+      const p = this.#pending.get(id)
+      if (!p) return
+      clearTimeout(p.timer)
+      this.#pending.delete(id)
+      p.reject(new IpcCallError(err.message))
+    }
     try {
-      this.#endpoint.send(message)
+      this.#endpoint.send(message, failed)
     } catch (err) {
-      // ERR_IPC_CHANNEL_CLOSED: the peer is gone.
-      const p = id === undefined ? undefined : this.#pending.get(id)
-      if (p && id !== undefined) {
-        clearTimeout(p.timer)
-        this.#pending.delete(id)
-        p.reject(new IpcCallError((err as Error).message))
-      }
+      failed(err as Error)
     }
   }
 

@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
 import { checkAuthPolicy, compileAuthPolicy } from '../../src/auth/policy.js'
 import type { AuthStageRequest } from '../../src/auth/types.js'
+import { CelCompiler } from '../../src/config/cel.js'
 import { createUpstream, type Upstream } from '../../src/http/upstream.js'
 import { parseConfig } from '../../src/index.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
@@ -112,7 +113,7 @@ describe('checkAuthPolicy', () => {
       authorization: { action: 'Allow', policy: { matchExpressions: ['"a" in jwt.groups'] } },
       transformations: { request: { set: [{ name: 'x-user', value: 'jwt.sub' }] } },
     })
-    expect(checkAuthPolicy('p', cfg.policies.p as never)).toEqual([])
+    expect(checkAuthPolicy('p', cfg.policies.p as never, new CelCompiler())).toEqual([])
   })
 
   it('reports each bad expression and an empty key set at its own path', () => {
@@ -134,7 +135,7 @@ describe('checkAuthPolicy', () => {
         transformations: { request: { set: [{ name: 'x', value: '1 +' }] } },
       },
     }
-    const issues = checkAuthPolicy('p', policy as never)
+    const issues = checkAuthPolicy('p', policy as never, new CelCompiler())
     expect(issues.map((i) => i.path)).toEqual([
       'policies.p.traffic.authorization.policy.matchExpressions[1]',
       'policies.p.traffic.transformations.request.set[0].value',
@@ -149,8 +150,8 @@ describe('checkAuthPolicy', () => {
       targetRefs: [{ name: 'mcp' }],
       traffic: { authorization: { policy: { matchExpressions: expressions } } },
     })
-    expect(checkAuthPolicy('p', policy(['true']) as never)).toEqual([])
-    const issues = checkAuthPolicy('p', policy(['1 + 1']) as never)
+    expect(checkAuthPolicy('p', policy(['true']) as never, new CelCompiler())).toEqual([])
+    const issues = checkAuthPolicy('p', policy(['1 + 1']) as never, new CelCompiler())
     expect(issues.map((i) => i.path)).toEqual([
       'policies.p.traffic.authorization.policy.matchExpressions[0]',
     ])
@@ -167,7 +168,7 @@ describe('checkAuthPolicy', () => {
         },
       },
     }
-    expect(checkAuthPolicy('p', policy as never)).toEqual([
+    expect(checkAuthPolicy('p', policy as never, new CelCompiler())).toEqual([
       {
         path: 'policies.p.traffic.jwtAuthentication.providers[0].jwks',
         message: expect.stringContaining('cannot read JWKS file /nonexistent/jwks.json'),

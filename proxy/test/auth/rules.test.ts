@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { compileHeaders, compileRules } from '../../src/auth/rules.js'
 import { HeaderTransformation } from '../../src/auth/transformation.js'
-import { CelCompileError, compileCel } from '../../src/config/cel.js'
+import { CelCompileError, CelCompiler } from '../../src/config/cel.js'
 
 const alice = { sub: 'alice@example.com', groups: ['AI-Users', 'Staff'], tier: 3 }
 
@@ -50,22 +50,32 @@ describe('compileRules', () => {
   })
 })
 
-describe('compileCel', () => {
+describe('CelCompiler', () => {
   it('compiles an expression once and hands out the same program', () => {
-    expect(compileCel('jwt.sub == "x"', 'claims', 'bool')).toBe(
-      compileCel('jwt.sub == "x"', 'claims', 'bool'),
+    const cel = new CelCompiler()
+    expect(cel.compile('jwt.sub == "x"', 'claims', 'bool')).toBe(
+      cel.compile('jwt.sub == "x"', 'claims', 'bool'),
     )
   })
 
   it('throws the same CelCompileError again for a bad expression', () => {
+    const cel = new CelCompiler()
     let first: unknown
     try {
-      compileCel('jwt.(', 'claims', 'any')
+      cel.compile('jwt.(', 'claims', 'any')
     } catch (err) {
       first = err
     }
     expect(first).toBeInstanceOf(CelCompileError)
-    expect(() => compileCel('jwt.(', 'claims', 'any')).toThrow(first as Error)
+    expect(() => cel.compile('jwt.(', 'claims', 'any')).toThrow(first as Error)
+  })
+
+  it('shares no program with another compiler', () => {
+    const a = new CelCompiler().compile('jwt.sub == "x"', 'claims', 'bool')
+    const b = new CelCompiler().compile('jwt.sub == "x"', 'claims', 'bool')
+    expect(a).not.toBe(b)
+    expect(a.run({ jwt: { sub: 'x' } })).toBe(true)
+    expect(b.run({ jwt: { sub: 'x' } })).toBe(true)
   })
 })
 

@@ -6,7 +6,6 @@
 import { Environment } from '@marcbachmann/cel-js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildSnapshot, compile, compileOrThrow } from '../../src/compile.js'
-import { compileCel } from '../../src/config/cel.js'
 import { parseConfig } from '../../src/config/load.js'
 import { ConfigError } from '../../src/errors.js'
 import { createLogging } from '../../src/telemetry/logging.js'
@@ -85,9 +84,8 @@ describe('CEL type checking', () => {
   })
 })
 
-describe('CEL compiled once', () => {
+describe('CEL compiled once per compilation', () => {
   it('hands the runtime snapshot the programs validation compiled', async () => {
-    // Expressions no other test compiles: the cache is per process.
     const expressions = [
       'jwt.sub == "once-1"',
       'jwt.sub + "-once-2"',
@@ -114,7 +112,25 @@ describe('CEL compiled once', () => {
     })
     for (const u of snapshot.upstreams.values()) u.close()
     expect(parsed()).toEqual([...expressions].sort())
-    expect(compileCel(expressions[2] as string, 'mcp', 'bool').expression).toBe(expressions[2])
+    expect(compiled.cel?.compile(expressions[2] as string, 'mcp', 'bool').expression).toBe(
+      expressions[2],
+    )
     expect(parsed()).toHaveLength(expressions.length)
+  })
+
+  it('shares no program between two compilations and leaves nothing behind in the process', async () => {
+    const expression = 'jwt.sub == "per-compile"'
+    const c = config(`      authorization:
+        policy: { matchExpressions: [ '${expression}' ] }
+`)
+    const parse = vi.spyOn(Environment.prototype, 'parse')
+    const first = await compileOrThrow(c)
+    const second = await compileOrThrow(c)
+    // Each compilation parsed the expression itself: nothing was cached between them.
+    expect(parse.mock.calls.map(([e]) => e)).toEqual([expression, expression])
+    const program = (compiled: typeof first) => compiled.cel?.compile(expression, 'claims', 'bool')
+    expect(program(first)).toBeDefined()
+    expect(program(first)).not.toBe(program(second))
+    expect(parse).toHaveBeenCalledTimes(2)
   })
 })

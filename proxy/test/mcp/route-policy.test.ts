@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import { CelCompiler } from '../../src/config/cel.js'
 import { RequestError } from '../../src/errors.js'
 import { parseConfig } from '../../src/index.js'
 import { checkMcpPolicy } from '../../src/mcp/policy-config.js'
@@ -445,6 +446,7 @@ describe('checkMcpPolicy', () => {
         mcpAuthorization: { rules: ['true', { deny: 'mcp.tool.name ==' }] },
         localRateLimit: [{ maxTokens: 1, fillInterval: '1s', key: 'jwt.sub +' }],
       }),
+      new CelCompiler(),
     )
     expect(issues.map((i) => i.path)).toEqual([
       'policies.p.traffic.mcpAuthorization.rules[1]',
@@ -462,6 +464,7 @@ describe('checkMcpPolicy', () => {
           { name: 'x', maxTokens: 2, fillInterval: '1s' },
         ],
       }),
+      new CelCompiler(),
     )
     expect(issues).toEqual([
       {

@@ -1,4 +1,8 @@
-import { EventEmitter } from 'node:events'
+import { fork } from 'node:child_process'
+import { EventEmitter, once } from 'node:events'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { IpcCallError, type IpcEndpoint, IpcPeer } from '../../src/store/ipc.js'
 
@@ -69,5 +73,17 @@ describe('IpcPeer', () => {
     new IpcPeer(b).notify('event', [1, 'x'])
     await new Promise((r) => setTimeout(r, 20))
     expect(heard).toEqual([[1, 'x']])
+  })
+
+  it('rejects a call to a real child whose channel closed, without an error event', async () => {
+    // Node reports a send on a closed channel as an 'error' event unless send() is given a
+    // callback; nobody listens for it on a cluster worker, so it would end the primary.
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-ipc-'))
+    const script = join(dir, 'exit.mjs')
+    writeFileSync(script, 'process.disconnect()\n')
+    const child = fork(script, { stdio: 'ignore' })
+    await once(child, 'exit')
+    expect(child.connected).toBe(false)
+    await expect(new IpcPeer(child).call('config')).rejects.toThrow(IpcCallError)
   })
 })
