@@ -75,7 +75,7 @@ function gateway(n: number): GatewayInfo {
 }
 
 function testLog() {
-  return { info: vi.fn(), error: vi.fn() }
+  return { info: vi.fn(), warn: vi.fn(), error: vi.fn() }
 }
 
 function fleet(size: number, log = testLog(), onReady?: (peer: IpcPeer) => void) {
