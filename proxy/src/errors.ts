@@ -101,6 +101,16 @@ export const ERRORS = {
     error: 'invalid_request',
     description: 'a body on an MCP GET, HEAD, DELETE or OPTIONS',
   },
+  GW_ERR_MCP_INVALID_MESSAGE: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'a POST body that is not JSON-RPC (answered with a JSON-RPC error)',
+  },
+  GW_ERR_MCP_TARGET_DENIED: {
+    status: 200,
+    error: 'access_denied',
+    description: "a JSON-RPC request naming a target the route's rules deny (a JSON-RPC error)",
+  },
   GW_ERR_RATE_LIMITED: { status: 429, error: 'rate_limited', description: 'a rate limit is spent' },
   // OAuth on the data plane (RFC 6750 §3.1): answered with a WWW-Authenticate challenge.
   GW_ERR_UNAUTHENTICATED: { status: 401, error: 'unauthorized', description: 'no bearer token' },
@@ -129,6 +139,22 @@ export const ERRORS = {
     status: 500,
     error: 'server_error',
     description: 'a bug in a broker endpoint',
+  },
+  GW_ERR_AUTHORIZE_REQUEST: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'an authorization request refused before its redirect URI is trusted (HTML page)',
+  },
+  GW_ERR_SIGN_IN_FAILED: {
+    status: 400,
+    error: 'invalid_request',
+    description:
+      "the IdP's response or a consent form is malformed, unknown or expired (HTML page)",
+  },
+  GW_ERR_BROWSER_MISMATCH: {
+    status: 403,
+    error: 'access_denied',
+    description: 'a consent or sign-in not from the browser and page that started it (HTML page)',
   },
   GW_ERR_FORM_CONTENT_TYPE: {
     status: 400,
@@ -179,6 +205,11 @@ export const ERRORS = {
     status: 502,
     error: 'temporarily_unavailable',
     description: "the IdP's registration endpoint is not reachable",
+  },
+  GW_ERR_REGISTRATION_REFUSED_BY_IDP: {
+    status: 403,
+    error: 'invalid_client_metadata',
+    description: 'the IdP refused a registration passed on to it (its 401 or 403 is relayed)',
   },
   GW_ERR_REGISTRATION_DISABLED: {
     status: 404,
