@@ -77,6 +77,37 @@ export const ERRORS = {
     error: 'origin_not_allowed',
     description: 'the Origin is not allowed',
   },
+  // The admin API (loopback): its own JSON and text bodies; the `error` is the table's only.
+  GW_ERR_ADMIN_BROWSER: {
+    status: 403,
+    error: 'forbidden',
+    description: 'the admin API refused a request a browser could have sent',
+  },
+  GW_ERR_ADMIN_PARAMETER: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'an admin request with a missing or bad query parameter',
+  },
+  GW_ERR_ADMIN_UNAVAILABLE: {
+    status: 503,
+    error: 'unavailable',
+    description: 'an admin endpoint this proxy cannot serve (no metrics, nothing to reload)',
+  },
+  GW_ERR_ADMIN_BUSY: {
+    status: 409,
+    error: 'conflict',
+    description: 'a CPU profile is already running',
+  },
+  GW_ERR_RELOAD_REFUSED: {
+    status: 422,
+    error: 'failure',
+    description: 'a reload refused the new configuration; the previous one serves',
+  },
+  GW_ERR_ADMIN_INTERNAL: {
+    status: 500,
+    error: 'internal',
+    description: 'a bug in an admin endpoint',
+  },
   // The backend.
   GW_ERR_UPSTREAM_BUSY: { status: 503, error: 'upstream_busy', description: 'no backend slot' },
   GW_ERR_UPSTREAM_CONNECT: {
