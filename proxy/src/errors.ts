@@ -77,6 +77,37 @@ export const ERRORS = {
     error: 'origin_not_allowed',
     description: 'the Origin is not allowed',
   },
+  // The admin API (loopback): its own JSON and text bodies; the `error` is the table's only.
+  GW_ERR_ADMIN_BROWSER: {
+    status: 403,
+    error: 'forbidden',
+    description: 'the admin API refused a request a browser could have sent',
+  },
+  GW_ERR_ADMIN_PARAMETER: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'an admin request with a missing or bad query parameter',
+  },
+  GW_ERR_ADMIN_UNAVAILABLE: {
+    status: 503,
+    error: 'unavailable',
+    description: 'an admin endpoint this proxy cannot serve (no metrics, nothing to reload)',
+  },
+  GW_ERR_ADMIN_BUSY: {
+    status: 409,
+    error: 'conflict',
+    description: 'a CPU profile is already running',
+  },
+  GW_ERR_RELOAD_REFUSED: {
+    status: 422,
+    error: 'failure',
+    description: 'a reload refused the new configuration; the previous one serves',
+  },
+  GW_ERR_ADMIN_INTERNAL: {
+    status: 500,
+    error: 'internal',
+    description: 'a bug in an admin endpoint',
+  },
   // The backend.
   GW_ERR_UPSTREAM_BUSY: { status: 503, error: 'upstream_busy', description: 'no backend slot' },
   GW_ERR_UPSTREAM_CONNECT: {
@@ -100,6 +131,16 @@ export const ERRORS = {
     status: 400,
     error: 'invalid_request',
     description: 'a body on an MCP GET, HEAD, DELETE or OPTIONS',
+  },
+  GW_ERR_MCP_INVALID_MESSAGE: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'a POST body that is not JSON-RPC (answered with a JSON-RPC error)',
+  },
+  GW_ERR_MCP_TARGET_DENIED: {
+    status: 200,
+    error: 'access_denied',
+    description: "a JSON-RPC request naming a target the route's rules deny (a JSON-RPC error)",
   },
   GW_ERR_RATE_LIMITED: { status: 429, error: 'rate_limited', description: 'a rate limit is spent' },
   // OAuth on the data plane (RFC 6750 §3.1): answered with a WWW-Authenticate challenge.
@@ -129,6 +170,22 @@ export const ERRORS = {
     status: 500,
     error: 'server_error',
     description: 'a bug in a broker endpoint',
+  },
+  GW_ERR_AUTHORIZE_REQUEST: {
+    status: 400,
+    error: 'invalid_request',
+    description: 'an authorization request refused before its redirect URI is trusted (HTML page)',
+  },
+  GW_ERR_SIGN_IN_FAILED: {
+    status: 400,
+    error: 'invalid_request',
+    description:
+      "the IdP's response or a consent form is malformed, unknown or expired (HTML page)",
+  },
+  GW_ERR_BROWSER_MISMATCH: {
+    status: 403,
+    error: 'access_denied',
+    description: 'a consent or sign-in not from the browser and page that started it (HTML page)',
   },
   GW_ERR_FORM_CONTENT_TYPE: {
     status: 400,
@@ -179,6 +236,11 @@ export const ERRORS = {
     status: 502,
     error: 'temporarily_unavailable',
     description: "the IdP's registration endpoint is not reachable",
+  },
+  GW_ERR_REGISTRATION_REFUSED_BY_IDP: {
+    status: 403,
+    error: 'invalid_client_metadata',
+    description: 'the IdP refused a registration passed on to it (its 401 or 403 is relayed)',
   },
   GW_ERR_REGISTRATION_DISABLED: {
     status: 404,

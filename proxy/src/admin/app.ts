@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { browserRefusal } from './browser-guard.js'
 import type { AdminContext } from './context.js'
-import { requestUrl, sendJson, sendText } from './reply.js'
+import { requestUrl, sendJsonError, sendTextError } from './reply.js'
 import { type AdminEndpoint, type AdminRoute, type AdminRouteState, adminRoutes } from './routes.js'
 
 /** Options of {@link buildAdminApp}. */
@@ -75,7 +75,7 @@ function ignoreBodies(app: FastifyInstance): void {
 function guardAgainstBrowsers(app: FastifyInstance, options: AdminAppOptions): void {
   app.addHook('onRequest', async (request, reply) => {
     const refusal = browserRefusal(request.raw, options.loopbackOnly())
-    if (refusal !== undefined) return sendText(reply, 403, refusal)
+    if (refusal !== undefined) return sendTextError(reply, 'GW_ERR_ADMIN_BROWSER', refusal)
   })
 }
 
@@ -118,13 +118,13 @@ function answerUnknownPaths(
     const path = requestUrl(request).pathname
     const methods = allowed.get(path)
     if (methods) {
-      return sendText(
+      return sendTextError(
         reply.header('allow', methods.join(', ')),
-        405,
+        'GW_ERR_METHOD_NOT_ALLOWED',
         `${request.method} is not allowed on ${path}; use ${methods.filter((m) => m !== 'HEAD').join(' or ')}`,
       )
     }
-    return sendJson(reply, 404, {
+    return sendJsonError(reply, 'GW_ERR_NO_ROUTE', {
       error: 'not_found',
       message: `no admin endpoint at ${path}`,
       endpoints,
@@ -140,6 +140,9 @@ function answerFailures(app: FastifyInstance, log: Logger): void {
       reply.raw.destroy()
       return
     }
-    return sendJson(reply, 500, { error: 'internal', message: (err as Error).message })
+    return sendJsonError(reply, 'GW_ERR_ADMIN_INTERNAL', {
+      error: 'internal',
+      message: (err as Error).message,
+    })
   })
 }

@@ -4,11 +4,14 @@
  * (`info,proxy::httpproxy=trace`). Either way the answer is one text line with the current filter;
  * a refused filter leaves the current one in force.
  */
+import { ERRORS, type RequestErrorCode } from '../errors.js'
 import { LogFilterError, type Logging } from '../telemetry/logging.js'
 
 /** The answer of `/logging`: a status and one line of text. */
 export interface LoggingAnswer {
   status: number
+  /** The error code of a refusal (errors.ts), whose status it is; never sent. */
+  code?: RequestErrorCode
   text: string
 }
 
@@ -20,7 +23,8 @@ export function setLogFilter(
 ): LoggingAnswer {
   if (level === null) {
     return {
-      status: 400,
+      status: ERRORS.GW_ERR_ADMIN_PARAMETER.status,
+      code: 'GW_ERR_ADMIN_PARAMETER',
       text: 'missing query parameter "level": POST /logging?level=<error|warn|info|debug|trace or info,proxy::httpproxy=trace>',
     }
   }
@@ -32,7 +36,8 @@ export function setLogFilter(
   } catch (err) {
     if (err instanceof LogFilterError) {
       return {
-        status: 400,
+        status: ERRORS.GW_ERR_ADMIN_PARAMETER.status,
+        code: 'GW_ERR_ADMIN_PARAMETER',
         text: `invalid log filter "${level}": ${err.message}; the log level stays ${before}`,
       }
     }

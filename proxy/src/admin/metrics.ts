@@ -5,6 +5,7 @@
  */
 import type { FastifyReply } from 'fastify'
 import type { Metrics } from '../telemetry/metrics.js'
+import { sendTextError } from './reply.js'
 
 /** Answers with the exposition text; 503 when this proxy collects no metrics. */
 export async function serveMetrics(
@@ -12,10 +13,11 @@ export async function serveMetrics(
   metrics: Pick<Metrics, 'render'> | undefined,
 ): Promise<FastifyReply> {
   if (!metrics) {
-    return reply
-      .code(503)
-      .type('text/plain; charset=utf-8')
-      .send('metrics are not collected by this proxy\n')
+    return sendTextError(
+      reply,
+      'GW_ERR_ADMIN_UNAVAILABLE',
+      'metrics are not collected by this proxy',
+    )
   }
   const { contentType, body } = await metrics.render()
   return reply.code(200).type(contentType).header('cache-control', 'no-store').send(body)

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { HeapSampler } from './pprof.js'
-import { requestUrl, sendText } from './reply.js'
+import { requestUrl, sendTextError } from './reply.js'
 
 /** Where profiling is available (seed: "Linux builds only"). */
 export const PROFILING_SUPPORTED = process.platform === 'linux'
@@ -125,10 +125,14 @@ export async function serveCpuProfile(
   const url = requestUrl(request)
   const seconds = profileParam(url, 'seconds')
   const frequency = profileParam(url, 'frequency')
-  if ('error' in seconds) return sendText(reply, 400, seconds.error)
-  if ('error' in frequency) return sendText(reply, 400, frequency.error)
+  if ('error' in seconds) return sendTextError(reply, 'GW_ERR_ADMIN_PARAMETER', seconds.error)
+  if ('error' in frequency) return sendTextError(reply, 'GW_ERR_ADMIN_PARAMETER', frequency.error)
   if (options.state.running) {
-    return sendText(reply, 409, 'a CPU profile is already running; retry when it has finished')
+    return sendTextError(
+      reply,
+      'GW_ERR_ADMIN_BUSY',
+      'a CPU profile is already running; retry when it has finished',
+    )
   }
   options.state.running = true
   const stop = new AbortController()

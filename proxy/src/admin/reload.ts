@@ -6,16 +6,18 @@
  */
 import type { FastifyReply } from 'fastify'
 import type { AdminContext } from './context.js'
-import { sendJson } from './reply.js'
+import { sendJson, sendJsonError } from './reply.js'
 
 /** Answers one reload request. */
 export async function serveReload(ctx: AdminContext, reply: FastifyReply): Promise<FastifyReply> {
   if (!ctx.reload) {
-    return sendJson(reply, 503, {
+    return sendJsonError(reply, 'GW_ERR_ADMIN_UNAVAILABLE', {
       result: 'failure',
       message: 'this proxy was started without a configuration file to reload',
     })
   }
   const record = await ctx.reload()
-  return sendJson(reply, record.result === 'failure' ? 422 : 200, record)
+  return record.result === 'failure'
+    ? sendJsonError(reply, 'GW_ERR_RELOAD_REFUSED', record)
+    : sendJson(reply, 200, record)
 }

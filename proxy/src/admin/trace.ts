@@ -5,6 +5,7 @@
  * time the stream out; the stream ends after `request_finished`.
  */
 import type { ServerResponse } from 'node:http'
+import { ERRORS } from '../errors.js'
 import type { TraceBus } from '../telemetry/trace-bus.js'
 
 /** Options of {@link serveTrace}. */
@@ -22,7 +23,9 @@ export async function serveTrace(
 ): Promise<void> {
   const pathPrefix = url.searchParams.get('path') ?? undefined
   if (pathPrefix !== undefined && !pathPrefix.startsWith('/')) {
-    res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' })
+    res.writeHead(ERRORS.GW_ERR_ADMIN_PARAMETER.status, {
+      'content-type': 'text/plain; charset=utf-8',
+    })
     res.end(`path must start with "/", got "${pathPrefix}"\n`)
     return
   }

@@ -12,7 +12,7 @@
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
 import type { McpAuthConfig } from '../config/schema.js'
-import { RequestError } from '../errors.js'
+import { ERRORS, RequestError } from '../errors.js'
 import {
   errorResponse,
   fromRequestError,
@@ -239,11 +239,13 @@ export class OAuthEndpoints {
       body = { error: 'server_error', error_description: res.body.toString('utf8').slice(0, 500) }
     }
     if (res.status === 401 || res.status === 403) {
+      // The IdP's status is relayed (the table's 403 is its usual one).
       return {
         status: res.status,
+        code: 'GW_ERR_REGISTRATION_REFUSED_BY_IDP',
         headers: { 'cache-control': 'no-store' },
         body: {
-          error: 'invalid_client_metadata',
+          error: ERRORS.GW_ERR_REGISTRATION_REFUSED_BY_IDP.error,
           error_description:
             `the identity provider refused the registration (HTTP ${res.status}): its registration endpoint needs an API token that MCP clients do not have. ` +
             'Set mcp.clientId to a pre-registered client id so that the gateway answers registrations itself.',

@@ -34,7 +34,7 @@ export async function authorize(ctx: FlowContext, req: LocalRequest): Promise<Lo
   const params = parseParams((req.query ?? '').replace(/^\?/, ''))
   if (!params.ok) {
     return errorPage(
-      400,
+      'GW_ERR_AUTHORIZE_REQUEST',
       'Invalid authorization request',
       `the parameter ${params.repeated} is repeated (RFC 6749 §3.1)`,
     )
@@ -42,12 +42,16 @@ export async function authorize(ctx: FlowContext, req: LocalRequest): Promise<Lo
   const p = params.get
   const clientId = p('client_id')
   if (!clientId) {
-    return errorPage(400, 'Invalid authorization request', 'client_id is missing (RFC 6749 §4.1.1)')
+    return errorPage(
+      'GW_ERR_AUTHORIZE_REQUEST',
+      'Invalid authorization request',
+      'client_id is missing (RFC 6749 §4.1.1)',
+    )
   }
   const client = await ctx.clients.lookup(clientId)
   if (!client) {
     return errorPage(
-      400,
+      'GW_ERR_AUTHORIZE_REQUEST',
       'Unknown application',
       `the client id ${clientId} is not registered at this gateway: the application must register first (or use its Client ID Metadata Document URL)`,
     )
@@ -57,14 +61,14 @@ export async function authorize(ctx: FlowContext, req: LocalRequest): Promise<Lo
   const redirectUri = p('redirect_uri') ?? sole
   if (!redirectUri) {
     return errorPage(
-      400,
+      'GW_ERR_AUTHORIZE_REQUEST',
       'Invalid authorization request',
       'redirect_uri is missing (the client has several or none registered)',
     )
   }
   if (!redirectUriAllowed(client, redirectUri)) {
     return errorPage(
-      400,
+      'GW_ERR_AUTHORIZE_REQUEST',
       'Redirect URI not registered',
       `${redirectUri} is not a redirect URI registered for client ${clientId}; redirect URIs are compared exactly`,
     )

@@ -43,7 +43,7 @@ export async function callback(ctx: FlowContext, req: LocalRequest): Promise<Loc
   const params = parseParams((req.query ?? '').replace(/^\?/, ''))
   if (!params.ok) {
     return errorPage(
-      400,
+      'GW_ERR_SIGN_IN_FAILED',
       'Sign-in failed',
       `the parameter ${params.repeated} is repeated in the identity provider's response`,
     )
@@ -51,12 +51,16 @@ export async function callback(ctx: FlowContext, req: LocalRequest): Promise<Loc
   const p = params.get
   const state = p('state')
   if (!state) {
-    return errorPage(400, 'Sign-in failed', "the identity provider's response has no state")
+    return errorPage(
+      'GW_ERR_SIGN_IN_FAILED',
+      'Sign-in failed',
+      "the identity provider's response has no state",
+    )
   }
   const pending = asRecord<PendingAuthorization>(await ctx.store.take('pending', idpLegKey(state)))
   if (!pending?.verifier) {
     return errorPage(
-      400,
+      'GW_ERR_SIGN_IN_FAILED',
       'Sign-in expired',
       'this sign-in is unknown, expired or was already completed (each link back from the identity provider works once)',
     )
@@ -68,7 +72,7 @@ export async function callback(ctx: FlowContext, req: LocalRequest): Promise<Loc
       'broker: IdP response in a browser that did not consent; refused',
     )
     return errorPage(
-      403,
+      'GW_ERR_BROWSER_MISMATCH',
       'Sign-in refused',
       'this sign-in was started in another browser: the gateway completes it only in the browser where access was allowed',
     )

@@ -27,22 +27,26 @@ export async function consent(ctx: FlowContext, req: LocalRequest): Promise<Loca
   const origin = req.headers.origin
   if (origin !== undefined && origin !== new URL(ctx.issuer).origin) {
     return errorPage(
-      403,
+      'GW_ERR_BROWSER_MISMATCH',
       'Consent refused',
       `the consent form was sent from ${origin}, not from this gateway's page`,
     )
   }
   const form = await readForm(req, FORM_LIMIT)
-  if (!form.ok) return errorPage(form.error.status, 'Consent refused', form.error.message)
+  if (!form.ok) return errorPage(form.error.code, 'Consent refused', form.error.message)
   const params = parseParams(form.text)
   if (!params.ok)
-    return errorPage(400, 'Consent refused', `the field ${params.repeated} is repeated`)
+    return errorPage(
+      'GW_ERR_SIGN_IN_FAILED',
+      'Consent refused',
+      `the field ${params.repeated} is repeated`,
+    )
   const requestId = params.get('request')
   const csrf = params.get('csrf')
   const decision = params.get('decision')
   if (!requestId || !csrf || (decision !== 'approve' && decision !== 'deny')) {
     return errorPage(
-      400,
+      'GW_ERR_SIGN_IN_FAILED',
       'Consent refused',
       'the form lacks request, csrf or decision (approve or deny)',
     )
@@ -50,14 +54,14 @@ export async function consent(ctx: FlowContext, req: LocalRequest): Promise<Loca
   const nonce = readCookie(req.headers, ctx.cookies.browserName)
   if (!nonce) {
     return errorPage(
-      403,
+      'GW_ERR_BROWSER_MISMATCH',
       'Consent refused',
       "this browser did not send the gateway's cookie: allow cookies for this site and start again",
     )
   }
   if (!safeEqual(csrf, ctx.signer.mac('csrf', requestId, nonce))) {
     return errorPage(
-      403,
+      'GW_ERR_BROWSER_MISMATCH',
       'Consent refused',
       'the form was not issued to this browser (CSRF check failed)',
     )
@@ -66,10 +70,18 @@ export async function consent(ctx: FlowContext, req: LocalRequest): Promise<Loca
     await ctx.store.take('pending', consentKey(requestId)),
   )
   if (!pending) {
-    return errorPage(400, 'Consent expired', 'this consent request expired or was already answered')
+    return errorPage(
+      'GW_ERR_SIGN_IN_FAILED',
+      'Consent expired',
+      'this consent request expired or was already answered',
+    )
   }
   if (!safeEqual(pending.browser, digest(nonce))) {
-    return errorPage(403, 'Consent refused', 'the request was started in another browser')
+    return errorPage(
+      'GW_ERR_BROWSER_MISMATCH',
+      'Consent refused',
+      'the request was started in another browser',
+    )
   }
   if (decision === 'deny') {
     ctx.log.info({ clientId: pending.clientId }, 'broker: the user denied consent')

@@ -86,7 +86,7 @@ function guarded(kind: 'page' | 'json', handle: BrokerHandler, log: pino.Logger)
         log.error({ err: (err as Error).message, path: req.path }, 'broker endpoint failed')
       }
       if (kind === 'json') return fromRequestError(e)
-      return errorPage(e.status, 'The gateway cannot complete this now', e.message, e.headers)
+      return errorPage(e.code, 'The gateway cannot complete this now', e.message, e.headers)
     }
   }
 }

@@ -3,6 +3,7 @@
  * from a request or a client's metadata is escaped; pages are never cached, never framed
  * (clickjacking of the consent button) and load nothing.
  */
+import { ERRORS, type RequestErrorCode } from '../errors.js'
 import type { LocalResponse } from '../http/local-response.js'
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
@@ -36,16 +37,18 @@ function page(title: string, body: string): string {
 
 /**
  * An error shown to the person in the browser, for errors that must not be sent to a redirect
- * URI (it is unknown or does not match the client's: RFC 6749 §4.1.2.1).
+ * URI (it is unknown or does not match the client's: RFC 6749 §4.1.2.1). The status is the
+ * code's (errors.ts); the code is kept for logs, never sent.
  */
 export function errorPage(
-  status: number,
+  code: RequestErrorCode,
   title: string,
   detail: string,
   extra?: Record<string, string>,
 ): LocalResponse {
   return {
-    status,
+    status: ERRORS[code].status,
+    code,
     headers: { ...PAGE_HEADERS, ...extra },
     body: page(
       title,

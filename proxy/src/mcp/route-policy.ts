@@ -15,6 +15,7 @@
 import type { Readable } from 'node:stream'
 import type { CelCompiler } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
+import { ERRORS, type RequestErrorCode } from '../errors.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import { toolsKnownChannel } from '../telemetry/channels.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
@@ -110,16 +111,22 @@ function allowsMessage(
 /** Claims seen by rules when the request carries no verified token (Optional mode). */
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({})
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): LocalResponse {
+/** A JSON-RPC answer of the gateway: the status of `code` (errors.ts), which is kept for logs only. */
+function json(
+  code: RequestErrorCode,
+  body: unknown,
+  headers: Record<string, string> = {},
+): LocalResponse {
   return {
-    status,
+    status: ERRORS[code].status,
+    code,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
     body,
   }
 }
 
 function refusal(err: McpBodyError): LocalResponse {
-  return json(400, rpcError(err.id, err.code, err.message))
+  return json('GW_ERR_MCP_INVALID_MESSAGE', rpcError(err.id, err.code, err.message))
 }
 
 /** MCP 2025-06-18 Transports, Streamable HTTP: the methods a client sends to the MCP endpoint. */
@@ -182,7 +189,7 @@ async function readMessages(
     trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
     return {
       response: json(
-        413,
+        'GW_ERR_BODY_TOO_LARGE',
         rpcError(
           null,
           RPC_ERROR.invalidRequest,
@@ -401,7 +408,7 @@ export class McpRoutePolicy {
               'Request not forwarded: the gateway refused another request of this batch',
             )
       })
-    return json(200, batch ? answers : answers[0])
+    return json('GW_ERR_MCP_TARGET_DENIED', batch ? answers : answers[0])
   }
 
   /** A view for `/config_dump`. */

@@ -91,6 +91,7 @@ describe('McpRoutePolicy.inspect', () => {
     const events: unknown[] = []
     const r = answer(await authz.inspect(request(callTool('fetch', 5), { events }), {}))
     expect(r.status).toBe(200)
+    expect(r.code).toBe('GW_ERR_MCP_TARGET_DENIED')
     expect(r.body).toEqual({
       jsonrpc: '2.0',
       id: 5,
@@ -142,6 +143,7 @@ describe('McpRoutePolicy.inspect', () => {
   it('answers 400 with a parse error for a body that is not JSON', async () => {
     const r = answer(await authz.inspect(request('{nope'), {}))
     expect(r.status).toBe(400)
+    expect(r.code).toBe('GW_ERR_MCP_INVALID_MESSAGE')
     expect(r.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
   })
 
@@ -163,7 +165,8 @@ describe('McpRoutePolicy.inspect', () => {
       ...callTool('echo'),
       params: { name: 'echo', arguments: { x: 'y'.repeat(5 * 1024 * 1024) } },
     }
-    expect(answer(await authz.inspect(request(big), {})).status).toBe(413)
+    const r = answer(await authz.inspect(request(big), {}))
+    expect([r.status, r.code]).toEqual([413, 'GW_ERR_BODY_TOO_LARGE'])
   })
 
   it('filters the response of a tools/list and asks the backend for an unencoded body', async () => {
