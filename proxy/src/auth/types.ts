@@ -10,7 +10,6 @@ import type { LocalRequest, LocalResponse } from '../http/local-response.js'
 import type { Upstream } from '../http/upstream.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
-import type { RequestTrace } from '../telemetry/trace-bus.js'
 import type { AuthFailure } from '../telemetry/trace-events.js'
 import type { DiscoveryCache } from './discovery.js'
 
