@@ -70,10 +70,12 @@ export const MATRIX: readonly MatrixPeer[] = [
     title: 'mcp-remote',
     package: 'mcp-remote',
     command: 'npx tsx peers/bin/conformance/mcp-remote.ts',
-    // runtime-step-up: before opening the browser, mcp-remote GETs the authorization URL itself
-    // (a probe of its cached registration). The harness judges that as one request sent twice,
-    // not as state or code_challenge reuse (conformance/src/client/checks/authorization.ts).
-    scenarios: ALL_BUT_CIMD,
+    // Not runtime-step-up: mcp-remote's outcome there is not deterministic. After the runtime
+    // 403 it asks for the new scope (CLI-STEP-001 passes), then in some runs redeems the code and
+    // gets through, in others never redeems it and hangs until killed (CLI-FLOW-003, SHOULD), so
+    // a baseline would fail one way or the other (docs/peers.md). Its probe of the authorization
+    // URL (one request sent twice) is judged in conformance/test/client/clients.test.ts.
+    scenarios: ALL_BUT_CIMD.filter((s) => s !== 'runtime-step-up'),
   },
   {
     name: 'inspector-cli',
@@ -122,6 +124,10 @@ export async function judgePeer(peer: MatrixPeer): Promise<MatrixVerdict> {
     baselinePath(peer),
     '--json',
     report,
+    // The real clients start node, a stdio bridge and a headless sign-in per scenario: on a
+    // loaded CI machine that can take longer than the default 30 s without being a hang.
+    '--timeout',
+    '60000',
     ...(peer.scenarios ? ['--scenario', peer.scenarios.join(',')] : []),
   ]
   try {
