@@ -11,7 +11,7 @@
  * - `/logging` and `/reload`: applied to the primary and to every worker.
  */
 import { AggregatorRegistry } from 'prom-client'
-import type { TraceEvent } from '../telemetry/trace-bus.js'
+import { type TraceEvent, traceStream } from '../telemetry/trace-bus.js'
 import type { ConfigDump } from './config-dump-schema.js'
 import type { AdminContext, ClusterView, ReloadRecord, WorkerAnswer } from './context.js'
 import { type LoggingAnswer, setLogFilter } from './logging.js'
@@ -146,33 +146,13 @@ export class ClusterTrace {
   /** As `TraceBus.watch`, over every worker. */
   watch(options: { pathPrefix?: string; signal?: AbortSignal } = {}): AsyncIterable<TraceEvent> {
     const watchId = `w${this.#next++}`
-    const queue: Array<TraceEvent | null> = []
-    let wake: (() => void) | undefined
-    const push = (e: TraceEvent | null) => {
-      queue.push(e)
-      wake?.()
-    }
-    this.#watches.set(watchId, { push })
-    const cluster = this.#cluster
-    const watches = this.#watches
-    const onAbort = () => push(null)
-    options.signal?.addEventListener('abort', onAbort, { once: true })
-    cluster.notify(undefined, 'trace.watch', [watchId, options.pathPrefix ?? null])
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          for (;;) {
-            while (queue.length === 0) await new Promise<void>((r) => (wake = r))
-            const e = queue.shift()
-            if (e === null || e === undefined) return
-            yield e
-          }
-        } finally {
-          watches.delete(watchId)
-          options.signal?.removeEventListener('abort', onAbort)
-          cluster.notify(undefined, 'trace.cancel', [watchId])
-        }
-      },
-    }
+    return traceStream(options.signal, (push) => {
+      this.#watches.set(watchId, { push })
+      this.#cluster.notify(undefined, 'trace.watch', [watchId, options.pathPrefix ?? null])
+      return () => {
+        this.#watches.delete(watchId)
+        this.#cluster.notify(undefined, 'trace.cancel', [watchId])
+      }
+    })
   }
 }

@@ -63,38 +63,11 @@ export class TraceBus {
    * or when the signal aborts. Several watchers each get the same next request.
    */
   watch(options: WatchOptions = {}): AsyncIterable<TraceEvent> {
-    const queue: Array<TraceEvent | null> = []
-    let wake: (() => void) | undefined
-    const watcher: Watcher = {
-      pathPrefix: options.pathPrefix,
-      push: (e) => {
-        queue.push(e)
-        wake?.()
-      },
-    }
-    this.#waiting.add(watcher)
-    const onAbort = () => {
-      this.#waiting.delete(watcher)
-      watcher.push(null)
-    }
-    options.signal?.addEventListener('abort', onAbort, { once: true })
-    if (options.signal?.aborted) onAbort()
-    const waiting = this.#waiting
-    return {
-      async *[Symbol.asyncIterator]() {
-        try {
-          for (;;) {
-            while (queue.length === 0) await new Promise<void>((r) => (wake = r))
-            const e = queue.shift()
-            if (e === null || e === undefined) return
-            yield e
-          }
-        } finally {
-          waiting.delete(watcher)
-          options.signal?.removeEventListener('abort', onAbort)
-        }
-      },
-    }
+    return traceStream(options.signal, (push) => {
+      const watcher: Watcher = { pathPrefix: options.pathPrefix, push }
+      this.#waiting.add(watcher)
+      return () => this.#waiting.delete(watcher)
+    })
   }
 
   /**
@@ -137,5 +110,52 @@ export class TraceBus {
         for (const w of watchers) w.push(null)
       },
     }
+  }
+}
+
+/**
+ * One watcher's stream of trace events. `register` is called first with the watcher's `push`
+ * (an event, or `null` to end the stream) and returns the watcher's removal, which runs once: at
+ * an abort of `signal` (one that is already aborted too) or when the reader leaves (the stream
+ * ended, or it stopped reading), whichever comes first. Shared by {@link TraceBus.watch} and the
+ * cluster primary's trace over its workers (admin/cluster.ts).
+ */
+export function traceStream(
+  signal: AbortSignal | undefined,
+  register: (push: (event: TraceEvent | null) => void) => () => void,
+): AsyncIterable<TraceEvent> {
+  const queue: Array<TraceEvent | null> = []
+  let wake: (() => void) | undefined
+  const push = (e: TraceEvent | null) => {
+    queue.push(e)
+    wake?.()
+  }
+  const remove = register(push)
+  let ended = false
+  const end = () => {
+    if (ended) return
+    ended = true
+    signal?.removeEventListener('abort', onAbort)
+    remove()
+  }
+  const onAbort = () => {
+    end()
+    push(null)
+  }
+  signal?.addEventListener('abort', onAbort, { once: true })
+  if (signal?.aborted) onAbort()
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        for (;;) {
+          while (queue.length === 0) await new Promise<void>((r) => (wake = r))
+          const e = queue.shift()
+          if (e === null || e === undefined) return
+          yield e
+        }
+      } finally {
+        end()
+      }
+    },
   }
 }

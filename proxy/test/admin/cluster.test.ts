@@ -329,4 +329,15 @@ describe('ClusterTrace', () => {
     expect(notified.filter(([, m]) => m === 'trace.cancel').map(([id]) => id)).toEqual([1, 2])
     await waitFor(() => expect(workers.map((w) => w.ctx.traceBus.waiting)).toEqual([0, 0]))
   })
+
+  it('ends at once, and leaves no watch on the workers, for a signal already aborted', async () => {
+    const { cluster, workers, notified } = testCluster(2)
+    const seen: unknown[] = []
+    for await (const e of new ClusterTrace(cluster).watch({ signal: AbortSignal.abort() })) {
+      seen.push(e)
+    }
+    expect(seen).toEqual([])
+    expect(notified.filter(([, m]) => m === 'trace.cancel').map(([id]) => id)).toEqual([1, 2])
+    await waitFor(() => expect(workers.map((w) => w.ctx.traceBus.waiting)).toEqual([0, 0]))
+  })
 })
