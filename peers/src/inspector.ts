@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@gatehouse/support'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { ensureNode22 } from './node22.js'
 import type { PeerOutcome } from './outcome.js'
 import { ROOT } from './paths.js'
@@ -156,10 +156,7 @@ export async function runInspectorWeb(options: InspectorRunOptions): Promise<Pee
     const page = await context.newPage()
     page.setDefaultTimeout(timeout)
     await page.goto(options.inspector.url)
-    await page
-      .getByRole('switch', { name: /Connect or disconnect/ })
-      .first()
-      .check({ force: true })
+    await switchOn(page.getByRole('switch', { name: /Connect or disconnect/ }).first())
     // Either the tab leaves for the authorization server, or connecting settles without it.
     const left = page
       .waitForURL((u) => u.origin !== origin, { timeout })
@@ -208,4 +205,21 @@ async function alertText(page: Page): Promise<string> {
     return (await page.locator('body').innerText()).replace(/\s+/g, ' ').slice(0, 400)
   }
   return (await alert.first().innerText()).replace(/\s+/g, ' ').trim()
+}
+
+/**
+ * Turns the Inspector's connect switch on. The UI hydrates after the page loads: a click that
+ * lands before its handlers are attached changes nothing (Playwright: "did not change its
+ * state"), so it is tried again, a few times; `check` does nothing once the switch is on.
+ */
+async function switchOn(toggle: Locator): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await toggle.check({ force: true })
+      return
+    } catch (err) {
+      if (attempt >= 5 || !/did not change its state/.test((err as Error).message)) throw err
+      await new Promise((r) => setTimeout(r, 500))
+    }
+  }
 }
