@@ -16,6 +16,13 @@ import { CLIENT_CATALOGUE } from './checks/index.js'
 import { portRange } from './recorder.js'
 import { type ClientResult, runClient, type ScenarioReport, stopRunningStacks } from './run.js'
 import { SCENARIOS, scenarioNamed } from './scenarios.js'
+import {
+  DEFAULT_REVISIONS,
+  isSpecRevision,
+  SPEC_REVISIONS,
+  type SpecRevision,
+  selectScenarios,
+} from './spec-revision.js'
 
 /** `--port-range from-to`: loopback ports, from ≤ to. */
 function parseRange(v: string): [number, number] {
@@ -46,8 +53,11 @@ function exitAfter(
 
 /** The scenarios and requirements, for `--list`. */
 function listing(): string {
-  const lines = ['Scenarios (MCP_CONFORMANCE_SCENARIO in brackets):']
-  for (const s of SCENARIOS) lines.push(`  ${s.name.padEnd(22)} [${s.clientScenario}] ${s.title}`)
+  const lines = [
+    `Scenarios (the MCP revision each follows; MCP_CONFORMANCE_SCENARIO in brackets; default --spec-version ${DEFAULT_REVISIONS.join(',')}):`,
+  ]
+  for (const s of SCENARIOS)
+    lines.push(`  ${s.name.padEnd(22)} ${s.revision} [${s.clientScenario}] ${s.title}`)
   lines.push('', 'Requirements:')
   for (const r of CLIENT_CATALOGUE) {
     const where = SCENARIOS.filter((s) => r.appliesTo(s)).map((s) => s.name)
@@ -87,6 +97,11 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
       `scenarios to run (default all: ${SCENARIOS.map((s) => s.name).join(', ')})`,
       commaList,
     )
+    .option(
+      '--spec-version <revisions>',
+      `the MCP revisions to judge, comma-separated (${SPEC_REVISIONS.join(', ')}); default ${DEFAULT_REVISIONS.join(',')}: 2025-03-26 scenarios run only when asked for, by this or by --scenario`,
+      commaList,
+    )
     .option('--timeout <ms>', 'time limit of one client run', positive('--timeout'), 30_000)
     .option('--parallel <n>', 'scenarios run at once', positive('--parallel'), 2)
     .option(
@@ -110,6 +125,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
   const opts = program.opts<{
     command?: string
     scenario?: string[]
+    specVersion?: string[]
     timeout: number
     parallel: number
     only?: string[]
@@ -130,6 +146,12 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     return fail(
       `unknown scenario ${unknown.join(', ')}; scenarios are ${SCENARIOS.map((s) => s.name).join(', ')}`,
     )
+  const badRevision = (opts.specVersion ?? []).filter((v) => !isSpecRevision(v))
+  if (badRevision.length > 0)
+    return fail(
+      `--spec-version: unknown revision ${badRevision.join(', ')}; the client mode judges ${SPEC_REVISIONS.join(', ')}`,
+    )
+  const revisions = opts.specVersion as SpecRevision[] | undefined
   let baseline: Set<string> | undefined
   if (opts.baseline) {
     try {
@@ -144,9 +166,14 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
       'the client mode runs the reference proxy (gatehouse) in each scenario, so it runs only in a checkout of the Gatehouse repository: npm run conformance -- client --command "…"',
     )
   }
-  const scenarios = opts.scenario
-    ? SCENARIOS.filter((s) => opts.scenario?.includes(s.name))
-    : SCENARIOS
+  const scenarios = selectScenarios(SCENARIOS, {
+    ...(opts.scenario ? { names: opts.scenario } : {}),
+    ...(revisions ? { revisions } : {}),
+  })
+  if (scenarios.length === 0)
+    return fail(
+      `no scenario is both named by --scenario and of --spec-version ${revisions?.join(',')}: --list shows each scenario's revision`,
+    )
   let cimd: Record<string, unknown> | undefined
   if (opts.cimdDocument) {
     try {

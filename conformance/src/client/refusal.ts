@@ -11,6 +11,7 @@ import { redactText } from '@gatehouse/redact'
 import type { ClientRun } from './execute.js'
 import { type Flow, withoutQuery } from './flow.js'
 import type { StackFacts } from './scenario-stack.js'
+import { ISS_REMOVED } from './shapers-2026.js'
 import type { Recorded } from './traffic.js'
 
 /** The stages of a flow, in order. */
@@ -71,6 +72,8 @@ function specRefusal(flow: Flow, facts: StackFacts): string | undefined {
     const iss = back.searchParams.get('iss')
     if (iss !== null && iss !== facts.asIssuer)
       return `the client refused the authorization response whose iss ${iss} is not the issuer ${facts.asIssuer} (RFC 9207 §2.4)`
+    if (iss === null && a.entry.reshaped === ISS_REMOVED)
+      return 'the client refused the authorization response without iss from an authorization server that advertises it (RFC 9207 §2.4; MCP 2026-07-28 authorization §Authorization Response Validation: "Reject the response")'
     if (a.entry.reshaped?.includes('state replaced'))
       return 'the client refused the authorization response whose state is not the one it sent (RFC 6749 §10.12)'
   }

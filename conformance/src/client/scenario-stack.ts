@@ -6,10 +6,10 @@
  * (key set, discovery), so only the client's traffic is recorded.
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
-import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
+import { type DualEraBackend, startDualEraBackend } from './modern-backend.js'
 import { type PortPicker, type Recorder, startRecorder } from './recorder.js'
 import {
   type ClientScenario,
@@ -44,6 +44,11 @@ export interface StackFacts {
   registrationUrl: string
   /** The IdP's own org-level registration endpoint (where a guessing client might go). */
   idpRegistrationUrl: string
+  /**
+   * The issuer of the IdP's second authorization server, which PRM names after the migration
+   * (`secondAuthServer` scenarios).
+   */
+  secondIssuer?: string
   /** Scopes in PRM `scopes_supported`. */
   scopesSupported: string[]
   /** The context handed to the client (`MCP_CONFORMANCE_CONTEXT`), if any. */
@@ -70,6 +75,12 @@ function gatewayConfig(
   resource: string,
 ): Record<string, unknown> {
   const g = s.gateway
+  const provider = (issuer: string, id: string) => ({
+    issuer,
+    audiences: [g.audience === 'resource' ? resource : idp.audience],
+    jwks: { remote: { backendRef: { name: 'idp' }, jwksPath: `/oauth2/${id}/v1/keys` } },
+    ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
+  })
   return {
     config: { adminAddr: 'off', logLevel: 'info', drainTimeout: '0s' },
     gateways: { default: { port: ports.gateway, address: '127.0.0.1' } },
@@ -83,14 +94,8 @@ function gatewayConfig(
         'mcp',
         {
           providers: [
-            {
-              issuer: idp.issuer,
-              audiences: [g.audience === 'resource' ? resource : idp.audience],
-              jwks: {
-                remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' },
-              },
-              ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
-            },
+            provider(idp.issuer, 'default'),
+            ...(g.secondAuthServer ? [provider(idp.issuerFor('second'), 'second')] : []),
           ],
           mcp: {
             ...(g.bridged ? { provider: 'BridgedIdp' } : {}),
@@ -148,7 +153,7 @@ export async function startScenarioStack(
     })
     started.push(idp)
     idpRecorder.setUpstream(idp.port)
-    const backend: McpBackend = await startMcpBackend()
+    const backend: DualEraBackend = await startDualEraBackend()
     started.push(backend)
     const resource = `${gwRecorder.origin}/mcp`
     const ports = { gateway: await freePort(), idp: idp.port, backend: backend.port }
@@ -166,7 +171,10 @@ export async function startScenarioStack(
     gwRecorder.setUpstream(ports.gateway)
 
     const control = controlClient(`http://127.0.0.1:${idp.port}/__control`)
+    const secondIssuer = scenario.gateway.secondAuthServer ? idp.issuerFor('second') : undefined
     const handles: StackHandles = {
+      gatewayUpstream: `http://127.0.0.1:${ports.gateway}`,
+      ...(secondIssuer ? { secondIssuer } : {}),
       authorizePath: new URL(`${idp.issuer}/v1/authorize`).pathname,
       idpUpstream: `http://127.0.0.1:${idp.port}`,
       idpIssuer: idp.issuer,
@@ -203,6 +211,7 @@ export async function startScenarioStack(
           ? `${origin}/.well-known/oauth-authorization-server/mcp/client-registration`
           : idp.registrationUrl,
       idpRegistrationUrl: idp.registrationUrl,
+      ...(secondIssuer ? { secondIssuer } : {}),
       scopesSupported: scenario.gateway.scopesSupported,
       ...(context ? { context } : {}),
     }

@@ -5,7 +5,21 @@
  */
 import type { MockIdpOptions } from '@gatehouse/mock-idp'
 import type { Shaper } from './recorder.js'
+import {
+  BRIDGED,
+  CIMD_CLIENT_METADATA_URL,
+  CIMD_DOCUMENT,
+  MISMATCHED_RESOURCE,
+  OIDC_SCOPES,
+  RESOURCE_SERVER,
+  SEED_RULE,
+  SEED_SCOPES,
+  SIGN_IN,
+  STANDARDS_IDP,
+} from './scenario-shapes.js'
+import { CURRENT_SCENARIOS } from './scenarios-2026.js'
 import { reshapers } from './shapers.js'
+import type { SpecRevision } from './spec-revision.js'
 
 /** What a correct client does in a scenario. */
 export type Outcome =
@@ -40,6 +54,11 @@ export interface GatewayShape {
    * seed's default, the IdP's issuer: metadata a client MUST NOT use, RFC 8414 §3.3).
    */
   issuerMode?: 'Provider' | 'Gateway'
+  /**
+   * Tokens of the IdP's second authorization server (`/oauth2/second`) are accepted too: the
+   * authorization-server migration (MCP 2026-07-28, Authorization Server Binding).
+   */
+  secondAuthServer?: boolean
 }
 
 /** What a scenario's shapers may do to the stack while the client runs. */
@@ -52,6 +71,10 @@ export interface StackHandles {
   idpIssuer: string
   /** The IdP's registration endpoint path (RFC 7591; open in the scenarios that use it). */
   registrationPath: string
+  /** The gateway as the recorders reach it, `http://127.0.0.1:<port>` (not recorded). */
+  gatewayUpstream: string
+  /** The second authorization server's issuer (`secondAuthServer` scenarios), as the client sees it. */
+  secondIssuer?: string
   /** Rotates the IdP's signing key, dropping the old one. */
   rotateKeys(): Promise<void>
   /** Restarts gatehouse (same configuration, same port): it fetches the key set anew. */
@@ -72,6 +95,13 @@ export interface ClientScenario {
    * {@link clientScenario} (`conformance/test/client/scenarios.test.ts` holds them in step).
    */
   protocolVersion: string
+  /**
+   * The MCP revision whose rules the scenario judges: `2026-07-28` (the current revision),
+   * `2025-11-25` (back-compat, run by default with it) or `2025-03-26` (run only when asked for,
+   * by `--spec-version 2025-03-26` or by name, as the official suite's `auth` suite leaves it
+   * out). A `2026-07-28` scenario tells the client that revision (`protocolVersion`).
+   */
+  revision: SpecRevision
   /**
    * Getting through needs a behaviour the spec only recommends (step-up: "Clients SHOULD respond
    * to these errors…"): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST); or only
@@ -117,62 +147,18 @@ export const PRE_REGISTERED = {
   clientSecret: 'pre-registered-secret',
 } as const
 
-/** The client metadata document URL the official suite's clients use, known to the CIMD IdP. */
-export const CIMD_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
+export {
+  CIMD_CLIENT_METADATA_URL,
+  MISMATCHED_RESOURCE,
+} from './scenario-shapes.js'
 
-/** The resource the metadata of `resource-mismatch` names instead of the MCP server's. */
-export const MISMATCHED_RESOURCE = 'https://other-resource.example/mcp'
-
-/** The document behind {@link CIMD_CLIENT_METADATA_URL}: a native client on loopback. */
-const CIMD_DOCUMENT = {
-  client_id: CIMD_CLIENT_METADATA_URL,
-  client_name: 'MCP conformance client',
-  redirect_uris: ['http://localhost:3000/callback', 'http://127.0.0.1:3000/callback'],
-  application_type: 'native',
-  token_endpoint_auth_method: 'none',
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-}
-
-const SEED_RULE = '"AI-Users" in jwt.groups'
-/** The scopes every mock-idp authorization server knows. */
-const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access']
-const SEED_SCOPES = ['openid', 'profile']
-const SIGN_IN = { autoSignIn: 'alice' }
-
-/** The seed's gateway: BridgedIdp with the pre-registered client id answering registration. */
-const BRIDGED: GatewayShape = {
-  bridged: true,
-  clientId: true,
-  issuerMode: 'Gateway',
-  audience: 'server',
-  scopesSupported: SEED_SCOPES,
-  rules: [SEED_RULE],
-}
-
-/** A gateway that only validates tokens: PRM names the IdP, which the client talks to directly. */
-const RESOURCE_SERVER: GatewayShape = {
-  bridged: false,
-  clientId: false,
-  audience: 'resource',
-  scopesSupported: SEED_SCOPES,
-  rules: [SEED_RULE],
-}
-
-/** A standards IdP: RFC 8414 path form, RFC 8707, open registration. */
-const STANDARDS_IDP = {
-  ...SIGN_IN,
-  rfc8414PathForm: true,
-  resourceIndicators: true,
-  registration: 'open',
-} as const
-
-/** Every scenario, in report order. */
-export const SCENARIOS: readonly ClientScenario[] = [
+/** Every 2025-era scenario, in report order. */
+const SCENARIOS_2025: readonly ClientScenario[] = [
   {
     name: 'bridged-client-id',
     clientScenario: 'auth/metadata-default',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title:
       "The seed: BridgedIdp with mcp.clientId; the gateway serves AS metadata and answers registration with the IdP's client id",
     outcome: 'complete',
@@ -184,6 +170,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'bridged-proxied-dcr',
     clientScenario: 'auth/metadata-default',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title:
       "BridgedIdp without clientId: registration is proxied to the IdP's org-level endpoint (open here)",
     outcome: 'complete',
@@ -195,6 +182,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'standards-idp',
     clientScenario: 'auth/metadata-default',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title:
       'A standards IdP: PRM names it; RFC 8414 path-form metadata, RFC 8707 audience, open registration',
     outcome: 'complete',
@@ -206,6 +194,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'prm-root-only',
     clientScenario: 'auth/metadata-var3',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title: 'PRM only at the root form; the challenge names that URL (the path form is 404)',
     outcome: 'complete',
     registration: 'dcr',
@@ -217,6 +206,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'no-resource-metadata',
     clientScenario: 'auth/metadata-var2',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title: 'No resource_metadata in the challenge: well-known discovery, path form (404) then root',
     outcome: 'complete',
     registration: 'dcr',
@@ -228,6 +218,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'scope-step-up',
     clientScenario: 'auth/scope-step-up',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     throughBy: 'SHOULD',
     title:
       '403 insufficient_scope with scope="mcp:tools": one step-up authorization must get through',
@@ -253,6 +244,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'runtime-step-up',
     clientScenario: 'auth/scope-step-up',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     throughBy: 'SHOULD',
     title:
       'A challenge at runtime: initialize and tools/list pass, tools/call gets 403 insufficient_scope with scope="mcp:tools"',
@@ -271,6 +263,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'scope-retry-limit',
     clientScenario: 'auth/scope-retry-limit',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title:
       '403 insufficient_scope with scope="mcp:admin" that no new authorization satisfies (the user also lacks the group a rule wants): the client must stop',
     outcome: 'refuse',
@@ -292,6 +285,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'token-refresh',
     clientScenario: 'auth/offline-access-scope',
     protocolVersion: 'draft',
+    revision: '2025-11-25',
     throughBy: 'MAY',
     title:
       'The access token expires (offline_access granted a refresh token): refresh, do not sign in again',
@@ -309,6 +303,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'key-rotation',
     clientScenario: 'auth/metadata-default',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title:
       "The IdP rotates its signing key mid-session and drops the old one: the session's token is refused",
     outcome: 'complete',
@@ -321,6 +316,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'pre-registered',
     clientScenario: 'auth/pre-registration',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title:
       'A pre-registered confidential client (MCP_CONFORMANCE_CONTEXT); the IdP has no path-form metadata',
     outcome: 'complete',
@@ -341,6 +337,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'cimd',
     clientScenario: 'auth/basic-cimd',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title: 'The IdP advertises Client ID Metadata Documents (and open registration)',
     outcome: 'complete',
     registration: 'cimd',
@@ -354,6 +351,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'forged-state',
     clientScenario: 'auth/metadata-default',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title: 'The first authorization response carries a state the client never sent (CSRF)',
     outcome: 'any',
     registration: 'dcr',
@@ -365,6 +363,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'wrong-iss',
     clientScenario: 'auth/metadata-default',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title: 'The first authorization response names another issuer in iss (RFC 9207 mix-up)',
     outcome: 'any',
     registration: 'dcr',
@@ -376,6 +375,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'resource-mismatch',
     clientScenario: 'auth/resource-mismatch',
     protocolVersion: 'draft',
+    revision: '2025-11-25',
     title:
       "The protected-resource metadata names another resource than the MCP server's (RFC 9728 §3.3: MUST NOT be used)",
     outcome: 'refuse',
@@ -391,6 +391,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
         name: `token-endpoint-auth-${short}`,
         clientScenario: `auth/token-endpoint-auth-${short}`,
         protocolVersion: '2025-11-25',
+        revision: '2025-11-25',
         title: `The authorization server supports only ${method} at its token endpoint (metadata and registration say so)`,
         outcome: 'complete',
         registration: 'dcr',
@@ -405,6 +406,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'legacy-metadata',
     clientScenario: 'auth/2025-03-26-oauth-metadata-backcompat',
     protocolVersion: '2025-03-26',
+    revision: '2025-03-26',
     title:
       "A 2025-03-26 server: no protected-resource metadata; RFC 8414 metadata at the MCP server's origin, endpoints under /oauth/",
     outcome: 'complete',
@@ -418,6 +420,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'legacy-defaults',
     clientScenario: 'auth/2025-03-26-oauth-endpoint-fallback',
     protocolVersion: '2025-03-26',
+    revision: '2025-03-26',
     title:
       "A 2025-03-26 server without any metadata: the default endpoints /authorize, /token, /register at the MCP server's origin",
     outcome: 'complete',
@@ -431,6 +434,7 @@ export const SCENARIOS: readonly ClientScenario[] = [
     name: 'issuer-mismatch',
     clientScenario: 'auth/metadata-default',
     protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
     title:
       "The seed's default issuerMode: the gateway's AS metadata names the IdP's issuer, not the identifier the client derived from PRM (RFC 8414 §3.3: MUST NOT be used)",
     outcome: 'refuse',
@@ -439,6 +443,9 @@ export const SCENARIOS: readonly ClientScenario[] = [
     gateway: { ...BRIDGED, issuerMode: 'Provider' },
   },
 ]
+
+/** Every scenario, in report order: the 2025 ones, then the current revision's (2026-07-28). */
+export const SCENARIOS: readonly ClientScenario[] = [...SCENARIOS_2025, ...CURRENT_SCENARIOS]
 
 /** The scenario named `name`, or undefined. */
 export function scenarioNamed(name: string): ClientScenario | undefined {

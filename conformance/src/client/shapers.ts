@@ -8,7 +8,8 @@ import type { Shaper, Synthetic } from './recorder.js'
 import { LEGACY_ENDPOINTS, type StackHandles, type TokenAuthMethod } from './scenarios.js'
 import { bearerOf, type Recorded } from './traffic.js'
 
-const PRM_PATH = '/.well-known/oauth-protected-resource'
+/** The well-known prefix of protected-resource metadata (RFC 9728 §3). */
+export const PRM_PATH = '/.well-known/oauth-protected-resource'
 
 const notFound = (note: string): Synthetic => ({
   status: 404,
@@ -18,7 +19,7 @@ const notFound = (note: string): Synthetic => ({
 })
 
 /** A token-bearing request to the MCP endpoint. */
-const isMcpWithToken = (e: Recorded) =>
+export const isMcpWithToken = (e: Recorded) =>
   e.url.pathname === '/mcp' && e.method === 'POST' && bearerOf(e) !== undefined
 
 /**
@@ -230,7 +231,7 @@ const NOT_REPEATED = new Set(['connection', 'keep-alive', 'transfer-encoding', '
  * authorization server) and gives its answer back as the recorder's own; `rewrite` may change a
  * JSON answer's members. Redirects are not followed: their `Location` goes back to the client.
  */
-async function forward(
+export async function forward(
   e: Recorded,
   url: string,
   note: string,
@@ -261,7 +262,8 @@ async function forward(
   return { status: res.status, headers: out, body: text, note }
 }
 
-const isAsMetadata = (path: string) =>
+/** Whether `path` is an authorization-server metadata URL (RFC 8414 or OpenID discovery). */
+export const isAsMetadata = (path: string) =>
   path.includes('/.well-known/oauth-authorization-server') ||
   path.includes('/.well-known/openid-configuration')
 

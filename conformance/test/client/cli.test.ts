@@ -36,11 +36,11 @@ function conformance(
 }
 
 describe('conformance client', () => {
-  it('lists every scenario with the MCP_CONFORMANCE_SCENARIO it sends, and every requirement', async () => {
+  it('lists every scenario with the revision it follows and the MCP_CONFORMANCE_SCENARIO it sends, and every requirement', async () => {
     const run = await conformance(['--list'])
     expect(run.code).toBe(0)
     for (const s of SCENARIOS)
-      expect(run.stdout).toContain(`${s.name.padEnd(22)} [${s.clientScenario}]`)
+      expect(run.stdout).toContain(`${s.name.padEnd(22)} ${s.revision} [${s.clientScenario}]`)
     expect(run.stdout).toMatch(/CLI-PKCE-001\s+MUST/)
   }, 60_000)
 
@@ -51,6 +51,26 @@ describe('conformance client', () => {
     const unknown = await conformance(['--command', 'true', '--scenario', 'nope'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/unknown scenario nope; scenarios are bridged-client-id/)
+  }, 60_000)
+
+  it('refuses a --spec-version it does not judge, or one no named scenario follows (exit 2)', async () => {
+    const bad = await conformance(['--command', 'true', '--spec-version', '2024-11-05'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(
+      /--spec-version: unknown revision 2024-11-05; the client mode judges 2025-03-26, 2025-11-25, 2026-07-28/,
+    )
+    const none = await conformance([
+      '--command',
+      'true',
+      '--scenario',
+      'legacy-metadata',
+      '--spec-version',
+      '2026-07-28',
+    ])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(
+      /no scenario is both named by --scenario and of --spec-version 2026-07-28/,
+    )
   }, 60_000)
 
   it('fails a client whose MUST fails (exit 1) and writes JUnit and JSON grouped by scenario', async () => {

@@ -39,8 +39,22 @@ function officialScenarios(): Map<string, string[]> {
   return found
 }
 
+/**
+ * The official client scenarios of the 2026-07-28 rules, on the official suite's main branch
+ * (0.2.0-alpha.11, src/scenarios/client/auth/: issuer-parameter.ts,
+ * authorization-server-migration.ts, offline-access.ts), newer than the pinned 0.1.16.
+ */
+const OFFICIAL_MAIN_2026 = [
+  'auth/iss-supported-missing',
+  'auth/iss-unexpected',
+  'auth/authorization-server-migration',
+  'auth/offline-access-scope',
+]
+
 describe('SCENARIOS', () => {
   const official = officialScenarios()
+  const scenarios2025 = SCENARIOS.filter((s) => s.revision !== '2026-07-28')
+  const scenarios2026 = SCENARIOS.filter((s) => s.revision === '2026-07-28')
 
   it('reads the official suite', () => {
     expect(official.get('auth/scope-step-up')).toEqual(['2025-11-25'])
@@ -50,11 +64,19 @@ describe('SCENARIOS', () => {
     expect(official.get('auth/2025-03-26-oauth-endpoint-fallback')).toEqual(['2025-03-26'])
   })
 
-  it.each(SCENARIOS.map((s) => [s.name, s] as const))(
+  it.each(scenarios2025.map((s) => [s.name, s] as const))(
     '%s names an official scenario and the spec version it is defined for',
     (_name, s) => {
       expect([...official.keys()]).toContain(s.clientScenario)
       expect(official.get(s.clientScenario)).toContain(s.protocolVersion)
+    },
+  )
+
+  it.each(scenarios2026.map((s) => [s.name, s] as const))(
+    '%s (2026-07-28) tells the client that revision and names an official scenario of the same behaviour',
+    (_name, s) => {
+      expect(s.protocolVersion).toBe('2026-07-28')
+      expect([...official.keys(), ...OFFICIAL_MAIN_2026]).toContain(s.clientScenario)
     },
   )
 })

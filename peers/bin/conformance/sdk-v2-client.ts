@@ -111,12 +111,21 @@ function preRegistered(): StoredOAuthClientInformation | undefined {
 }
 
 const serverUrl = new URL(process.argv.at(-1) ?? '')
+/**
+ * The revision the harness asks for (`MCP_CONFORMANCE_PROTOCOL_VERSION`): 2026-07-28 pins the
+ * SDK's modern era (no initialize; `server/discover`, per-request `_meta` and headers); anything
+ * else leaves it on its default, the 2025-era `initialize` handshake.
+ */
+const MODERN = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === '2026-07-28'
 const provider = new HeadlessProvider(preRegistered())
 
 async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   for (;;) {
     const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider })
-    const client = new Client({ name: 'gatehouse-peers-sdk-v2', version: '0.1.0' })
+    const client = new Client(
+      { name: 'gatehouse-peers-sdk-v2', version: '0.1.0' },
+      MODERN ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+    )
     try {
       await client.connect(transport)
       return { client, transport }

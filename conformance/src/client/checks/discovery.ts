@@ -74,6 +74,11 @@ export const discovery: ClientRequirement[] = [
     appliesTo: current(),
     check({ flow, facts, progress, evidence }) {
       const candidates = asMetadataCandidates(facts.authServer)
+      // After an authorization-server migration (as-migration), the second one's URLs too.
+      const sets = [
+        candidates,
+        ...(facts.secondIssuer ? [asMetadataCandidates(facts.secondIssuer)] : []),
+      ]
       const fetches = flow.asMetadataFetches
       // Refusing the protected-resource metadata (RFC 9728 §3.3) comes before this stage.
       if (fetches.length === 0 && progress.conformantRefusal)
@@ -85,15 +90,16 @@ export const discovery: ClientRequirement[] = [
       )
       for (const [i, e] of fetches.entries()) {
         evidence(e)
-        const at = candidates.indexOf(withoutQuery(e.url))
-        must(at >= 0, `one of ${candidates.join(', ')}`, e.url.href)
+        const set = sets.find((c) => c.includes(withoutQuery(e.url))) ?? candidates
+        const at = set.indexOf(withoutQuery(e.url))
+        must(at >= 0, `one of ${set.join(', ')}`, e.url.href)
         if (at === 0) continue
         const prev = fetches[i - 1]
         must(
           prev !== undefined &&
-            withoutQuery(prev.url) === candidates[at - 1] &&
+            withoutQuery(prev.url) === set[at - 1] &&
             (prev.status < 200 || prev.status >= 300),
-          `${e.url.href} only right after ${candidates[at - 1]} failed`,
+          `${e.url.href} only right after ${set[at - 1]} failed`,
           prev ? `after ${prev.url.href} (${prev.status})` : 'as the first metadata fetch',
         )
       }
@@ -244,7 +250,9 @@ export const discovery: ClientRequirement[] = [
   {
     id: 'CLI-REG-003',
     level: 'SHOULD',
-    source: `${MCP('Client ID Metadata Documents')}; draft-ietf-oauth-client-id-metadata-document`,
+    // 2026-07-28 keeps the sentence (authorization/client-registration §Client ID Metadata
+    // Documents) and deprecates DCR; the cimd-preferred scenario judges it at that revision.
+    source: `${MCP('Client ID Metadata Documents')}; MCP 2026-07-28 authorization/client-registration §Client ID Metadata Documents; draft-ietf-oauth-client-id-metadata-document`,
     quote:
       'MCP clients and authorization servers SHOULD support OAuth Client ID Metadata Documents as specified in OAuth Client ID Metadata Document.',
     needs: 'authorization',

@@ -152,7 +152,7 @@ export const session: ClientRequirement[] = [
     quote:
       'MAY add offline_access to the scope parameter of the authorization and token requests when the Authorization Server metadata contains it in scopes_supported',
     text: 'When the gateway refuses its access token (401 invalid_token) and the client holds a refresh token (it asked for offline_access, which the metadata lists), it uses the refresh token before signing the user in again.',
-    appliesTo: only('token-refresh', 'key-rotation'),
+    appliesTo: only('token-refresh', 'key-rotation', 'offline-access-oidc'),
     check({ flow, evidence }) {
       const refused = flow.challenges.find(
         (c) => c.entry.status === 401 && c.params.error === 'invalid_token' && bearerOf(c.entry),

@@ -65,3 +65,12 @@ export const current =
 
 /** MCP authorization, 2025-11-25, by section. */
 export const MCP = (section: string) => `MCP authorization 2025-11-25 §${section}`
+
+/** MCP 2026-07-28, by chapter file and section (`authorization §…`, `Streamable HTTP §…`). */
+export const MCP26 = (section: string) => `MCP 2026-07-28 ${section}`
+
+/** Applies in the scenarios of the current revision, 2026-07-28 (scenarios-2026.ts). */
+export const current2026 =
+  (applies: (s: ClientScenario) => boolean = always) =>
+  (s: ClientScenario) =>
+    s.revision === '2026-07-28' && applies(s)

@@ -36,4 +36,16 @@ export const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'no-client-id': { scenario: 'token-endpoint-auth-none', id: 'CLI-AUTHN-002' },
   'no-legacy-fallback': { scenario: 'legacy-metadata', id: 'CLI-LEGACY-001' },
   'skip-legacy-metadata': { scenario: 'legacy-defaults', id: 'CLI-LEGACY-003' },
+  // MCP 2026-07-28 (the client speaks it when MCP_CONFORMANCE_PROTOCOL_VERSION says so)
+  'accept-missing-iss': { scenario: 'iss-missing', id: 'CLI-ISS-003' },
+  'iss-only-when-advertised': { scenario: 'iss-unadvertised', id: 'CLI-ISS-004' },
+  'no-application-type': { scenario: 'request-metadata', id: 'CLI-REG-005' },
+  'web-application-type': { scenario: 'request-metadata', id: 'CLI-REG-006' },
+  'reuse-client-across-as': { scenario: 'as-migration', id: 'CLI-BIND-001' },
+  'stale-as-metadata': { scenario: 'as-migration', id: 'CLI-BIND-002' },
+  'no-refresh-grant-type': { scenario: 'offline-access-oidc', id: 'CLI-REFRESH-002' },
+  'no-version-header': { scenario: 'request-metadata', id: 'CLI-META-001' },
+  'version-header-mismatch': { scenario: 'request-metadata', id: 'CLI-META-002' },
+  'no-mcp-method': { scenario: 'request-metadata', id: 'CLI-META-003' },
+  'no-meta': { scenario: 'request-metadata', id: 'CLI-META-004' },
 }

@@ -42,6 +42,18 @@ const FAULTS = [
   'no-client-id',
   'no-legacy-fallback',
   'skip-legacy-metadata',
+  // 2026-07-28 (when MCP_CONFORMANCE_PROTOCOL_VERSION says so, unless noted)
+  'accept-missing-iss',
+  'iss-only-when-advertised',
+  'no-application-type',
+  'web-application-type',
+  'reuse-client-across-as',
+  'stale-as-metadata',
+  'no-refresh-grant-type',
+  'no-version-header',
+  'version-header-mismatch',
+  'no-mcp-method',
+  'no-meta',
 ] as const
 type Fault = (typeof FAULTS)[number]
 
@@ -60,6 +72,13 @@ const REDIRECT = process.env.HAND_REDIRECT_URI ?? 'http://127.0.0.1:3000/callbac
 const CIMD_URL = process.env.HAND_CIMD_URL ?? 'https://conformance-test.local/client-metadata.json'
 const has = (f: Fault) => fault === f
 /**
+ * MCP 2026-07-28 when the harness says so (the official suite's convention): no initialize, every
+ * request with `_meta` and the request metadata headers; registration names application_type;
+ * a refused token sends it back to the protected-resource metadata, and a new authorization
+ * server there means a new registration (credentials keyed by issuer).
+ */
+const MODERN = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === '2026-07-28'
+/**
  * Not a fault: GET each authorization URL once before the "browser" does, as mcp-remote probes a
  * cached registration. The same request twice must not be judged as state or challenge reuse.
  */
@@ -72,6 +91,8 @@ let meta: Json | undefined
 let client:
   | { id: string; secret?: string; method?: 'client_secret_basic' | 'client_secret_post' }
   | undefined
+/** Client credentials by the issuer of the authorization server that issued them. */
+const clients = new Map<string, NonNullable<typeof client>>()
 let accessToken: string | undefined
 let refreshToken: string | undefined
 let firstVerifier: string | undefined
@@ -177,7 +198,10 @@ async function discover(params: Record<string, string>): Promise<void> {
 
 /** The client id: pre-registered, a metadata document URL, or dynamic registration. */
 async function register(): Promise<void> {
-  if (client || !meta) return
+  if (!meta) return
+  // MCP 2026-07-28 Authorization Server Binding: credentials are the issuer's, never another's.
+  client ??= clients.get(String(meta.issuer))
+  if (client) return
   if (has('fake-client-id')) {
     client = { id: 'conformance-fake-client' }
     return
@@ -210,9 +234,15 @@ async function register(): Promise<void> {
     body: JSON.stringify({
       client_name: 'hand-written conformance client',
       redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: has('no-refresh-grant-type')
+        ? ['authorization_code']
+        : ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: asked,
+      // MCP 2026-07-28 Client Registration: a loopback redirect URI makes a native application.
+      ...(MODERN && !has('no-application-type')
+        ? { application_type: has('web-application-type') ? 'web' : 'native' }
+        : {}),
     }),
   })
   if (res.status !== 201) throw new Error(`registration failed: HTTP ${res.status}`)
@@ -226,6 +256,7 @@ async function register(): Promise<void> {
       : {}),
     ...(method === 'client_secret_post' ? { method: 'client_secret_post' as const } : {}),
   }
+  clients.set(String(meta.issuer), client)
 }
 
 /** The RFC 8707 resource: PRM's, or (fault) the server's origin instead of the MCP endpoint. */
@@ -283,8 +314,18 @@ async function authorize(scope: string): Promise<void> {
   if (!has('no-state-check') && back.searchParams.get('state') !== state)
     throw new Error('state mismatch')
   const iss = back.searchParams.get('iss')
-  if (!has('no-iss-check') && iss !== null && iss !== meta.issuer)
+  const advertised = meta.authorization_response_iss_parameter_supported === true
+  // RFC 9207 §2.4, MCP 2026-07-28 Authorization Response Validation: a present iss is compared
+  // whether advertised or not; an advertised one must be present.
+  if (
+    !has('no-iss-check') &&
+    iss !== null &&
+    (advertised || !has('iss-only-when-advertised')) &&
+    iss !== meta.issuer
+  )
     throw new Error(`iss ${iss} is not ${meta.issuer}`)
+  if (advertised && iss === null && !has('accept-missing-iss'))
+    throw new Error('the authorization response carries no iss, which the server advertises')
   const code = back.searchParams.get('code')
   if (!code)
     throw new Error(`authorization failed: ${back.searchParams.get('error') ?? res.status}`)
@@ -308,6 +349,14 @@ async function send(message: Json): Promise<Response> {
     else headers.authorization = `Bearer ${accessToken}`
   }
   if (sessionId) headers['mcp-session-id'] = sessionId
+  if (MODERN) {
+    const params = (message.params ?? {}) as Json
+    const version = has('version-header-mismatch') ? '2025-11-25' : '2026-07-28'
+    if (!has('no-version-header')) headers['mcp-protocol-version'] = version
+    if (!has('no-mcp-method')) headers['mcp-method'] = String(message.method)
+    const name = message.method === 'resources/read' ? params.uri : params.name
+    if (name !== undefined && !has('no-mcp-method')) headers['mcp-name'] = String(name)
+  }
   return fetch(url, { method: 'POST', headers, body: JSON.stringify(message) })
 }
 
@@ -336,6 +385,18 @@ async function call(message: Json): Promise<Json | undefined> {
     if (res.status !== 401 && !(res.status === 403 && params.error === 'insufficient_scope'))
       throw new Error(`MCP request refused: HTTP ${res.status}`)
     if (authorizations >= limit) throw new Error(`gave up after ${authorizations} authorizations`)
+    if (MODERN && accessToken && res.status === 401) {
+      // A refused token: the protected resource may name another authorization server now
+      // (MCP 2026-07-28 Authorization Server Binding: "detected via updated protected resource
+      // metadata"); its credentials are looked up by issuer, or registered anew.
+      const was = meta
+      meta = undefined
+      await discover(params)
+      if (has('stale-as-metadata')) meta = was
+      // discover() set it: TypeScript cannot see that through the call.
+      else if ((meta as Json | undefined)?.issuer !== was?.issuer && !has('reuse-client-across-as'))
+        client = undefined
+    }
     if (!meta) await discover(params)
     await register()
     const supported = ((prm?.scopes_supported as string[] | undefined) ?? []).join(' ')
@@ -347,11 +408,40 @@ async function call(message: Json): Promise<Json | undefined> {
         : has('wrong-initial-scope')
           ? 'openid'
           : (params.scope ?? supported)
-    await authorize(scope)
+    // MCP 2026-07-28 Refresh Tokens: "MAY add offline_access … when the Authorization Server
+    // metadata contains it in scopes_supported" — this client wants refresh tokens.
+    const offline =
+      MODERN &&
+      (meta?.scopes_supported as string[] | undefined)?.includes('offline_access') &&
+      !scope.split(' ').includes('offline_access')
+    await authorize(offline ? `${scope} offline_access` : scope)
   }
 }
 
+/** `_meta` of a 2026-07-28 request (MCP 2026-07-28 basic §_meta, per-request protocol fields). */
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'hand', version: '0' },
+}
+
+/** The 2026-07-28 session: no handshake; every request carries its metadata. */
+async function modern(): Promise<void> {
+  const meta = has('no-meta') ? {} : { _meta: META }
+  await call({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { ...meta } })
+  await call({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hand' }, ...meta },
+  })
+}
+
 try {
+  if (MODERN) {
+    await modern()
+    process.exit(has('exit-1') ? 1 : 0)
+  }
   await call({
     jsonrpc: '2.0',
     id: 1,
