@@ -23,8 +23,13 @@ export interface MatrixPeer {
   note?: string
   /** The `--command` (run from the repository root; the server URL is appended). */
   command: string
-  /** Scenarios to run; default all. */
+  /** Scenarios to run; default every scenario of {@link specVersions}. */
   scenarios?: readonly string[]
+  /**
+   * The MCP revisions judged (`--spec-version`), for a peer without `scenarios`: the revisions it
+   * speaks. A 2026-07-28 scenario judges only a client that speaks 2026-07-28.
+   */
+  specVersions?: readonly string[]
 }
 
 /**
@@ -56,7 +61,11 @@ export const MATRIX: readonly MatrixPeer[] = [
     name: 'sdk-v2-client',
     title: 'MCP SDK v2 client',
     package: '@modelcontextprotocol/client',
+    // 2.4.0 has the 2026-07-28 era behind `versionNegotiation`; the wrapper pins it when the
+    // scenario asks for that revision (MCP_CONFORMANCE_PROTOCOL_VERSION).
+    note: '2026-07-28 pinned in the 2026-07-28 scenarios',
     command: 'npx tsx peers/bin/conformance/sdk-v2-client.ts',
+    specVersions: ['2026-07-28', '2025-11-25', '2025-03-26'],
   },
   {
     name: 'sdk-v1-client',
@@ -64,6 +73,8 @@ export const MATRIX: readonly MatrixPeer[] = [
     package: '@modelcontextprotocol/sdk',
     note: 'the example client, conformance/src/client/examples/sdk-client.ts',
     command: 'npx tsx conformance/src/client/examples/sdk-client.ts',
+    // 1.x has no 2026-07-28 era.
+    specVersions: ['2025-11-25', '2025-03-26'],
   },
   {
     name: 'mcp-remote',
@@ -129,6 +140,7 @@ export async function judgePeer(peer: MatrixPeer): Promise<MatrixVerdict> {
     '--timeout',
     '60000',
     ...(peer.scenarios ? ['--scenario', peer.scenarios.join(',')] : []),
+    ...(peer.specVersions ? ['--spec-version', peer.specVersions.join(',')] : []),
   ]
   try {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -49,7 +49,11 @@ export function peerTable(file: string): string {
     const count = (level: string) => expected.filter((e) => e.level === level).length
     const failures =
       expected.length === 0 ? 'none' : `${count('MUST')} MUST, ${count('SHOULD')} SHOULD`
-    const scenarios = p.scenarios ? String(p.scenarios.length) : 'all'
+    const scenarios = p.scenarios
+      ? String(p.scenarios.length)
+      : p.specVersions
+        ? `all of ${p.specVersions.join(', ')}`
+        : 'all'
     return `| ${p.title} | \`${p.package}\` ${pinnedVersion(p.package)}${p.note ? ` (${p.note})` : ''} | ${scenarios} | ${failures} | [\`peers/baseline/${p.name}.txt\`](${up}peers/baseline/${p.name}.txt) |`
   })
   return [
