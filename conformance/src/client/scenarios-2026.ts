@@ -52,6 +52,18 @@ export const CURRENT_SCENARIOS: readonly ClientScenario[] = [
     shapers: (h) => ({ idp: currentReshapers.dropFirstIss(h.authorizePath) }),
   },
   {
+    name: 'iss-wrong-issuer',
+    clientScenario: 'auth/iss-wrong-issuer',
+    ...REVISION,
+    title:
+      'The AS advertises iss; the first authorization response names another issuer in it (RFC 9207 mix-up): a MUST at 2026-07-28, where wrong-iss judges the 2025-11-25 SHOULD',
+    outcome: 'any',
+    registration: 'dcr',
+    idp: STANDARDS_IDP,
+    gateway: RESOURCE_SERVER,
+    shapers: (h) => ({ idp: reshapers.forgeFirstRedirect(h.authorizePath, 'iss') }),
+  },
+  {
     name: 'iss-unadvertised',
     clientScenario: 'auth/iss-unexpected',
     ...REVISION,

@@ -44,6 +44,7 @@ const JUDGED: Record<string, string[]> = {
     'CLI-REG-006',
   ],
   'iss-missing': ['CLI-ISS-003'],
+  'iss-wrong-issuer': ['CLI-ISS-004'],
   'iss-unadvertised': ['CLI-ISS-004'],
   'as-migration': ['CLI-BIND-001', 'CLI-BIND-002'],
   'offline-access-oidc': ['CLI-REFRESH-001', 'CLI-REFRESH-002'],

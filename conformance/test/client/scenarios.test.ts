@@ -46,6 +46,7 @@ function officialScenarios(): Map<string, string[]> {
  */
 const OFFICIAL_MAIN_2026 = [
   'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer',
   'auth/iss-unexpected',
   'auth/authorization-server-migration',
   'auth/offline-access-scope',

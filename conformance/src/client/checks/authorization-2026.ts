@@ -91,8 +91,8 @@ export const authorization2026: ClientRequirement[] = [
     level: 'MUST',
     source: ISS_VALIDATION,
     quote: ISS_QUOTE,
-    text: "A present iss is compared with the recorded issuer even when the metadata does not advertise iss support: the code of a response whose iss is not the authorization server's issuer is never redeemed.",
-    appliesTo: only('iss-unadvertised'),
+    text: "A present iss is compared with the recorded issuer, whether the metadata advertises iss support or not: the code of a response whose iss is not the authorization server's issuer is never redeemed.",
+    appliesTo: only('iss-wrong-issuer', 'iss-unadvertised'),
     check: (ctx) => reshapedResponseNotRedeemed(ctx, 'iss replaced', 'whose iss is another issuer'),
   },
   {
