@@ -11,18 +11,13 @@ import { Command, InvalidArgumentError } from 'commander'
 import { commaList } from '../cli-options.js'
 import { consoleReport, jsonReport, junitReport } from '../report.js'
 import { parseBaseline, summarize } from '../runner.js'
+import { parseSpecVersion, SELECTABLE_REVISIONS, type SpecRevision } from '../spec-version.js'
 import { ROOT } from '../stack.js'
 import { CLIENT_CATALOGUE } from './checks/index.js'
 import { portRange } from './recorder.js'
 import { type ClientResult, runClient, type ScenarioReport, stopRunningStacks } from './run.js'
 import { SCENARIOS, scenarioNamed } from './scenarios.js'
-import {
-  DEFAULT_REVISIONS,
-  isSpecRevision,
-  SPEC_REVISIONS,
-  type SpecRevision,
-  selectScenarios,
-} from './spec-revision.js'
+import { DEFAULT_REVISIONS, selectScenarios } from './spec-revision.js'
 
 /** `--port-range from-to`: loopback ports, from ≤ to. */
 function parseRange(v: string): [number, number] {
@@ -99,8 +94,14 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     )
     .option(
       '--spec-version <revisions>',
-      `the MCP revisions to judge, comma-separated (${SPEC_REVISIONS.join(', ')}); default ${DEFAULT_REVISIONS.join(',')}: 2025-03-26 scenarios run only when asked for, by this or by --scenario`,
-      commaList,
+      `the MCP revisions to judge, comma-separated (${SELECTABLE_REVISIONS.join(', ')}); default ${DEFAULT_REVISIONS.join(',')}: 2025-03-26 scenarios run only when asked for, by this or by --scenario`,
+      (value: string, previous?: SpecRevision[]) => {
+        try {
+          return parseSpecVersion(value, previous)
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message)
+        }
+      },
     )
     .option('--timeout <ms>', 'time limit of one client run', positive('--timeout'), 30_000)
     .option('--parallel <n>', 'scenarios run at once', positive('--parallel'), 2)
@@ -125,7 +126,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
   const opts = program.opts<{
     command?: string
     scenario?: string[]
-    specVersion?: string[]
+    specVersion?: SpecRevision[]
     timeout: number
     parallel: number
     only?: string[]
@@ -146,12 +147,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     return fail(
       `unknown scenario ${unknown.join(', ')}; scenarios are ${SCENARIOS.map((s) => s.name).join(', ')}`,
     )
-  const badRevision = (opts.specVersion ?? []).filter((v) => !isSpecRevision(v))
-  if (badRevision.length > 0)
-    return fail(
-      `--spec-version: unknown revision ${badRevision.join(', ')}; the client mode judges ${SPEC_REVISIONS.join(', ')}`,
-    )
-  const revisions = opts.specVersion as SpecRevision[] | undefined
+  const revisions = opts.specVersion
   let baseline: Set<string> | undefined
   if (opts.baseline) {
     try {

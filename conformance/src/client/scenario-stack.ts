@@ -6,10 +6,10 @@
  * (key set, discovery), so only the client's traffic is recorded.
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
-import { type DualEraBackend, startDualEraBackend } from './modern-backend.js'
 import { type PortPicker, type Recorder, startRecorder } from './recorder.js'
 import {
   type ClientScenario,
@@ -153,7 +153,8 @@ export async function startScenarioStack(
     })
     started.push(idp)
     idpRecorder.setUpstream(idp.port)
-    const backend: DualEraBackend = await startDualEraBackend()
+    // mcp-backend serves 2026-07-28 and 2025-11-25 on one endpoint (mock-mcp/src/modern.ts).
+    const backend: McpBackend = await startMcpBackend()
     started.push(backend)
     const resource = `${gwRecorder.origin}/mcp`
     const ports = { gateway: await freePort(), idp: idp.port, backend: backend.port }

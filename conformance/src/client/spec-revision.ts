@@ -1,30 +1,21 @@
 /**
- * Which MCP revisions a client-mode run judges (`client --spec-version <rev>`). Each scenario
- * follows one revision's rules (`ClientScenario.revision`); a run selects scenarios by revision:
+ * Which client-mode scenarios a run judges (`client --spec-version <rev>`), over the suite's one
+ * revision vocabulary (../spec-version.ts). Each scenario follows one revision's rules
+ * (`ClientScenario.revision`); a run selects scenarios by revision:
  *
- * - default: the current revision, 2026-07-28, plus 2025-11-25 back-compat (what clients in the
- *   field speak);
+ * - default: the latest final revision, 2026-07-28, plus 2025-11-25 back-compat (what clients in
+ *   the field speak; what a client speaks is learned only by running it, so the default cannot
+ *   follow the client as the server mode follows what a target announces);
  * - `--spec-version 2025-03-26` (or a 2025-03-26 scenario named with `--scenario`): the
  *   2025-03-26 back-compat scenarios, which the official suite's `auth` suite leaves out, so a
  *   2025-11-25 client is never failed for them unless they were asked for.
  */
+import { LATEST_FINAL_REVISION, type SpecRevision } from '../spec-version.js'
 
-/** The MCP revisions a client-mode scenario can follow, oldest first. */
-export const SPEC_REVISIONS = ['2025-03-26', '2025-11-25', '2026-07-28'] as const
-
-/** An MCP revision a client-mode scenario follows. */
-export type SpecRevision = (typeof SPEC_REVISIONS)[number]
-
-/** The current (latest final) MCP revision. */
-export const CURRENT_REVISION: SpecRevision = '2026-07-28'
+export type { SpecRevision } from '../spec-version.js'
 
 /** The revisions judged when `--spec-version` is not given. */
-export const DEFAULT_REVISIONS: readonly SpecRevision[] = ['2026-07-28', '2025-11-25']
-
-/** Whether `v` names a revision the client mode knows. */
-export function isSpecRevision(v: string): v is SpecRevision {
-  return (SPEC_REVISIONS as readonly string[]).includes(v)
-}
+export const DEFAULT_REVISIONS: readonly SpecRevision[] = [LATEST_FINAL_REVISION, '2025-11-25']
 
 /**
  * The scenarios a run judges: those named (`--scenario`), else every scenario of the revisions

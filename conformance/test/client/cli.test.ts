@@ -57,7 +57,7 @@ describe('conformance client', () => {
     const bad = await conformance(['--command', 'true', '--spec-version', '2024-11-05'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(
-      /--spec-version: unknown revision 2024-11-05; the client mode judges 2025-03-26, 2025-11-25, 2026-07-28/,
+      /unknown MCP revision "2024-11-05"; --spec-version takes 2026-07-28, 2025-11-25, 2025-03-26/,
     )
     const none = await conformance([
       '--command',

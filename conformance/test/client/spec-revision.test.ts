@@ -5,11 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { SCENARIOS } from '../../src/client/scenarios.js'
-import {
-  DEFAULT_REVISIONS,
-  isSpecRevision,
-  selectScenarios,
-} from '../../src/client/spec-revision.js'
+import { DEFAULT_REVISIONS, selectScenarios } from '../../src/client/spec-revision.js'
 
 const names = (s: readonly { name: string }[]) => s.map((x) => x.name)
 const of = (revision: string) => names(SCENARIOS.filter((s) => s.revision === revision))
@@ -45,11 +41,5 @@ describe('selectScenarios', () => {
         }),
       ),
     ).toEqual(['iss-missing'])
-  })
-
-  it('knows the three revisions and no other', () => {
-    expect(['2025-03-26', '2025-11-25', '2026-07-28'].every(isSpecRevision)).toBe(true)
-    expect(isSpecRevision('2024-11-05')).toBe(false)
-    expect(isSpecRevision('draft')).toBe(false)
   })
 })
