@@ -36,7 +36,8 @@ const isMetadataDocumentUrl = (id: string) => /^https:\/\/[^/]+\/.+/.test(id)
 /** The authorization response a shaper changed (`note` starts its note), and its code's fate. */
 function reshapedResponseNotRedeemed(ctx: ClientCheckContext, note: string, what: string): void {
   const changed = ctx.flow.authorizations.find((a) => a.entry.reshaped?.startsWith(note))
-  if (!changed?.code) throw new CheckSkipped('the client never got to the authorization response')
+  if (!changed?.code)
+    throw new CheckSkipped('not reached: the client never got to the authorization response')
   const redeemed = ctx.flow.tokenRequests.find((t) => t.form.get('code') === changed.code)
   ctx.evidence(redeemed?.entry ?? changed.entry)
   must(
