@@ -77,6 +77,22 @@ describe('MemoryStore', () => {
     await s.close()
   })
 
+  it('says truthfully when a full namespace frees a place: Retry-After is the earliest expiry', async () => {
+    const c = clock()
+    const s = new MemoryStore({ maxEntries: 2, now: c.now })
+    await s.put('client', 'a', 'a', 3_600_000)
+    await s.put('client', 'b', 'b', 90_500)
+    const err = await s.put('client', 'c', 'c', 60_000).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(StoreFullError)
+    expect((err as StoreFullError).retryAfterSeconds).toBe(91)
+    expect((err as StoreFullError).headers).toEqual({ 'retry-after': '91' })
+    // It comes true: after that many seconds the new entry is taken.
+    c.t += 91_000
+    await s.put('client', 'c', 'c', 60_000)
+    expect(await s.get('client', 'c')).toBe('c')
+    await s.close()
+  })
+
   it('deletes, and refuses every call once closed', async () => {
     const s = new MemoryStore({ maxEntries: 10 })
     await s.put('consent', 'k', true, 1000)

@@ -54,6 +54,16 @@ export const BrokerRegistrationSchema = z
       .describe(
         'How long a registered client is kept (1h-8760h); the client registers again after it expired (RFC 7591 §3.2.1 client_secret_expires_at says when for confidential ones).',
       ),
+    unusedClientTtl: duration('10m', '720h')
+      .prefault('1h')
+      .describe(
+        'How long a registered client that was never used is kept (10m-720h, at most clientTtl): a registration whose first authorization code is not redeemed within it is forgotten, so registrations nobody uses cannot fill the store. Its first code redeemed keeps it for clientTtl from its registration.',
+      ),
+    perSourceUnusedLimit: count(1, 100_000)
+      .default(100)
+      .describe(
+        'Registrations one client address may make per unusedClientTtl (beyond it 429 with Retry-After): with unused registrations expiring after unusedClientTtl, one address holds at most this many unused clients in the store.',
+      ),
     perSourceLimit: count(1, 100_000)
       .default(20)
       .describe(
@@ -111,6 +121,16 @@ export const BrokerAuthorizationSchema = z
     pendingTtl: duration('1m', '1h')
       .prefault('10m')
       .describe('Time a user has to consent and sign in at the IdP (1m-1h).'),
+    requestTtl: duration('1m', '1h')
+      .prefault('5m')
+      .describe(
+        'Time a consent page stays valid (1m-1h, at most pendingTtl): an authorization request waits for consent this long, kept apart from the requests already consented to (which have pendingTtl for the sign-in at the IdP), so a flood of unanswered requests cannot crowd out users signing in.',
+      ),
+    perSourceRequestLimit: count(1, 100_000)
+      .default(30)
+      .describe(
+        'Consent pages one client address may open per requestTtl (beyond it 429 with Retry-After); a browser that already consented goes on to the IdP without being counted.',
+      ),
     codeTtl: duration('10s', '10m')
       .prefault('1m')
       .describe(
