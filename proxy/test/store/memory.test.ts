@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { StoreFullError, StoreUnavailableError } from '../../src/store/errors.js'
 import { MemoryStore } from '../../src/store/memory.js'
+import { storeContract } from './contract.js'
 
 function clock(start = 1_000_000) {
   const c = { t: start, now: () => c.t }
@@ -8,6 +9,8 @@ function clock(start = 1_000_000) {
 }
 
 describe('MemoryStore', () => {
+  storeContract(async (maxEntries) => new MemoryStore({ maxEntries }))
+
   it('returns what was put, as a copy, until its TTL passes', async () => {
     const c = clock()
     const s = new MemoryStore({ maxEntries: 100, now: c.now })

@@ -6,6 +6,7 @@ import { createClient } from '@redis/client'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { StoreFullError, StoreUnavailableError } from '../../src/store/errors.js'
 import { RedisStore, type RedisStoreOptions } from '../../src/store/redis.js'
+import { storeContract } from './contract.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from './redis-server.js'
 
 const skip = redisSkipReason()
@@ -43,6 +44,8 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 }
 
 describe.skipIf(skip !== undefined)(`RedisStore${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  storeContract(async (maxEntries) => store({ maxEntries }))
+
   it('returns what was put, keeps namespaces apart and deletes', async () => {
     const s = store()
     await s.put('client', 'k', { a: [1, 'x'], b: null, c: true }, 60_000)
