@@ -27,7 +27,8 @@ export function createBroker(inputs: BrokerInputs): BrokerExtension {
     dump: () => ({
       issuer: ctx.urls.issuer,
       upstreamClientId: ctx.idp.clientId,
-      store: 'redis' in ctx.config.store ? 'redis' : 'memory',
+      store:
+        'redis' in ctx.config.store ? 'redis' : 'sqlite' in ctx.config.store ? 'sqlite' : 'memory',
     }),
   }
 }

@@ -193,6 +193,19 @@ export const BrokerRedisStoreSchema = z.strictObject({
     .describe('Time one store operation may take before the request fails with 503 (100ms-30s).'),
 })
 
+/** `broker.store.sqlite`. */
+export const BrokerSqliteStoreSchema = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .describe(
+      'The database file (relative to the working directory), created 0600 with its directory; one gatehouse process per file. Needs Node.js 22.5+ (node:sqlite).',
+    ),
+  maxEntries: count(100, 100_000_000)
+    .default(100_000)
+    .describe('Entries per namespace; a full namespace refuses new entries (503).'),
+})
+
 /** `broker.store`: where the broker keeps its state. */
 export const BrokerStoreSchema = z
   .union(
@@ -205,14 +218,19 @@ export const BrokerStoreSchema = z
       z.strictObject({
         redis: BrokerRedisStoreSchema.describe('A Redis server (6.2+) shared by every replica.'),
       }),
+      z.strictObject({
+        sqlite: BrokerSqliteStoreSchema.describe(
+          'A SQLite file on this machine (node:sqlite): kept across restarts, one process.',
+        ),
+      }),
     ],
     {
       error:
-        'expected exactly one of store.memory or store.redis, e.g. {memory: {}} or {redis: {url: redis://redis:6379}}',
+        'expected exactly one of store.memory, store.sqlite or store.redis, e.g. {memory: {}}, {sqlite: {path: state/gatehouse.db}} or {redis: {url: redis://redis:6379}}',
     },
   )
   .describe(
-    'State (registered clients, pending authorizations, codes, grants, consents, CIMD cache): memory (one replica) or redis (several replicas behind a load balancer).',
+    'State (registered clients, pending authorizations, codes, grants, consents, CIMD cache): memory (one replica, lost on restart), sqlite (one replica, kept across restarts) or redis (several replicas behind a load balancer, kept as long as Redis keeps it).',
   )
 
 /** `jwtAuthentication.mcp.broker`. */
