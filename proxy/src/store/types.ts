@@ -22,6 +22,7 @@ export type StoreValue =
  * Namespaces with their own TTL and size bound. `request`: authorization requests waiting for
  * consent (short-lived, per-address limited); `pending`: requests consented to, waiting for the
  * IdP's return — apart, so that unanswered requests cannot crowd out users signing in.
+ * `session`: MCP session bindings, in a store that persists (`./session-bindings.ts`).
  */
 export type StoreNamespace =
   | 'client'
@@ -31,6 +32,7 @@ export type StoreNamespace =
   | 'grant'
   | 'consent'
   | 'cimd'
+  | 'session'
 
 /** Every namespace, for implementations that keep per-namespace structures. */
 export const STORE_NAMESPACES: readonly StoreNamespace[] = [
@@ -41,6 +43,7 @@ export const STORE_NAMESPACES: readonly StoreNamespace[] = [
   'grant',
   'consent',
   'cimd',
+  'session',
 ]
 
 /** The broker's state store. */

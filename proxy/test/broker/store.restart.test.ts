@@ -16,7 +16,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
-import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { initializeBody, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
@@ -44,7 +44,14 @@ let backend: McpBackend
 const dirs: string[] = []
 
 beforeAll(async () => {
-  idp = await startMockIdp()
+  idp = await startMockIdp({
+    users: [
+      { login: 'alice', name: 'Alice Example', groups: ['AI-Users', 'Everyone'] },
+      { login: 'bob', name: 'Bob Example', groups: ['Everyone'] },
+      // Allowed on the route like alice: the one who tries her session.
+      { login: 'mallory', name: 'Mallory Example', groups: ['AI-Users'] },
+    ],
+  })
   backend = await startMcpBackend()
 }, 60_000)
 afterAll(async () => {
@@ -139,6 +146,43 @@ async function post(url: string, body: Record<string, string> | object, json = f
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
 
+/** Signs `login` in through the broker with the demo client; returns the access token. */
+async function signIn(gh: Gatehouse, login: string): Promise<string> {
+  const { verifier, challenge } = pkce()
+  const url = authorizationUrl(
+    { authorizeUrl: `${gh.issuer}/oauth/authorize`, issuer: gh.issuer },
+    { state: 'st', code_challenge: challenge, code_challenge_method: 'S256' },
+  )
+  const back = await signInThroughBroker(new TestBrowser(), url, login, REDIRECT)
+  const redeemed = await post(`${gh.issuer}/oauth/token`, {
+    grant_type: 'authorization_code',
+    client_id: 'gatehouse-demo-client',
+    code: back.searchParams.get('code') ?? '',
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+  })
+  expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200)
+  return String(redeemed.body.access_token)
+}
+
+/** An MCP request through the gateway; returns the status and the session id it issued. */
+async function mcp(gh: Gatehouse, token: string, session?: string) {
+  const res = await fetch(gh.issuer, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(session ? { 'mcp-session-id': session } : {}),
+    },
+    body: session
+      ? JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
+      : initializeBody('restart-test'),
+  })
+  await res.body?.cancel()
+  return { status: res.status, session: res.headers.get('mcp-session-id') }
+}
+
 /** The restart cases, on a gatehouse whose store persists. */
 function restartCases(open: () => Promise<Gatehouse>) {
   let gh: Gatehouse
@@ -207,6 +251,18 @@ function restartCases(open: () => Promise<Gatehouse>) {
     })
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200)
     expect(typeof refreshed.body.access_token).toBe('string')
+  }, 120_000)
+
+  it("keeps alice's MCP session bound to her across a restart: mallory's token on it gets 404, hers goes on", async () => {
+    const alice = await signIn(gh, 'alice')
+    const mallory = await signIn(gh, 'mallory')
+    const opened = await mcp(gh, alice)
+    expect(opened.status).toBe(200)
+    expect(opened.session).toBeTruthy()
+    await gh.restart()
+    // The backend still holds the session: without the binding, mallory would be served in it.
+    expect((await mcp(gh, mallory, String(opened.session))).status).toBe(404)
+    expect((await mcp(gh, alice, String(opened.session))).status).toBe(200)
   }, 120_000)
 
   it('answers a consent page submitted after a restart (no CSRF failure)', async () => {
