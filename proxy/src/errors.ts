@@ -277,6 +277,16 @@ export const ERRORS = {
     error: 'temporarily_unavailable',
     description: 'too many registrations from one address',
   },
+  GW_ERR_AUTHORIZE_LIMIT: {
+    status: 429,
+    error: 'temporarily_unavailable',
+    description: 'too many authorization requests waiting for consent from one address',
+  },
+  GW_ERR_SESSIONS_FULL: {
+    status: 503,
+    error: 'temporarily_unavailable',
+    description: 'the MCP session bindings are full',
+  },
   GW_ERR_CLIENT_METADATA: {
     status: 400,
     error: 'invalid_client',

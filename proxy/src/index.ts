@@ -247,7 +247,8 @@ function primarySessions(primary: IpcPeer): SessionBindings {
   return {
     owner: async (session) =>
       (await primary.call<string | null>('sessions.owner', [session])) ?? undefined,
-    bind: (session, principal) => primary.call<string>('sessions.bind', [session, principal]),
+    bind: async (session, principal) =>
+      (await primary.call<string | null>('sessions.bind', [session, principal])) ?? undefined,
     forget: async (session) => {
       await primary.call('sessions.forget', [session])
     },

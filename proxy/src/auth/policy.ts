@@ -213,6 +213,10 @@ class CompiledPolicy implements AuthPolicy {
 
   serveOAuth: AuthPolicy['serveOAuth'] = async (req) => this.#oauth?.serve(req)
 
+  get sessions(): AuthPolicy['sessions'] {
+    return this.#broker?.sessions
+  }
+
   async authenticate(req: AuthStageRequest): Promise<AuthResult> {
     let claims: Readonly<Record<string, unknown>> | undefined
     if (this.#authentication) {

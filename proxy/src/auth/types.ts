@@ -38,6 +38,18 @@ export interface BrokerExtension {
   close(): Promise<void>
   /** A view for `/config_dump`: no secret. */
   dump(): Record<string, unknown>
+  /**
+   * MCP session bindings kept in the broker's store when it persists (SQLite, Redis): the routes
+   * of this policy bind sessions there, so bindings survive a restart. Absent: the process's.
+   */
+  readonly sessions?: SessionBindingStore | undefined
+}
+
+/** Where MCP session bindings live (the shape of `dataplane/session-binding.ts`'s interface). */
+export interface SessionBindingStore {
+  owner(session: string): Promise<string | undefined>
+  bind(session: string, principal: string): Promise<string | undefined>
+  forget(session: string): Promise<void>
 }
 
 /** What a broker is built from: the policy's `mcp` block and its first provider. */
@@ -110,6 +122,8 @@ export interface AuthPolicy {
   stop(): void
   /** A view for `/config_dump`: no secret, no private key part. */
   dump(): Record<string, unknown>
+  /** MCP session bindings of this policy's broker store, when it persists (see BrokerExtension). */
+  readonly sessions?: SessionBindingStore | undefined
 }
 
 /** Signature of the auth layer's compile function (implemented in `./policy.ts`). */

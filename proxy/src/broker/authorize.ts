@@ -128,8 +128,20 @@ export async function authorize(ctx: FlowContext, req: LocalRequest): Promise<Lo
     ctx.log.debug({ clientId }, 'broker: consent remembered for this browser')
     return continueToIdp(ctx, pending, setBrowser)
   }
+  // A request waiting for consent costs a store entry to anyone who can send a GET: it lives
+  // only requestTtl, in its own namespace (a flood cannot fill the one of consented sign-ins),
+  // and one address may open only perSourceRequestLimit of them per requestTtl.
+  const verdict = ctx.requestLimit.take(req.remoteAddress ?? 'unknown')
+  if (!verdict.ok) {
+    return errorPage(
+      'GW_ERR_AUTHORIZE_LIMIT',
+      'Too many sign-in requests',
+      `too many sign-in requests from this address are waiting for consent; try again in ${verdict.retryAfterSeconds} s`,
+      { 'retry-after': String(verdict.retryAfterSeconds) },
+    )
+  }
   const requestId = randomHandle()
-  await ctx.store.put('pending', consentKey(requestId), asValue(pending), ctx.ttl.pendingMs)
+  await ctx.store.put('request', consentKey(requestId), asValue(pending), ctx.ttl.requestMs)
   const view = consentPage({
     clientName: client.clientName ?? clientId,
     clientId,

@@ -32,6 +32,13 @@ export interface BrokerClient {
   scope?: string
   /** Where the client comes from. */
   source: 'registered' | 'metadata-document' | 'configured'
+  /**
+   * A registered client: when it expires once used (ms since the epoch, registration +
+   * `clientTtl`). Until its first code is redeemed it lives only `unusedClientTtl`.
+   */
+  expiresAt?: number
+  /** A registered client: whether a code of it was ever redeemed (see {@link ClientRegistry.markUsed}). */
+  used?: boolean
 }
 
 /** Resolves URL client ids through their metadata document (implemented by `./client-metadata.ts`). */
@@ -90,6 +97,20 @@ export class ClientRegistry {
     await this.#o.store.put('client', client.clientId, toStored(client), ttlMs)
   }
 
+  /**
+   * Records a registered client's first use (its first authorization code redeemed): from then
+   * on it is kept until its `expiresAt` (registration + `clientTtl`) instead of the short life
+   * of an unused registration. No-op for other clients and clients already marked.
+   */
+  async markUsed(client: BrokerClient, now = Date.now()): Promise<void> {
+    if (client.source !== 'registered' || client.used !== false || client.expiresAt === undefined) {
+      return
+    }
+    const ttl = client.expiresAt - now
+    if (ttl <= 0) return
+    await this.#o.store.put('client', client.clientId, toStored({ ...client, used: true }), ttl)
+  }
+
   /** Whether `secret` is the client's secret (constant time). A public client has none. */
   verifySecret(client: BrokerClient, secret: string): boolean {
     if (!client.clientSecretHash) return false
@@ -131,6 +152,8 @@ function toStored(c: BrokerClient): StoreValue {
     ...(c.clientUri !== undefined ? { clientUri: c.clientUri } : {}),
     ...(c.clientSecretHash !== undefined ? { clientSecretHash: c.clientSecretHash } : {}),
     ...(c.scope !== undefined ? { scope: c.scope } : {}),
+    ...(c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+    ...(c.used !== undefined ? { used: c.used } : {}),
   }
 }
 
@@ -158,6 +181,8 @@ function fromStored(v: StoreValue): BrokerClient | undefined {
   if (uri !== undefined) client.clientUri = uri
   if (hash !== undefined) client.clientSecretHash = hash
   if (scope !== undefined) client.scope = scope
+  if (typeof v.expiresAt === 'number') client.expiresAt = v.expiresAt
+  if (typeof v.used === 'boolean') client.used = v.used
   return client
 }
 

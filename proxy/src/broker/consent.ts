@@ -67,7 +67,7 @@ export async function consent(ctx: FlowContext, req: LocalRequest): Promise<Loca
     )
   }
   const pending = asRecord<PendingAuthorization>(
-    await ctx.store.take('pending', consentKey(requestId)),
+    await ctx.store.take('request', consentKey(requestId)),
   )
   if (!pending) {
     return errorPage(

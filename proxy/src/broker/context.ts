@@ -11,7 +11,7 @@ import type { Upstream } from '../http/upstream.js'
 import type { BrokerStore } from '../store/types.js'
 import { ClientMetadataDocuments } from './client-metadata.js'
 import { ClientRegistry } from './clients.js'
-import { createStore } from './store.js'
+import { createStore, type PersistentStore } from './store.js'
 
 /** The path of every broker endpoint below the issuer (broker-design.md). */
 export const BROKER_PATHS = {
@@ -104,7 +104,7 @@ export function createBrokerContext(o: BrokerContextOptions): BrokerContext {
     mcp: o.mcp,
     urls: brokerUrls(o.mcp.resourceMetadata.resource),
     resource: o.mcp.resourceMetadata.resource,
-    secret: config.secret ? Buffer.from(config.secret, 'utf8') : randomBytes(32),
+    secret: signingKey(config, store, o.mcp.resourceMetadata.resource),
     store,
     clients,
     idp: {
@@ -117,4 +117,21 @@ export function createBrokerContext(o: BrokerContextOptions): BrokerContext {
     },
     log: o.log,
   }
+}
+
+/**
+ * The broker's HMAC key: `mcp.broker.secret`; without it, a random key kept in a store that
+ * persists (SQLite), so that CSRF tokens, states and consent cookies issued before a restart
+ * verify after it (a consent page submitted across a restart is answered, not refused); else a
+ * random key for this process's life.
+ */
+function signingKey(config: BrokerConfig, store: BrokerStore, resource: string): Buffer {
+  if (config.secret) return Buffer.from(config.secret, 'utf8')
+  if ('persistent' in store) {
+    const kept = (store as PersistentStore).persistent(`broker-key:${resource}`, () =>
+      randomBytes(32).toString('base64url'),
+    )
+    return Buffer.from(kept, 'base64url')
+  }
+  return randomBytes(32)
 }

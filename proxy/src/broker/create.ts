@@ -4,6 +4,7 @@
  * `auth/` never imports `broker/` (which builds on `auth/`).
  */
 import type { BrokerExtension, BrokerInputs } from '../auth/types.js'
+import { StoredSessionBindings } from '../store/session-bindings.js'
 import { createBrokerContext } from './context.js'
 import { BrokerEndpoints } from './endpoints.js'
 
@@ -20,14 +21,18 @@ export function createBroker(inputs: BrokerInputs): BrokerExtension {
     log: inputs.log,
   })
   const endpoints = new BrokerEndpoints(ctx)
+  // A store that persists keeps the MCP session bindings of this policy's routes too.
+  const persists = !('memory' in ctx.config.store)
   return {
+    sessions: persists ? new StoredSessionBindings({ store: ctx.store }) : undefined,
     issuer: ctx.urls.issuer,
     serve: (req) => endpoints.serve(req),
     close: () => ctx.store.close(),
     dump: () => ({
       issuer: ctx.urls.issuer,
       upstreamClientId: ctx.idp.clientId,
-      store: 'redis' in ctx.config.store ? 'redis' : 'memory',
+      store:
+        'redis' in ctx.config.store ? 'redis' : 'sqlite' in ctx.config.store ? 'sqlite' : 'memory',
     }),
   }
 }

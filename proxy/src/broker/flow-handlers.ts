@@ -23,6 +23,7 @@ import type { ClientResolver, FlowContext } from './flow.js'
 import { IdpClient } from './idp-client.js'
 import { errorPage } from './pages.js'
 import { Signer } from './signing.js'
+import { SourceLimit } from './source-limit.js'
 import { token } from './token.js'
 
 /** A local endpoint (the same shape as `endpoints.ts`'s `BrokerHandler`). */
@@ -60,11 +61,16 @@ export function flowContext(base: BrokerBase): FlowContext {
       },
     }),
     ttl: {
+      requestMs: Math.min(a.requestTtl.ms, a.pendingTtl.ms),
       pendingMs: a.pendingTtl.ms,
       codeMs: a.codeTtl.ms,
       consentMs: a.consentTtl.ms,
       refreshMs: a.refreshTokenTtl.ms,
     },
+    requestLimit: new SourceLimit({
+      limit: a.perSourceRequestLimit,
+      windowMs: Math.min(a.requestTtl.ms, a.pendingTtl.ms),
+    }),
     log: base.log,
   }
 }

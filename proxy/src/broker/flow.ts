@@ -11,15 +11,20 @@ import type { BrokerClient } from './clients.js'
 import type { BrokerCookies } from './cookies.js'
 import type { IdpClient } from './idp-client.js'
 import type { Signer } from './signing.js'
+import type { SourceLimit } from './source-limit.js'
 
 /** Resolves client ids (registered, metadata documents, `mcp.clientId`): `ClientRegistry`. */
 export interface ClientResolver {
   lookup(clientId: string): Promise<BrokerClient | undefined>
   verifySecret(client: BrokerClient, secret: string): boolean
+  /** Records a registered client's first use, so it outlives the short life of unused ones. */
+  markUsed(client: BrokerClient): Promise<void>
 }
 
 /** Lifetimes, in milliseconds (`mcp.broker.authorization`). */
 export interface BrokerLifetimes {
+  /** A consent page (a request before consent, store namespace `request`). */
+  requestMs: number
   pendingMs: number
   codeMs: number
   consentMs: number
@@ -38,6 +43,8 @@ export interface FlowContext {
   cookies: BrokerCookies
   idp: IdpClient
   ttl: BrokerLifetimes
+  /** Consent pages per client address per `requestTtl` (`authorization.perSourceRequestLimit`). */
+  requestLimit: SourceLimit
   log: pino.Logger
 }
 

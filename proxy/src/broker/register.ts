@@ -2,9 +2,12 @@
  * Dynamic Client Registration answered by the gateway in broker mode (RFC 7591 §3; issue #22
  * item 2): `POST <issuer>/oauth/register`. The gateway mints the client id (and, for a
  * confidential client, a secret it keeps only as a hash), checks the redirect URIs with the one
- * redirect URI check, and stores the client for `registration.clientTtl`. Unauthenticated, so it
- * is bounded twice: per client address (`registration.perSourceLimit`, 429) and by the store's
- * `client` namespace (503 when full; live clients are never evicted).
+ * redirect URI check, and stores the client for `registration.unusedClientTtl` until its first
+ * code is redeemed, then for `registration.clientTtl` from its registration. Unauthenticated, so
+ * it is bounded three times: per client address (`registration.perSourceLimit` per window, and
+ * `perSourceUnusedLimit` per `unusedClientTtl`, which bounds the unused clients one address
+ * holds; 429) and by the store's `client` namespace (503 when full, with a Retry-After that says
+ * when the earliest registration expires; live clients are never evicted).
  */
 import { redirectUrisProblem } from '../auth/redirect-uri.js'
 import { readRegistrationBody } from '../auth/registration-body.js'
@@ -35,11 +38,17 @@ const GRANT_TYPES = ['authorization_code', 'refresh_token']
 export class Registration {
   readonly #ctx: BrokerContext
   readonly #limit: SourceLimit
+  /** Registrations per address per unusedClientTtl: bounds the unused clients one address holds. */
+  readonly #unusedLimit: SourceLimit
 
   constructor(ctx: BrokerContext) {
     this.#ctx = ctx
     const r = ctx.config.registration
     this.#limit = new SourceLimit({ limit: r.perSourceLimit, windowMs: r.perSourceWindow.ms })
+    this.#unusedLimit = new SourceLimit({
+      limit: r.perSourceUnusedLimit,
+      windowMs: unusedTtlMs(r),
+    })
   }
 
   /** Answers one request to the endpoint. */
@@ -59,15 +68,23 @@ export class Registration {
         },
       )
     }
-    const verdict = this.#limit.take(req.remoteAddress ?? 'unknown')
-    if (!verdict.ok) {
-      return fromRequestError(
+    const r = this.#ctx.config.registration
+    const source = req.remoteAddress ?? 'unknown'
+    const limited = (limit: number, per: string, retryAfterSeconds: number) =>
+      fromRequestError(
         new RequestError(
           'GW_ERR_REGISTRATION_LIMIT',
-          `too many registrations from this address (at most ${this.#ctx.config.registration.perSourceLimit} per ${this.#ctx.config.registration.perSourceWindow.text}); try again in ${verdict.retryAfterSeconds} s, or reuse the client you registered`,
-          { headers: { 'retry-after': String(verdict.retryAfterSeconds) } },
+          `too many registrations from this address (at most ${limit} per ${per}); try again in ${retryAfterSeconds} s, or reuse the client you registered`,
+          { headers: { 'retry-after': String(retryAfterSeconds) } },
         ),
       )
+    const verdict = this.#limit.take(source)
+    if (!verdict.ok) {
+      return limited(r.perSourceLimit, r.perSourceWindow.text, verdict.retryAfterSeconds)
+    }
+    const unused = this.#unusedLimit.take(source)
+    if (!unused.ok) {
+      return limited(r.perSourceUnusedLimit, r.unusedClientTtl.text, unused.retryAfterSeconds)
     }
     const metadata = await readRegistrationBody(req)
     if ('response' in metadata) return metadata.response
@@ -78,14 +95,19 @@ export class Registration {
     const checked = checkMetadata(json as Record<string, unknown>)
     if ('response' in checked) return checked.response
     const { client, secret } = mint(checked)
-    const ttl = this.#ctx.config.registration.clientTtl
+    const ttl = r.clientTtl
+    const now = Date.now()
+    // Kept for unusedClientTtl until its first code is redeemed (ClientRegistry.markUsed), then
+    // until registration + clientTtl: registrations nobody uses leave the store early.
+    client.expiresAt = now + ttl.ms
+    client.used = false
     try {
-      await this.#ctx.clients.save(client, ttl.ms)
+      await this.#ctx.clients.save(client, unusedTtlMs(r))
     } catch (err) {
       if (err instanceof RequestError) return fromRequestError(err)
       throw err
     }
-    const issuedAt = Math.floor(Date.now() / 1000)
+    const issuedAt = Math.floor(now / 1000)
     // RFC 7591 §3.2.1: the client information response.
     return {
       status: 201,
@@ -109,6 +131,11 @@ export class Registration {
       },
     }
   }
+}
+
+/** The life of a registration never used: unusedClientTtl, at most clientTtl. */
+function unusedTtlMs(r: BrokerContext['config']['registration']): number {
+  return Math.min(r.unusedClientTtl.ms, r.clientTtl.ms)
 }
 
 interface CheckedMetadata {

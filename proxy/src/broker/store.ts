@@ -1,7 +1,48 @@
-/** The broker store a policy's `mcp.broker.store` names: memory (default) or Redis. */
+/** The broker store a policy's `mcp.broker.store` names: memory (default), SQLite or Redis. */
+import { resolve } from 'node:path'
 import type { BrokerConfig } from '../config/schema.js'
 import { MemoryStore } from '../store/memory.js'
+import { SqliteStore } from '../store/sqlite.js'
 import type { BrokerStore } from '../store/types.js'
+
+/** A store that can keep a value across restarts (the broker's signing key). */
+export interface PersistentStore extends BrokerStore {
+  persistent(name: string, create: () => string): string
+}
+
+/** SQLite files open in this process, shared by the brokers (and reloads) that name them. */
+const openFiles = new Map<string, { store: SqliteStore; users: number }>()
+
+/**
+ * The SQLite store of a file, opened once per process: a reload builds the new policy's broker
+ * before the old one closes, and the file admits one connection (exclusive locking).
+ * @throws SqliteStoreError when the file cannot be used (the message says why and what to do)
+ */
+function sharedSqlite(path: string, maxEntries: number): PersistentStore {
+  const file = resolve(path)
+  let open = openFiles.get(file)
+  if (!open) {
+    open = { store: new SqliteStore({ path: file, maxEntries }), users: 0 }
+    openFiles.set(file, open)
+  }
+  open.users++
+  const entry = open
+  let closed = false
+  return {
+    put: (ns, key, value, ttlMs) => entry.store.put(ns, key, value, ttlMs),
+    get: (ns, key) => entry.store.get(ns, key),
+    take: (ns, key) => entry.store.take(ns, key),
+    delete: (ns, key) => entry.store.delete(ns, key),
+    persistent: (name, create) => entry.store.persistent(name, create),
+    close: async () => {
+      if (closed) return
+      closed = true
+      if (--entry.users > 0) return
+      openFiles.delete(file)
+      await entry.store.close()
+    },
+  }
+}
 
 /**
  * Opens the configured store (Redis connects on first use, so start-up never waits for it). The
@@ -36,5 +77,6 @@ export function createStore(config: BrokerConfig['store']): BrokerStore {
       },
     }
   }
+  if ('sqlite' in config) return sharedSqlite(config.sqlite.path, config.sqlite.maxEntries)
   return new MemoryStore({ maxEntries: config.memory.maxEntries })
 }

@@ -17,6 +17,7 @@
 import { OAuthError, type OAuthErrorCode } from '../errors.js'
 import { fromRequestError, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import { authenticateClient, type TokenError } from './client-auth.js'
+import type { BrokerClient } from './clients.js'
 import { asRecord, asValue, type CodeRecord, type FlowContext, type GrantRecord } from './flow.js'
 import { parseParams, readForm } from './params.js'
 import { CODE_VERIFIER, digest, randomHandle, s256, safeEqual } from './signing.js'
@@ -65,15 +66,16 @@ export async function token(ctx: FlowContext, req: LocalRequest): Promise<LocalR
     return invalid('GW_ERR_TOKEN_TARGET', `resource must be ${ctx.resource} (RFC 8707 §2)`)
   }
   return grantType === 'authorization_code'
-    ? redeemCode(ctx, auth.client.clientId, p)
+    ? redeemCode(ctx, auth.client, p)
     : refresh(ctx, auth.client.clientId, p)
 }
 
 async function redeemCode(
   ctx: FlowContext,
-  clientId: string,
+  client: BrokerClient,
   p: (name: string) => string | undefined,
 ): Promise<LocalResponse> {
+  const clientId = client.clientId
   const code = p('code')
   const verifier = p('code_verifier')
   if (!code) return invalid('GW_ERR_TOKEN_REQUEST', 'code is missing')
@@ -108,6 +110,11 @@ async function redeemCode(
       'code_verifier does not match the code_challenge (RFC 7636 §4.6); the code is spent',
     )
   }
+  // The client's first code redeemed: it is in use, so it is kept for its whole clientTtl. A
+  // store failure here costs the client an early re-registration, never this answer.
+  await ctx.clients.markUsed(client).catch((err: unknown) => {
+    ctx.log.warn({ clientId, err: String(err) }, 'broker: could not record a client as in use')
+  })
   let refreshToken: string | undefined
   if (record.idpRefreshToken) {
     const secret = randomHandle()

@@ -279,7 +279,14 @@ async function answer(
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
   })
   input.task?.stage('streaming')
-  await input.onResponseHead?.(response.statusCode, response.headers)
+  try {
+    await input.onResponseHead?.(response.statusCode, response.headers)
+  } catch (err) {
+    // The head is refused (an MCP session that cannot be bound): nothing of it reaches the client.
+    if (!(err instanceof RequestError)) throw err
+    response.body.on('error', () => {}).destroy()
+    return failed(input, err, started)
+  }
   const headers = downstreamHeaders(response.headers, input.responseHeaders)
   let body: Readable
   try {

@@ -343,7 +343,8 @@ async function forwardTo(
   mcp?: McpForward,
 ): Promise<Answered> {
   const gate = await sessionGate({
-    sessions: steps.deps.sessions,
+    // A broker policy whose store persists holds its routes' bindings (they survive a restart).
+    sessions: rule.policies.find((p) => p.sessions)?.sessions ?? steps.deps.sessions,
     backend: rule.backend,
     method: ctx.method,
     headers: ctx.req.headers,

@@ -24,16 +24,22 @@ export interface SessionBindings {
   owner(session: string): Promise<string | undefined>
   /**
    * Binds a session the backend just issued to `principal`, unless it is already bound (a
-   * binding is never moved to someone else). Resolves to the principal it is bound to.
+   * binding is never moved to someone else). Resolves to the principal it is bound to, or
+   * `undefined` when the store is full and refuses a new binding: bindings of other principals are
+   * never evicted to make room, as an evicted session could then be adopted by whoever names it
+   * first (the caller must not hand out a session it could not bind).
    */
-  bind(session: string, principal: string): Promise<string>
+  bind(session: string, principal: string): Promise<string | undefined>
   /** Forgets a session that ended (`DELETE` answered 2xx). */
   forget(session: string): Promise<void>
 }
 
 /** Limits of {@link MemorySessionBindings}. */
 export interface MemorySessionBindingsOptions {
-  /** Sessions held at once (default 100 000); past it the least recently used is forgotten. */
+  /**
+   * Sessions held at once (default 100 000); at it, a new binding is refused (after idle ones are
+   * dropped), never made by forgetting another principal's.
+   */
   maxSessions?: number
   /**
    * Sessions one principal holds at once (default 1 000); past it that principal's least recently
@@ -87,12 +93,18 @@ export class MemorySessionBindings implements SessionBindings {
     return entry.principal
   }
 
-  async bind(session: string, principal: string): Promise<string> {
+  async bind(session: string, principal: string): Promise<string | undefined> {
     const current = await this.owner(session)
     if (current !== undefined) return current
     const mine = this.#byPrincipal.get(principal) ?? new Set<string>()
+    // A principal at its quota makes room from its own sessions only.
     while (mine.size >= this.#maxPerPrincipal) this.#delete(first(mine))
-    while (this.#sessions.size >= this.#max) this.#delete(first(this.#sessions.keys()))
+    if (this.#sessions.size >= this.#max) {
+      this.#sweep()
+      // Full of live bindings: refuse rather than evict someone else's (docs/auth.md, "MCP
+      // sessions bound to the user").
+      if (this.#sessions.size >= this.#max) return undefined
+    }
     this.#sessions.set(session, { principal, lastUsed: this.#now() })
     mine.add(session)
     this.#byPrincipal.set(principal, mine)

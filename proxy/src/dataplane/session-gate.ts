@@ -28,7 +28,10 @@ export interface SessionGateInput {
   log: Logger
 }
 
-/** Forward, and report the backend's answer head to `onResponseHead`; or refuse with `response`. */
+/**
+ * Forward, and report the backend's answer head to `onResponseHead` (which rejects with a
+ * `RequestError` when the session the backend issued cannot be bound); or refuse with `response`.
+ */
 export type SessionGateResult =
   | {
       ok: true
@@ -89,7 +92,7 @@ export async function sessionGate(input: SessionGateInput): Promise<SessionGateR
       }
       if (adopt && sent !== undefined) {
         // bind() never moves a binding: of two principals racing for the id, the first keeps it.
-        await sessions.bind(key(sent), principal)
+        if ((await sessions.bind(key(sent), principal)) === undefined) throw sessionsFull()
         trace?.event('mcp_session', { session: 'adopted', allowed: true })
       }
       const issued = headers['mcp-session-id']
@@ -102,8 +105,21 @@ export async function sessionGate(input: SessionGateInput): Promise<SessionGateR
         )
         return
       }
-      await sessions.bind(key(issued), principal)
+      // A session that cannot be bound is not handed out: the answer becomes a 503.
+      if ((await sessions.bind(key(issued), principal)) === undefined) {
+        log.warn({ backend: input.backend }, 'MCP session bindings are full; new session refused')
+        throw sessionsFull()
+      }
       trace?.event('mcp_session', { session: 'issued', allowed: true })
     },
   }
+}
+
+/** The bindings are full: the backend's answer is replaced by a 503 (forward.ts). */
+function sessionsFull(): RequestError {
+  return new RequestError(
+    'GW_ERR_SESSIONS_FULL',
+    'the gateway holds as many MCP sessions as it may; try again later',
+    { headers: { 'retry-after': '60' } },
+  )
 }

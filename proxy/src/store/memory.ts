@@ -85,7 +85,10 @@ export class MemoryStore implements BrokerStore {
     const json = JSON.stringify(value)
     if (!space.live(key, now) && space.entries.size >= this.#max) {
       space.sweep(now)
-      if (space.entries.size >= this.#max) throw new StoreFullError(ns, this.#max)
+      if (space.entries.size >= this.#max) {
+        // After the sweep `earliest` is exact: the first place that frees up.
+        throw new StoreFullError(ns, this.#max, space.earliest - now)
+      }
     }
     const expiresAt = now + ttlMs
     space.entries.set(key, { json, expiresAt })

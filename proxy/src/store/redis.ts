@@ -14,13 +14,17 @@ import type { BrokerRedisStoreConfig } from '../config/schema.js'
 import { StoreFullError, StoreUnavailableError } from './errors.js'
 import type { BrokerStore, StoreNamespace, StoreValue } from './types.js'
 
-/** KEYS: entry, index. ARGV: value, ttl ms, max entries. Returns 1 stored, 0 full. */
+/**
+ * KEYS: entry, index. ARGV: value, ttl ms, max entries. Returns 1 stored, or, when full, the
+ * negated milliseconds until the earliest entry expires (at most -1).
+ */
 const PUT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if not redis.call('ZSCORE', KEYS[2], KEYS[1]) and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
-  return 0
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return -math.max(1, tonumber(first[2]) - now)
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
@@ -90,7 +94,7 @@ export class RedisStore implements BrokerStore {
         arguments: [JSON.stringify(value), ttl, String(this.#o.maxEntries)],
       }),
     )
-    if (stored !== 1) throw new StoreFullError(ns, this.#o.maxEntries)
+    if (stored !== 1) throw new StoreFullError(ns, this.#o.maxEntries, -Number(stored))
   }
 
   async get(ns: StoreNamespace, key: string): Promise<StoreValue | undefined> {
@@ -122,16 +126,44 @@ export class RedisStore implements BrokerStore {
     return `${this.#o.keyPrefix}i:${ns}`
   }
 
-  /** Runs one command on a connected client; every failure becomes a StoreUnavailableError. */
+  /**
+   * Runs one command on a connected client; every failure becomes a StoreUnavailableError. The
+   * whole call — waiting for the connection and the command — is bounded by `commandTimeout` with
+   * a timer of its own: the client's per-command timeout does not fire while the server holds a
+   * live socket but answers nothing (a stalled or SIGSTOPped server, `DEBUG SLEEP`), and
+   * docs/auth.md promises a 503 then, never a hang. A command given up on may still run on the
+   * server later; every broker operation is safe to lose or to complete late (a put refused to
+   * the caller at worst leaves an entry that expires unused).
+   */
   async #run<T>(command: (c: RedisClientType) => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreUnavailableError('the store was closed')
-    try {
+    const ms = this.#o.commandTimeoutMs
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new StoreUnavailableError(
+              `Redis at ${this.#where()} did not answer within ${ms} ms (store.redis.commandTimeout)`,
+            ),
+          ),
+        ms,
+      )
+    })
+    const work = (async () => {
       await this.#connect()
       return await command(this.#client)
+    })()
+    // The loser of the race must not become an unhandled rejection.
+    work.catch(() => undefined)
+    try {
+      return await Promise.race([work, deadline])
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err
       const message = err instanceof Error ? err.message : String(err)
       throw new StoreUnavailableError(`Redis at ${this.#where()}: ${message}`, { cause: err })
+    } finally {
+      clearTimeout(timer)
     }
   }
 

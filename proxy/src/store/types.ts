@@ -18,17 +18,32 @@ export type StoreValue =
   | StoreValue[]
   | { [k: string]: StoreValue }
 
-/** Namespaces with their own TTL and size bound. */
-export type StoreNamespace = 'client' | 'pending' | 'code' | 'grant' | 'consent' | 'cimd'
+/**
+ * Namespaces with their own TTL and size bound. `request`: authorization requests waiting for
+ * consent (short-lived, per-address limited); `pending`: requests consented to, waiting for the
+ * IdP's return — apart, so that unanswered requests cannot crowd out users signing in.
+ * `session`: MCP session bindings, in a store that persists (`./session-bindings.ts`).
+ */
+export type StoreNamespace =
+  | 'client'
+  | 'request'
+  | 'pending'
+  | 'code'
+  | 'grant'
+  | 'consent'
+  | 'cimd'
+  | 'session'
 
 /** Every namespace, for implementations that keep per-namespace structures. */
 export const STORE_NAMESPACES: readonly StoreNamespace[] = [
   'client',
+  'request',
   'pending',
   'code',
   'grant',
   'consent',
   'cimd',
+  'session',
 ]
 
 /** The broker's state store. */

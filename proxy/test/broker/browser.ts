@@ -5,6 +5,7 @@
  * through the gateway's consent page and mock-idp's sign-in form.
  */
 import { createHash, randomBytes } from 'node:crypto'
+import { Agent, fetch as undiciFetch } from 'undici'
 
 /** A PKCE pair (RFC 7636, S256). */
 export function pkce(): { verifier: string; challenge: string } {
@@ -26,6 +27,17 @@ export interface Page {
 export class TestBrowser {
   /** origin → name → value */
   readonly jar = new Map<string, Map<string, string>>()
+  readonly #dispatcher: Agent | undefined
+
+  /**
+   * @param options.localAddress the loopback address this browser connects from (e.g.
+   *   `127.0.0.2`, another client address than the tests' 127.0.0.1)
+   */
+  constructor(options: { localAddress?: string } = {}) {
+    this.#dispatcher = options.localAddress
+      ? new Agent({ localAddress: options.localAddress })
+      : undefined
+  }
 
   cookies(origin: string): Map<string, string> {
     let m = this.jar.get(origin)
@@ -50,7 +62,13 @@ export class TestBrowser {
       headers['content-type'] = 'application/x-www-form-urlencoded'
       body = new URLSearchParams(init.form).toString()
     }
-    const res = await fetch(u, { method: init.method ?? 'GET', headers, body, redirect: 'manual' })
+    const request = { method: init.method ?? 'GET', headers, body, redirect: 'manual' } as const
+    const res = this.#dispatcher
+      ? ((await undiciFetch(u, {
+          ...request,
+          dispatcher: this.#dispatcher,
+        })) as unknown as Response)
+      : await fetch(u, request)
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';')
       const eq = pair?.indexOf('=') ?? -1

@@ -31,6 +31,28 @@ describe('ClientRegistry', () => {
     await store.close()
   })
 
+  it('keeps a registration nobody used only for its short life, and a used one until its expiresAt', async () => {
+    let now = 1_000_000
+    const store = new MemoryStore({ maxEntries: 100, now: () => now })
+    const registry = new ClientRegistry({ store })
+    const hour = 3_600_000
+    const unused = registered({ expiresAt: now + 720 * hour, used: false })
+    const used = registered({ expiresAt: now + 720 * hour, used: false })
+    await registry.save(unused, hour)
+    await registry.save(used, hour)
+    const found = await registry.lookup(used.clientId)
+    if (!found) throw new Error('saved client not found')
+    await registry.markUsed(found, now)
+    now += hour
+    expect(await registry.lookup(unused.clientId)).toBeUndefined()
+    expect(await registry.lookup(used.clientId)).toMatchObject({ used: true })
+    now += 719 * hour - 1
+    expect(await registry.lookup(used.clientId)).toBeDefined()
+    now += 1
+    expect(await registry.lookup(used.clientId)).toBeUndefined()
+    await store.close()
+  })
+
   it('accepts mcp.clientId as a public client without a store entry', async () => {
     const store = new MemoryStore({ maxEntries: 100 })
     const registry = new ClientRegistry({ store, configuredClientId: 'demo-client' })

@@ -159,7 +159,7 @@ describe('broker registration endpoint (RFC 7591)', () => {
 
   it('stays bounded by the store: a full client namespace answers 503 with Retry-After', async () => {
     const g = await start({
-      registration: { perSourceLimit: 100_000 },
+      registration: { perSourceLimit: 100_000, perSourceUnusedLimit: 100_000 },
       store: { memory: { maxEntries: 100 } },
     })
     expect((await register(g, INSPECTOR)).status).toBe(201)
@@ -170,7 +170,22 @@ describe('broker registration endpoint (RFC 7591)', () => {
     expect(results.filter((s) => s === 503)).toHaveLength(21)
     const full = await register(g, INSPECTOR)
     expect(full.status).toBe(503)
-    expect(full.headers.get('retry-after')).toBe('30')
+    // Truthful: the earliest registration (unused) expires 1 h (unusedClientTtl) after it was
+    // made, a few seconds ago — not a fixed 30 s.
+    const retryAfter = Number(full.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThan(3500)
+    expect(retryAfter).toBeLessThanOrEqual(3600)
     expect(String(full.body.error_description)).toMatch(/client store is full \(100 entries\)/)
+  })
+
+  it('bounds the unused registrations one address holds: perSourceUnusedLimit per unusedClientTtl', async () => {
+    const g = await start({
+      registration: { perSourceLimit: 100_000, perSourceUnusedLimit: 3, unusedClientTtl: '10m' },
+    })
+    for (let i = 0; i < 3; i++) expect((await register(g, INSPECTOR)).status).toBe(201)
+    const limited = await register(g, INSPECTOR)
+    expect(limited.status).toBe(429)
+    expect(limited.headers.get('retry-after')).toBe('600')
+    expect(String(limited.body.error_description)).toMatch(/at most 3 per 10m/)
   })
 })

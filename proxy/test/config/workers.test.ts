@@ -48,6 +48,10 @@ describe('config.workers', () => {
     )
     expect(issues('auto', {}).map((i) => i.path)).toHaveLength(1)
     expect(issues(1, {})).toEqual([])
+    // A SQLite file admits one process.
+    expect(issues(2, { store: { sqlite: { path: 'state.db' } } }).map((i) => i.path)).toHaveLength(
+      1,
+    )
     expect(
       issues(2, { secret: SECRET, store: { redis: { url: 'redis://127.0.0.1:6379' } } }),
     ).toEqual([])

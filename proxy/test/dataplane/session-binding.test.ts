@@ -222,12 +222,27 @@ describe('MemorySessionBindings', () => {
     expect(await s.owner('b1')).toBe(bob)
   })
 
-  it('holds at most maxSessions in all, forgetting the least recently used', async () => {
+  it("refuses a new binding at maxSessions rather than evict another user's: many identities cannot push alice's session out and adopt it", async () => {
     const s = new MemorySessionBindings({ maxSessions: 100 })
+    await s.bind('alice-session', alice)
     for (let i = 0; i < 1000; i++) await s.bind(`s${i}`, principalOf({ iss: 'i', sub: `u${i}` }))
     expect(s.size).toBe(100)
-    expect(await s.owner('s0')).toBeUndefined()
-    expect(await s.owner('s999')).toBeDefined()
+    expect(await s.owner('alice-session')).toBe(alice)
+    // The attacker's later identities got no binding; the one that would adopt alice's id fails.
+    expect(await s.bind('s999', bob)).toBeUndefined()
+    expect(await s.bind('alice-session', bob)).toBe(alice)
+  })
+
+  it('makes room at maxSessions from idle sessions only', async () => {
+    let now = 0
+    const s = new MemorySessionBindings({ maxSessions: 2, idleMs: 1000, now: () => now })
+    await s.bind('old', alice)
+    now = 500
+    await s.bind('recent', alice)
+    expect(await s.bind('new', bob)).toBeUndefined()
+    now = 1000
+    expect(await s.bind('new', bob)).toBe(bob)
+    expect(await s.owner('recent')).toBe(alice)
   })
 
   it('forgets a session that ended', async () => {

@@ -86,6 +86,22 @@ describe('sessionGate', () => {
     })
   })
 
+  it('refuses to hand out a session it cannot bind (bindings full): onResponseHead rejects with 503 GW_ERR_SESSIONS_FULL', async () => {
+    const sessions = new MemorySessionBindings({ maxSessions: 1 })
+    await open(sessions, 's1')
+    const gate = await sessionGate(input(sessions, { claims: bob }))
+    if (!gate.ok) throw new Error('refused')
+    await expect(gate.onResponseHead(200, { 'mcp-session-id': 's2' })).rejects.toMatchObject({
+      code: 'GW_ERR_SESSIONS_FULL',
+      status: 503,
+    })
+    // alice keeps hers; the refused one is not bound to anyone.
+    expect((await sessionGate(input(sessions, { headers: { 'mcp-session-id': 's1' } }))).ok).toBe(
+      true,
+    )
+    expect(await sessions.owner('mcp\ns2')).toBeUndefined()
+  })
+
   it('keeps the sessions of two backends apart', async () => {
     const sessions = new MemorySessionBindings()
     await open(sessions, 's1', { backend: 'a' })

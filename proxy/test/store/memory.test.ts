@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { StoreFullError, StoreUnavailableError } from '../../src/store/errors.js'
 import { MemoryStore } from '../../src/store/memory.js'
+import { storeContract } from './contract.js'
 
 function clock(start = 1_000_000) {
   const c = { t: start, now: () => c.t }
@@ -8,6 +9,8 @@ function clock(start = 1_000_000) {
 }
 
 describe('MemoryStore', () => {
+  storeContract(async (maxEntries) => new MemoryStore({ maxEntries }))
+
   it('returns what was put, as a copy, until its TTL passes', async () => {
     const c = clock()
     const s = new MemoryStore({ maxEntries: 100, now: c.now })
@@ -74,6 +77,22 @@ describe('MemoryStore', () => {
     await s.put('cimd', 'c', 'c', 100)
     expect(await s.get('cimd', 'b')).toBe('b')
     expect(s.size('cimd')).toBe(2)
+    await s.close()
+  })
+
+  it('says truthfully when a full namespace frees a place: Retry-After is the earliest expiry', async () => {
+    const c = clock()
+    const s = new MemoryStore({ maxEntries: 2, now: c.now })
+    await s.put('client', 'a', 'a', 3_600_000)
+    await s.put('client', 'b', 'b', 90_500)
+    const err = await s.put('client', 'c', 'c', 60_000).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(StoreFullError)
+    expect((err as StoreFullError).retryAfterSeconds).toBe(91)
+    expect((err as StoreFullError).headers).toEqual({ 'retry-after': '91' })
+    // It comes true: after that many seconds the new entry is taken.
+    c.t += 91_000
+    await s.put('client', 'c', 'c', 60_000)
+    expect(await s.get('client', 'c')).toBe('c')
     await s.close()
   })
 

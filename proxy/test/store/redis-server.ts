@@ -16,6 +16,8 @@ export { hasRedisServer, redisServerPath }
 export interface RedisServer {
   port: number
   url: string
+  /** The server's process id (for SIGSTOP/SIGCONT in stall tests). */
+  pid: number
   /** Stops it (SIGTERM, then waits for the exit) and removes its directory. */
   stop(): Promise<void>
 }
@@ -38,6 +40,7 @@ export async function startRedisServer(): Promise<RedisServer> {
       return {
         port,
         url: `redis://127.0.0.1:${port}`,
+        pid: child.pid as number,
         stop: () => stopChild(child).finally(() => rmSync(dir, { recursive: true, force: true })),
       }
     } catch (err) {
@@ -64,6 +67,9 @@ function spawnReady(port: number, dir: string): Promise<ChildProcess> {
       'no',
       '--protected-mode',
       'yes',
+      // DEBUG SLEEP stands for a slow server in the stall tests (loopback clients only).
+      '--enable-debug-command',
+      'local',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )

@@ -3,9 +3,10 @@
  * port and stopped after it. Two RedisStore instances on one server stand for two replicas.
  */
 import { createClient } from '@redis/client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { StoreFullError, StoreUnavailableError } from '../../src/store/errors.js'
 import { RedisStore, type RedisStoreOptions } from '../../src/store/redis.js'
+import { storeContract } from './contract.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from './redis-server.js'
 
 const skip = redisSkipReason()
@@ -43,6 +44,8 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 }
 
 describe.skipIf(skip !== undefined)(`RedisStore${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  storeContract(async (maxEntries) => store({ maxEntries }))
+
   it('returns what was put, keeps namespaces apart and deletes', async () => {
     const s = store()
     await s.put('client', 'k', { a: [1, 'x'], b: null, c: true }, 60_000)
@@ -101,6 +104,19 @@ describe.skipIf(skip !== undefined)(`RedisStore${skip ? ` (skipped: ${skip})` : 
     expect(await b.get('client', 'c0')).toBe(0)
   })
 
+  it('says truthfully when a full namespace frees a place: Retry-After is the earliest expiry', async () => {
+    const s = store({ maxEntries: 100 })
+    await Promise.all(Array.from({ length: 99 }, (_, i) => s.put('client', `k${i}`, i, 3_600_000)))
+    await s.put('client', 'soon', 'x', 90_500)
+    const err = await s.put('client', 'new', 'y', 60_000).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(StoreFullError)
+    // 90.5 s less the time since the put: about 91 s, not a fixed 30.
+    const seconds = (err as StoreFullError).retryAfterSeconds
+    expect(seconds).toBeGreaterThan(80)
+    expect(seconds).toBeLessThanOrEqual(91)
+    expect((err as StoreFullError).headers).toEqual({ 'retry-after': String(seconds) })
+  })
+
   it('makes room from expired entries in a full namespace', async () => {
     const s = store({ maxEntries: 100 })
     await Promise.all(Array.from({ length: 99 }, (_, i) => s.put('cimd', `k${i}`, i, 60_000)))
@@ -139,5 +155,81 @@ describe.skipIf(skip !== undefined)(`RedisStore${skip ? ` (skipped: ${skip})` : 
     await expect(s.get('grant', 'g')).rejects.toBeInstanceOf(StoreUnavailableError)
     await s.close()
     await expect(s.get('grant', 'g')).rejects.toBeInstanceOf(StoreUnavailableError)
+  })
+
+  it('answers StoreUnavailableError within commandTimeout on every call while the server sleeps (DEBUG SLEEP)', async () => {
+    const own = await startRedisServer()
+    const s = new RedisStore({
+      url: own.url,
+      keyPrefix: 'slow:',
+      maxEntries: 100,
+      commandTimeoutMs: 1000,
+    })
+    const admin = createClient({ url: own.url })
+    try {
+      await s.put('client', 'c', 1, 60_000)
+      await s.put('code', 'k', 1, 60_000)
+      await admin.connect()
+      // The server does nothing else for 4 s; each store call must give up after its 1 s.
+      let slept = false
+      const sleep = admin.sendCommand(['DEBUG', 'SLEEP', '4']).then(() => {
+        slept = true
+      })
+      const calls = [
+        s.get('client', 'c'),
+        s.put('pending', 'p', 1, 60_000),
+        s.take('code', 'k'),
+        s.delete('grant', 'g'),
+      ]
+      for (const call of calls) {
+        const err = await call.catch((e: unknown) => e)
+        expect(err).toBeInstanceOf(StoreUnavailableError)
+        expect(String((err as Error).message)).toMatch(/did not answer within 1000 ms/)
+      }
+      // Every call was answered while the server was still asleep.
+      expect(slept).toBe(false)
+      await sleep
+    } finally {
+      await admin.close().catch(() => undefined)
+      await s.close()
+      await own.stop()
+    }
+  })
+
+  it('answers 200 parallel calls with StoreUnavailableError when the server is stopped (SIGSTOP), and recovers after SIGCONT', async () => {
+    const own = await startRedisServer()
+    const s = new RedisStore({
+      url: own.url,
+      keyPrefix: 'stop:',
+      maxEntries: 1000,
+      commandTimeoutMs: 500,
+    })
+    // Should the calls hang (the defect this guards), the server is woken and stopped anyway.
+    onTestFinished(async () => {
+      process.kill(own.pid, 'SIGCONT')
+      await s.close()
+      await own.stop()
+    })
+    try {
+      await s.put('client', 'c', 'v', 60_000)
+      process.kill(own.pid, 'SIGSTOP')
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            (i % 2 ? s.get('client', 'c') : s.put('pending', `p${i}`, i, 60_000)).then(
+              () => 'answered',
+              (e: unknown) => e,
+            ),
+          ),
+        )
+        expect(results).toHaveLength(200)
+        for (const r of results) expect(r).toBeInstanceOf(StoreUnavailableError)
+      } finally {
+        process.kill(own.pid, 'SIGCONT')
+      }
+      await until(async () => (await s.get('client', 'c').catch(() => undefined)) === 'v')
+    } finally {
+      process.kill(own.pid, 'SIGCONT')
+    }
   })
 })

@@ -54,6 +54,16 @@ export const BrokerRegistrationSchema = z
       .describe(
         'How long a registered client is kept (1h-8760h); the client registers again after it expired (RFC 7591 §3.2.1 client_secret_expires_at says when for confidential ones).',
       ),
+    unusedClientTtl: duration('10m', '720h')
+      .prefault('1h')
+      .describe(
+        'How long a registered client that was never used is kept (10m-720h, at most clientTtl): a registration whose first authorization code is not redeemed within it is forgotten, so registrations nobody uses cannot fill the store. Its first code redeemed keeps it for clientTtl from its registration.',
+      ),
+    perSourceUnusedLimit: count(1, 100_000)
+      .default(100)
+      .describe(
+        'Registrations one client address may make per unusedClientTtl (beyond it 429 with Retry-After): with unused registrations expiring after unusedClientTtl, one address holds at most this many unused clients in the store.',
+      ),
     perSourceLimit: count(1, 100_000)
       .default(20)
       .describe(
@@ -111,6 +121,16 @@ export const BrokerAuthorizationSchema = z
     pendingTtl: duration('1m', '1h')
       .prefault('10m')
       .describe('Time a user has to consent and sign in at the IdP (1m-1h).'),
+    requestTtl: duration('1m', '1h')
+      .prefault('5m')
+      .describe(
+        'Time a consent page stays valid (1m-1h, at most pendingTtl): an authorization request waits for consent this long, kept apart from the requests already consented to (which have pendingTtl for the sign-in at the IdP), so a flood of unanswered requests cannot crowd out users signing in.',
+      ),
+    perSourceRequestLimit: count(1, 100_000)
+      .default(30)
+      .describe(
+        'Consent pages one client address may open per requestTtl (beyond it 429 with Retry-After); a browser that already consented goes on to the IdP without being counted.',
+      ),
     codeTtl: duration('10s', '10m')
       .prefault('1m')
       .describe(
@@ -173,6 +193,19 @@ export const BrokerRedisStoreSchema = z.strictObject({
     .describe('Time one store operation may take before the request fails with 503 (100ms-30s).'),
 })
 
+/** `broker.store.sqlite`. */
+export const BrokerSqliteStoreSchema = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .describe(
+      'The database file (relative to the working directory), created 0600 with its directory; one gatehouse process per file. Needs Node.js 22.5+ (node:sqlite).',
+    ),
+  maxEntries: count(100, 100_000_000)
+    .default(100_000)
+    .describe('Entries per namespace; a full namespace refuses new entries (503).'),
+})
+
 /** `broker.store`: where the broker keeps its state. */
 export const BrokerStoreSchema = z
   .union(
@@ -185,14 +218,19 @@ export const BrokerStoreSchema = z
       z.strictObject({
         redis: BrokerRedisStoreSchema.describe('A Redis server (6.2+) shared by every replica.'),
       }),
+      z.strictObject({
+        sqlite: BrokerSqliteStoreSchema.describe(
+          'A SQLite file on this machine (node:sqlite): kept across restarts, one process.',
+        ),
+      }),
     ],
     {
       error:
-        'expected exactly one of store.memory or store.redis, e.g. {memory: {}} or {redis: {url: redis://redis:6379}}',
+        'expected exactly one of store.memory, store.sqlite or store.redis, e.g. {memory: {}}, {sqlite: {path: state/gatehouse.db}} or {redis: {url: redis://redis:6379}}',
     },
   )
   .describe(
-    'State (registered clients, pending authorizations, codes, grants, consents, CIMD cache): memory (one replica) or redis (several replicas behind a load balancer).',
+    'State (registered clients, pending authorizations, codes, grants, consents, CIMD cache): memory (one replica, lost on restart), sqlite (one replica, kept across restarts) or redis (several replicas behind a load balancer, kept as long as Redis keeps it).',
   )
 
 /** `jwtAuthentication.mcp.broker`. */

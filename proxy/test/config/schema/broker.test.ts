@@ -72,8 +72,12 @@ describe('mcp.broker configuration', () => {
 
   it('refuses both stores at once and a short secret', () => {
     expect(messages({ store: { memory: {}, redis: { url: 'redis://h' } } }).join('\n')).toMatch(
-      /exactly one of store\.memory or store\.redis/,
+      /exactly one of store\.memory, store\.sqlite or store\.redis/,
     )
+    const sqlite = parse({ store: { sqlite: { path: 'state/gatehouse.db' } } })
+    expect(sqlite.policies['mcp-auth']?.traffic.jwtAuthentication?.mcp?.broker?.store).toEqual({
+      sqlite: { path: 'state/gatehouse.db', maxEntries: 100_000 },
+    })
     expect(messages({ secret: 'short' }).join('\n')).toMatch(/at least 32 characters/)
   })
 

@@ -1,0 +1,111 @@
+/**
+ * The SQLite store (node:sqlite, Node 22.5+) on real files in a temporary directory: the store
+ * contract, persistence across a reopen, the schema version, bounded sweeps, the file's mode,
+ * and the errors at open for a damaged, locked or newer file. On a Node.js without node:sqlite
+ * the suite is skipped with that cause (npm run test:lts runs it on Node 22 and 24).
+ */
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  loadSqlite,
+  SQLITE_SCHEMA_VERSION,
+  SqliteStore,
+  SqliteStoreError,
+  SWEEP_BATCH,
+  sqliteAvailable,
+} from '../../src/store/sqlite.js'
+import { storeContract } from './contract.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-sqlite-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+let files = 0
+const file = () => join(dir, `s${++files}`, 'state.db')
+
+const skip = sqliteAvailable()
+  ? undefined
+  : `node:sqlite needs Node.js 22.5+, this is ${process.version}; npm run test:lts runs this suite on Node 22 and 24`
+
+describe.skipIf(skip !== undefined)(`SqliteStore${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  storeContract(async (maxEntries) => new SqliteStore({ path: file(), maxEntries }))
+
+  it('keeps its entries, and their expiry, across a close and reopen (a restart)', async () => {
+    const path = file()
+    let now = 1_000_000
+    const a = new SqliteStore({ path, maxEntries: 100, now: () => now })
+    await a.put('client', 'gh_1', { clientId: 'gh_1' }, 60_000)
+    await a.put('grant', 'g', { secret: 'd' }, 1000)
+    const key = a.persistent('signing-key', () => 'k1')
+    await a.close()
+    now += 1000
+    const b = new SqliteStore({ path, maxEntries: 100, now: () => now })
+    expect(await b.get('client', 'gh_1')).toEqual({ clientId: 'gh_1' })
+    expect(await b.get('grant', 'g')).toBeUndefined()
+    expect(b.persistent('signing-key', () => 'k2')).toBe(key)
+    expect(b.size('client')).toBe(1)
+    await b.close()
+  })
+
+  it('creates the file 0600 with WAL, at the current schema version', async () => {
+    const path = file()
+    const s = new SqliteStore({ path, maxEntries: 100 })
+    await s.put('code', 'c', 1, 60_000)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600)
+    await s.close()
+    const Db = loadSqlite()
+    const raw = new Db(path)
+    expect(raw.prepare('PRAGMA user_version').get()?.user_version).toBe(SQLITE_SCHEMA_VERSION)
+    expect(raw.prepare('PRAGMA journal_mode').get()?.journal_mode).toBe('wal')
+    raw.close()
+  })
+
+  it('sweeps at most SWEEP_BATCH expired rows per namespace per run', async () => {
+    let now = 0
+    const s = new SqliteStore({ path: file(), maxEntries: 10 * SWEEP_BATCH, now: () => now })
+    for (let i = 0; i < SWEEP_BATCH + 10; i++) await s.put('cimd', `k${i}`, i, 10)
+    now = 10
+    s.sweep()
+    expect(s.size('cimd')).toBe(10)
+    s.sweep()
+    expect(s.size('cimd')).toBe(0)
+    await s.close()
+  })
+
+  it('refuses at open, naming the file and what to do: a damaged file, a locked one, a newer schema', async () => {
+    const damaged = file()
+    const s0 = new SqliteStore({ path: damaged, maxEntries: 100 })
+    await s0.close()
+    writeFileSync(damaged, 'this is not a database, it is plain text '.repeat(200))
+    expect(() => new SqliteStore({ path: damaged, maxEntries: 100 })).toThrow(
+      /state store .*state\.db is not a usable SQLite database .*move it away/,
+    )
+
+    const locked = file()
+    const holder = new SqliteStore({ path: locked, maxEntries: 100 })
+    const err = (() => {
+      try {
+        return new SqliteStore({ path: locked, maxEntries: 100 })
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(err).toBeInstanceOf(SqliteStoreError)
+    expect(String((err as Error).message)).toMatch(
+      /in use by another process.*one gatehouse process per file/,
+    )
+    await holder.close()
+
+    const newer = file()
+    const s1 = new SqliteStore({ path: newer, maxEntries: 100 })
+    await s1.close()
+    const Db = loadSqlite()
+    const raw = new Db(newer)
+    raw.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`)
+    raw.close()
+    expect(() => new SqliteStore({ path: newer, maxEntries: 100 })).toThrow(
+      /schema version 2, newer than this gatehouse's 1/,
+    )
+  })
+})
