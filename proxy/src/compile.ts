@@ -4,6 +4,7 @@
  * Configuration → snapshot → request pipeline; nothing flows back.
  */
 import { isDeepStrictEqual } from 'node:util'
+import { policyProblems } from './auth/readiness.js'
 import type { AuthContext, AuthPolicy, CompileAuthPolicy } from './auth/types.js'
 import type { CelCompiler } from './config/cel.js'
 import type { GatehouseConfig } from './config/schema.js'
@@ -285,6 +286,7 @@ function buildGateways(
   const routesOf = new Map<string, string[]>()
   for (const gwName of Object.keys(config.gateways)) {
     const entries: RouteEntry<CompiledRule>[] = []
+    const gwPolicies = new Set<AuthPolicy>()
     const names = routesFor(config, gwName)
     routesOf.set(gwName, names)
     for (const routeName of names) {
@@ -305,11 +307,19 @@ function buildGateways(
           policies: policiesOfRoute.get(routeName) ?? [],
           mcp: mcpOfRoute.get(routeName)?.stage,
         }
+        for (const p of target.policies) gwPolicies.add(p)
         for (const m of rule.matches)
           entries.push({ type: m.path.type, value: m.path.value, target })
       })
     }
-    gateways.set(gwName, { name: gwName, router: createRouter(entries) })
+    const probePath = config.gateways[gwName]?.probePath
+    gateways.set(gwName, {
+      name: gwName,
+      router: createRouter(entries),
+      ...(probePath
+        ? { probe: { path: probePath, ready: () => policyProblems(gwPolicies).length === 0 } }
+        : {}),
+    })
   }
   return { gateways, routesOf }
 }

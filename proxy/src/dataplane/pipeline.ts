@@ -177,6 +177,10 @@ function send(
 
 /** Selects the route, then answers a preflight, checks the Origin and runs the policies. */
 async function route(steps: Steps, ctx: RequestContext): Promise<Answered> {
+  const probe = ctx.gw.probe
+  if (probe && ctx.path === probe.path && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    return answerProbe(ctx, probe.ready())
+  }
   const match = ctx.gw.router.match(ctx.path)
   if (!match) {
     ctx.trace?.event('route_selected', { matched: false })
@@ -207,6 +211,16 @@ async function route(steps: Steps, ctx: RequestContext): Promise<Answered> {
   if (rule.policies.length === 0) return forwardTo(steps, ctx, rule, OPEN, NO_POLICY)
   ctx.outcome = ALLOWED
   return authenticate(steps, ctx, rule)
+}
+
+/**
+ * A load balancer's probe (`probePath`): 200 or 503 and one word, never the reasons, which only
+ * the admin interface's `/ready` gives (they name policies and IdP URLs).
+ */
+function answerProbe(ctx: RequestContext, ready: boolean): Answered {
+  const headers = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }
+  const body = ctx.method === 'HEAD' ? undefined : ready ? 'ok\n' : 'unavailable\n'
+  return send(ctx, { status: ready ? 200 : 503, headers, body }, NO_POLICY, {})
 }
 
 /** What a route without policies forwards with. */

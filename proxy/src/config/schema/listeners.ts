@@ -71,6 +71,15 @@ export const GatewayConfigSchema = z
       .default('0.0.0.0')
       .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
     limits: GatewayLimitsSchema.prefault({}),
+    probePath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/, {
+        message: 'expected an absolute path without query, e.g. "/healthz"',
+      })
+      .optional()
+      .describe(
+        "Path the gateway answers itself for a load balancer's health check (GET or HEAD): 200 `ok` while the policies of its routes have their keys, 503 `unavailable` otherwise, no detail (the admin interface's /ready gives the reasons). It takes precedence over routes. Unset: none.",
+      ),
   })
   .describe('A listener. Routes attach to it with parentRefs.')
 
