@@ -275,14 +275,16 @@ function localRequest(ctx: RequestContext): LocalRequest & { trace?: RequestTrac
 
 /**
  * The MCP OAuth endpoints live under /.well-known/ (RFC 8615), and in broker mode under
- * <issuer>/oauth/ (issue #22): a policy that serves the path answers it.
+ * <issuer>/oauth/: a policy that serves the path answers it. A `/.well-known/` below the root
+ * (`/mcp/.well-known/openid-configuration`) goes there too: the policy answers 404 for the
+ * metadata it does not have there (auth/oauth.ts says why).
  */
 async function serveOAuth(
   ctx: RequestContext,
   rule: CompiledRule,
   local: LocalRequest,
 ): Promise<Answered | undefined> {
-  if (!ctx.path.startsWith('/.well-known/') && !ctx.path.includes('/oauth/')) return undefined
+  if (!ctx.path.includes('/.well-known/') && !ctx.path.includes('/oauth/')) return undefined
   ctx.task.stage('mcp_oauth')
   for (const policy of rule.policies) {
     const answer = await policy.serveOAuth(local)
