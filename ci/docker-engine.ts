@@ -37,16 +37,29 @@ export function isDebian(): boolean {
   return existsSync('/etc/debian_version') && run('apt-get', ['--version']).ok
 }
 
+/**
+ * apt-get waits up to this long for the dpkg and package-list locks another process holds (an
+ * unattended upgrade, a second `npm test`) instead of failing at once: `DPkg::Lock::Timeout`.
+ */
+export const APT_LOCK_WAIT_SECONDS = 300
+/** The apt-get options that make it wait for the locks, bounded. */
+export const APT_LOCK_OPTIONS = ['-o', `DPkg::Lock::Timeout=${APT_LOCK_WAIT_SECONDS}`]
+
 /** Installs Debian packages with apt-get; the reason when that fails. */
 export function aptInstall(packages: string[]): string | undefined {
   const env = { DEBIAN_FRONTEND: 'noninteractive' }
   console.log(`installing Debian packages: ${packages.join(', ')}`)
-  const update = run('apt-get', ['update', '-qq'], { env, timeoutMs: 300_000 })
-  if (!update.ok) return update.problem
-  const install = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
+  const lockMs = APT_LOCK_WAIT_SECONDS * 1000
+  const update = run('apt-get', [...APT_LOCK_OPTIONS, 'update', '-qq'], {
     env,
-    timeoutMs: 600_000,
+    timeoutMs: 300_000 + lockMs,
   })
+  if (!update.ok) return update.problem
+  const install = run(
+    'apt-get',
+    [...APT_LOCK_OPTIONS, 'install', '-y', '-qq', '--no-install-recommends', ...packages],
+    { env, timeoutMs: 600_000 + lockMs },
+  )
   return install.ok ? undefined : install.problem
 }
 

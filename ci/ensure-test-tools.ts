@@ -9,9 +9,11 @@
  * Anywhere else, or when the install fails, the script says how to install it and exits 0: those
  * tests then report themselves as skipped, and everything else still runs.
  */
+
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { chromiumPath } from './chromium.js'
+import { APT_LOCK_OPTIONS } from './docker-engine.js'
 import { redisServerPath } from './redis.js'
 import { tmuxPath } from './tmux.js'
 
@@ -49,7 +51,8 @@ const TOOLS: Tool[] = [
 
 function aptGet(args: string[]): boolean {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  const r = spawnSync('apt-get', args, { stdio: 'inherit', env })
+  // Waits (bounded) for a dpkg lock another process holds instead of failing at once.
+  const r = spawnSync('apt-get', [...APT_LOCK_OPTIONS, ...args], { stdio: 'inherit', env })
   if (r.status !== 0) console.error(`apt-get ${args.join(' ')} failed (exit ${r.status})`)
   return r.status === 0
 }

@@ -7,8 +7,9 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { startMockIdp } from '@gatehouse/mock-idp'
-import { initializeBody, startMcpBackend } from '@gatehouse/mock-mcp'
+import { startMcpBackend } from '@gatehouse/mock-mcp'
 import { onShutdownSignals } from '@gatehouse/support'
+import { curlSteps, inspectorSteps } from './demo-banner.js'
 import { demoLogLine } from './demo-log.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -78,11 +79,6 @@ async function main(): Promise<void> {
 
 function printBanner(orgUrl: string, issuer: string, backendUrl: string): void {
   const gw = `http://127.0.0.1:${PORTS.gateway}`
-  const init = initializeBody('curl')
-  const mcpCurl = (token: string) =>
-    `curl -i -X POST ${gw}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream'${token} -d '${init}'`
-  const tokenCmd = (who: string) =>
-    `$(curl -s -X POST ${orgUrl}/__control/token -H 'content-type: application/json' -d '{"sub":"${who}"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')`
   console.log(`
 Gatehouse demo stack is running (loopback only):
   gateway      ${gw}/mcp            (config: examples/standalone/gatehouse.yaml)
@@ -90,23 +86,11 @@ Gatehouse demo stack is running (loopback only):
   mcp-backend  ${backendUrl}
   mock-idp     ${issuer}   (users: alice in AI-Users, bob not; the sign-in page lets you pick one)
 
-1) No token -> 401 with WWW-Authenticate: Bearer resource_metadata="${gw}/.well-known/oauth-protected-resource/mcp"
-   ${mcpCurl('')}
-
-2) alice (in AI-Users) -> 200, an MCP session through the gateway
-   ALICE=${tokenCmd('alice')}
-   ${mcpCurl(` -H "authorization: Bearer $ALICE"`)}
-
-3) bob (not in AI-Users) -> 403 insufficient_scope
-   BOB=${tokenCmd('bob')}
-   ${mcpCurl(` -H "authorization: Bearer $BOB"`)}
+${curlSteps({ gateway: gw, idp: orgUrl })}
 
 4) A real MCP client, OAuth included. The gateway runs in broker mode: it is the OAuth
    authorization server clients see (${gw}/mcp/oauth/...), and the mock IdP's client.
-   MCP Inspector:  npx @modelcontextprotocol/inspector
-     In its web page: Transport Type "Streamable HTTP", URL ${gw}/mcp, Connect.
-     It registers at the gateway; allow it on the gateway's consent page, then sign in at the
-     mock IdP's form as alice (tools listed, echo works) or bob (refused with 403).
+   ${inspectorSteps(gw)}
 
 Discovery:  curl -s ${gw}/.well-known/oauth-protected-resource/mcp
             curl -s ${gw}/.well-known/oauth-authorization-server/mcp

@@ -29,6 +29,7 @@ import { type AuthServer, createRouter, type RecordedRequest } from './router.js
 import { listenDeferred } from './server.js'
 import { Store } from './store.js'
 
+export { createTestCertificates, type TestCertificates } from './certs.js'
 export { controlClient, type TokenRequest } from './control-client.js'
 export { authorizeHeadless } from './headless.js'
 export type {

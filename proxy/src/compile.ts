@@ -4,9 +4,11 @@
  * Configuration → snapshot → request pipeline; nothing flows back.
  */
 import { isDeepStrictEqual } from 'node:util'
+import { policyProblems } from './auth/readiness.js'
 import type { AuthContext, AuthPolicy, CompileAuthPolicy } from './auth/types.js'
 import type { CelCompiler } from './config/cel.js'
 import type { GatehouseConfig } from './config/schema.js'
+import { ServerCertificates } from './dataplane/certificates.js'
 import { compileCors } from './dataplane/cors.js'
 import { compileOriginCheck, type OriginCheck } from './dataplane/origin.js'
 import { createRouter, type RouteEntry } from './dataplane/router.js'
@@ -28,6 +30,8 @@ export interface Snapshot {
   routesOf: Map<string, string[]>
   /** The MCP-aware stage of each route and the policies it was compiled from (kept on reload). */
   mcpOfRoute: Map<string, { stage: McpRoutePolicy | undefined; from: unknown }>
+  /** The certificates of each HTTPS gateway, as read by this compilation. */
+  certificates: ReadonlyMap<string, ServerCertificates>
 }
 
 /** Loads the auth layer's static checks and compiler (kept out of start-up when unused). */
@@ -44,13 +48,15 @@ async function authLayer(): Promise<{
 
 /**
  * A configuration that passed every check {@link compile} makes, with what those checks read
- * (the backends' CA bundles) and compiled (the CEL programs). The only input of {@link buildSnapshot}: a snapshot is never built
+ * (the backends' CA bundles, the HTTPS gateways' certificates) and compiled (the CEL programs). The only input of {@link buildSnapshot}: a snapshot is never built
  * from a configuration that was not compiled.
  */
 export interface CompiledConfig {
   readonly config: Readonly<GatehouseConfig>
   /** The CA bundles of each backend's `tls.caCertificates`, read once (absent: none named). */
   readonly caBundles: ReadonlyMap<string, string[] | undefined>
+  /** The certificates of each HTTPS gateway (`gateways.<name>.tls`), read and checked. */
+  readonly certificates: ReadonlyMap<string, ServerCertificates>
   /**
    * The compiler that checked every CEL expression, holding their programs: the policies of the
    * snapshot are compiled with it and find them there. Its own, not shared with another
@@ -82,9 +88,18 @@ export async function compile(config: Readonly<GatehouseConfig>): Promise<Compil
       issues.push({ path: `backends.${name}.tls.caCertificates`, message: (err as Error).message })
     }
   }
+  const certificates = new Map<string, ServerCertificates>()
+  for (const [name, gateway] of Object.entries(config.gateways)) {
+    if (!gateway.tls) continue
+    try {
+      certificates.set(name, ServerCertificates.load(gateway.tls))
+    } catch (err) {
+      issues.push({ path: `gateways.${name}.tls`, message: (err as Error).message })
+    }
+  }
   return issues.length > 0
     ? { ok: false, issues }
-    : { ok: true, compiled: { config, caBundles, cel } }
+    : { ok: true, compiled: { config, caBundles, certificates, cel } }
 }
 
 /**
@@ -190,7 +205,8 @@ export async function buildSnapshot(
   )
   const mcpOfRoute = await buildMcpStages(config, cel, services, previous)
   const { gateways, routesOf } = buildGateways(config, upstreams, policiesOfRoute, mcpOfRoute)
-  return { config, upstreams, policies, gateways, routesOf, mcpOfRoute }
+  const { certificates } = compiled
+  return { config, upstreams, policies, gateways, routesOf, mcpOfRoute, certificates }
 }
 
 /** One upstream (two pools) per backend; `previous`'s when the backend did not change. */
@@ -285,6 +301,7 @@ function buildGateways(
   const routesOf = new Map<string, string[]>()
   for (const gwName of Object.keys(config.gateways)) {
     const entries: RouteEntry<CompiledRule>[] = []
+    const gwPolicies = new Set<AuthPolicy>()
     const names = routesFor(config, gwName)
     routesOf.set(gwName, names)
     for (const routeName of names) {
@@ -305,11 +322,19 @@ function buildGateways(
           policies: policiesOfRoute.get(routeName) ?? [],
           mcp: mcpOfRoute.get(routeName)?.stage,
         }
+        for (const p of target.policies) gwPolicies.add(p)
         for (const m of rule.matches)
           entries.push({ type: m.path.type, value: m.path.value, target })
       })
     }
-    gateways.set(gwName, { name: gwName, router: createRouter(entries) })
+    const probePath = config.gateways[gwName]?.probePath
+    gateways.set(gwName, {
+      name: gwName,
+      router: createRouter(entries),
+      ...(probePath
+        ? { probe: { path: probePath, ready: () => policyProblems(gwPolicies).length === 0 } }
+        : {}),
+    })
   }
   return { gateways, routesOf }
 }

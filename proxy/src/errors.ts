@@ -24,6 +24,9 @@ export const ERRORS = {
   GW_ERR_CEL_COMPILE: { description: 'a CEL expression does not parse or type-check' },
   GW_ERR_LOG_FILTER: { description: 'a log filter names an unknown level or module' },
   GW_ERR_LISTEN: { description: 'an address cannot be bound' },
+  GW_ERR_TLS_CERTIFICATE: {
+    description: "an HTTPS listener's certificate files, read again after a change, are not usable",
+  },
   GW_ERR_JWKS_UNAVAILABLE: { description: "a policy's key set was never fetched" },
   GW_ERR_MCP_FILTER_LIMIT: {
     description: 'a response message is too large for the MCP list filter; the stream is cut',

@@ -103,10 +103,7 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const lifecycle = shutdownOf(live, services, reloader, () => admin)
   try {
     await live.open()
-    admin = await openAdmin(
-      options,
-      adminContext(options, live, services, reloader, lifecycle.stop),
-    )
+    admin = await openAdmin(options, adminContext(options, live, services, reloader, lifecycle))
   } catch (err) {
     await lifecycle.closeAll(0)
     throw err
@@ -141,6 +138,7 @@ function shutdownOf(
   stop(reason?: string): Promise<void>
   stopped: Promise<string>
   closeAll(drainMs: number): Promise<void>
+  draining(): boolean
 } {
   const { telemetry, log } = services
   const closeAll = async (drainMs: number) => {
@@ -167,7 +165,7 @@ function shutdownOf(
     })()
     return stopping
   }
-  return { stop, stopped, closeAll }
+  return { stop, stopped, closeAll, draining: () => stopping !== undefined }
 }
 
 /** What a running proxy holds besides its configuration. */
@@ -283,7 +281,7 @@ function adminContext(
   live: LiveRuntime,
   services: Services,
   reloader: Reloader,
-  stop: (reason: string) => Promise<void>,
+  lifecycle: { stop(reason: string): Promise<void>; draining(): boolean },
 ): AdminContext {
   return {
     config: () => live.config,
@@ -308,7 +306,8 @@ function adminContext(
     metrics: services.telemetry.metrics,
     startedAt: services.startedAt,
     version: VERSION,
-    shutdown: (reason) => stop(reason),
+    draining: lifecycle.draining,
+    shutdown: (reason) => lifecycle.stop(reason),
   }
 }
 

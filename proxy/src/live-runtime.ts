@@ -129,6 +129,9 @@ export class LiveRuntime {
       if (!entry || !runtime) continue
       entry.runtime = runtime
       entry.settings = config.gateways[name] as OpenListener['settings']
+      // The certificates as this reload read them (a kept HTTPS listener serves them from now on).
+      const certificates = next.certificates.get(name)
+      if (certificates) entry.listener.setCertificates(certificates)
       listeners.set(name, entry)
     }
     this.#listeners = listeners
@@ -165,7 +168,7 @@ export class LiveRuntime {
       for (const [name, gw] of Object.entries(config.gateways)) {
         const runtime = snapshot.gateways.get(name)
         if (!runtime) continue
-        if (isDeepStrictEqual(current.get(name)?.settings, gw)) continue
+        if (sameListener(current.get(name)?.settings, gw)) continue
         const entry = { settings: gw, runtime } as OpenListener
         const handle = createPipeline(() => entry.runtime, {
           traceBus,
@@ -182,6 +185,7 @@ export class LiveRuntime {
           handle,
           tasks,
           log,
+          tls: snapshot.certificates.get(name),
         })
         opened.set(name, entry)
       }
@@ -191,4 +195,17 @@ export class LiveRuntime {
     }
     return opened
   }
+}
+
+/**
+ * Whether a running listener can serve `next` as it is: the same settings, where TLS counts only
+ * as on or off — new certificates (or another `minVersion`) are handed to the running listener,
+ * which keeps its port and its connections.
+ */
+function sameListener(
+  running: GatehouseConfig['gateways'][string] | undefined,
+  next: GatehouseConfig['gateways'][string],
+): boolean {
+  if (!running) return false
+  return isDeepStrictEqual({ ...running, tls: !!running.tls }, { ...next, tls: !!next.tls })
 }

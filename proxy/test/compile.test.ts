@@ -58,7 +58,12 @@ describe('compile', () => {
     const result = await compile(configWith(ca))
     expect(result.ok).toBe(true)
     if (!result.ok) return
-    expect(Object.keys(result.compiled).sort()).toEqual(['caBundles', 'cel', 'config'])
+    expect(Object.keys(result.compiled).sort()).toEqual([
+      'caBundles',
+      'cel',
+      'certificates',
+      'config',
+    ])
     expect(result.compiled.caBundles.get('b')).toEqual(['not checked here: read as text\n'])
     expect(result.compiled.cel).toBeInstanceOf(CelCompiler)
   })

@@ -88,7 +88,7 @@ export const ConfigDumpSchema = z
         listeners: z.array(
           z.object({
             name: z.string(),
-            protocol: z.literal('HTTP'),
+            protocol: z.enum(['HTTP', 'HTTPS']),
             routes: z.array(z.string()),
           }),
         ),

@@ -101,7 +101,13 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
       address: g.address,
       port: g.port,
       url: g.url,
-      listeners: [{ name: g.name, protocol: 'HTTP' as const, routes: [...g.routes] }],
+      listeners: [
+        {
+          name: g.name,
+          protocol: g.url.startsWith('https:') ? ('HTTPS' as const) : ('HTTP' as const),
+          routes: [...g.routes],
+        },
+      ],
     })),
     routes: Object.entries(config.routes).map(([name, route]) => ({
       name,

@@ -97,6 +97,8 @@ export interface AdminContext {
    * above 1, whose admin endpoints then answer for every worker.
    */
   readonly cluster?: ClusterView | undefined
+  /** Whether a graceful shutdown has begun (`/ready` answers 503 from then on). */
+  draining?(): boolean
   /** Graceful shutdown of the whole proxy: stop accepting, drain, then resolve. */
   shutdown(reason: string): Promise<void>
 }

@@ -13,6 +13,7 @@ import {
 } from './cluster.js'
 import { buildConfigDump } from './config-dump.js'
 import type { AdminContext } from './context.js'
+import { clusterReadiness, readiness } from './health.js'
 import { setLogFilter } from './logging.js'
 import { memoryReport } from './memory.js'
 import { serveMetrics } from './metrics.js'
@@ -65,6 +66,22 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
   const cluster = ctx.cluster
   const traces = cluster ? new ClusterTrace(cluster) : ctx.traceBus
   const routes: AdminRoute[] = [
+    {
+      path: '/ready',
+      methods: ['GET'],
+      description:
+        'readiness: 200 once every gateway listens and every policy has its keys, else 503 with the reasons',
+      handle: async (_request, reply) => {
+        const answer = cluster ? await clusterReadiness(ctx, cluster) : readiness(ctx)
+        return sendJson(reply, answer.ready ? 200 : 503, answer)
+      },
+    },
+    {
+      path: '/healthz',
+      methods: ['GET'],
+      description: 'liveness: 200 while the process runs and answers',
+      handle: (_request, reply) => sendText(reply, 200, 'ok'),
+    },
     {
       path: '/config_dump',
       methods: ['GET'],
@@ -163,7 +180,7 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
   ]
   if (PROFILING_SUPPORTED) {
     // Seed: "On non-Linux builds the endpoint is not registered: 404".
-    routes.splice(4, 0, {
+    routes.splice(6, 0, {
       path: '/debug/pprof/profile',
       methods: ['GET'],
       long: true,

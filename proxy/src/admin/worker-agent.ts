@@ -7,6 +7,7 @@
 import type { IpcPeer } from '../store/ipc.js'
 import { buildConfigDump } from './config-dump.js'
 import type { AdminContext } from './context.js'
+import { readiness } from './health.js'
 import { setLogFilter } from './logging.js'
 import { tasksReport } from './tasks.js'
 
@@ -37,6 +38,7 @@ export function serveAdminOverIpc(primary: IpcPeer, ctx: AdminContext): void {
     }
   })
   primary.handle('admin.tasks', () => tasksReport(ctx.tasks))
+  primary.handle('admin.readiness', () => readiness(ctx))
   primary.handle('admin.logging', (level: string) => setLogFilter(ctx.logging, level))
   primary.handle('admin.reload', async () => {
     if (!ctx.reload) throw new Error('this worker was started without a configuration to reload')

@@ -86,6 +86,9 @@ export class OAuthEndpoints {
     const path = req.path
     const brokered = await this.#o.broker?.serve(req)
     if (brokered) return brokered
+    if (path.startsWith(`${this.resourcePath}/.well-known/`) && this.resourcePath !== '') {
+      return notMetadataHere(path, this.resourcePath)
+    }
     if (!path.startsWith('/.well-known/')) return undefined
     if (path === `${WELL_KNOWN_PRM}${this.resourcePath}` || path === WELL_KNOWN_PRM) {
       return onlyGet(req) ?? this.#protectedResource()
@@ -268,4 +271,21 @@ function pick(o: Record<string, unknown>, keys: string[]): Record<string, unknow
   const out: Record<string, unknown> = {}
   for (const k of keys) if (o[k] !== undefined) out[k] = o[k]
   return out
+}
+
+/**
+ * 404 for a well-known suffix under the protected resource (`/mcp/.well-known/openid-configuration`).
+ * RFC 8615 §3: well-known URIs live at the root, `/.well-known/`; RFC 8414 §3.1 and RFC 9728 §3.1
+ * insert the well-known segment between the host and the identifier's path
+ * (`/.well-known/oauth-authorization-server/mcp`). A client that appends it to the identifier
+ * instead (OpenID Connect Discovery §4's form, the third URL MCP 2025-11-25 authorization
+ * §Authorization Server Metadata Discovery has clients try) asks for a document that does not
+ * exist here, and the path is not the MCP endpoint either: a 401 challenge would send it to sign
+ * in for nothing, where 404 lets it try the next URL.
+ */
+function notMetadataHere(path: string, resourcePath: string): LocalResponse {
+  return errorResponse(
+    'GW_ERR_NO_ROUTE',
+    `no metadata at ${path}: well-known URIs go between the host and the path (RFC 8414 §3.1, RFC 9728 §3.1), e.g. /.well-known/oauth-protected-resource${resourcePath}`,
+  )
 }

@@ -163,11 +163,19 @@ class CompiledPolicy implements AuthPolicy {
           .join('; '),
       }
     }
+    const failing = this.#keySets.filter((k) => k.lastError !== undefined)
     return {
       accepted: true,
       programmed: true,
       reason: 'Programmed',
       message: 'enforced on the data plane',
+      ...(failing.length > 0
+        ? {
+            refreshError: failing
+              .map((k) => `JWKS refresh failed at ${k.url}: ${k.lastError}`)
+              .join('; '),
+          }
+        : {}),
     }
   }
 

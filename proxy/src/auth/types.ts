@@ -23,6 +23,11 @@ export interface PolicyStatus {
   reason: string
   /** Human-readable detail (issuer, URL and cause when keys are missing). */
   message: string
+  /**
+   * Set while the keys are loaded but their last refresh failed (last-known-good keys in use):
+   * the key set's URL and the cause. Readiness reports it (./readiness.ts).
+   */
+  refreshError?: string
 }
 
 /**

@@ -30,6 +30,7 @@ import {
   CorsFilterSchema,
   GatewayConfigSchema,
   GatewayLimitsSchema,
+  GatewayTlsSchema,
   PathMatchSchema,
   RouteConfigSchema,
   RouteFilterSchema,
@@ -58,6 +59,7 @@ export {
   CorsFilterSchema,
   GatewayConfigSchema,
   GatewayLimitsSchema,
+  GatewayTlsSchema,
   JwksRemoteSchema,
   JwksSourceSchema,
   JwtAuthenticationSchema,
@@ -121,3 +123,5 @@ export type McpAuthorizationRuleConfig = z.output<typeof McpAuthorizationRuleSch
 export type LocalRateLimitEntry = z.output<typeof LocalRateLimitSchema>
 /** Validated `gateways.<name>.limits`. */
 export type GatewayLimitsConfig = z.output<typeof GatewayLimitsSchema>
+/** Validated `gateways.<name>.tls`. */
+export type GatewayTlsConfig = z.output<typeof GatewayTlsSchema>

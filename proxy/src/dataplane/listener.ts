@@ -9,12 +9,18 @@
  * None of the deadlines bounds a response: an SSE stream stays open as long as its session.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer as createHttpsServer,
+  type Server as HttpsServer,
+  Server as HttpsServerClass,
+} from 'node:https'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { GatewayLimitsConfig } from '../config/schema.js'
 import { GatehouseError, RequestError } from '../errors.js'
 import { fromRequestError, sendLocal } from '../http/local-response.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
+import { type ServerCertificates, watchCertificates } from './certificates.js'
 import { onClientError, onConnectMethod, onUnknownExpectation } from './client-errors.js'
 
 /** A listening gateway. */
@@ -25,6 +31,11 @@ export interface Listener {
   readonly url: string
   /** Stops accepting, lets in-flight requests finish for up to `drainMs`, then cuts the rest. */
   close(drainMs: number): Promise<void>
+  /**
+   * An HTTPS listener: serves `next` to new connections from now on (a reload read them again).
+   * Connections already open keep the certificate they were given.
+   */
+  setCertificates(next: ServerCertificates): void
 }
 
 /** What {@link startListener} needs. */
@@ -37,6 +48,8 @@ export interface ListenerOptions {
   handle: (req: IncomingMessage, res: ServerResponse, connectionId: number) => Promise<void>
   tasks: TaskRegistry
   log: Logger
+  /** HTTPS: the certificates to serve (./certificates.ts); absent: plain HTTP. */
+  tls?: ServerCertificates | undefined
 }
 
 /** While draining, how often connections that became idle are closed. */
@@ -69,10 +82,13 @@ function listenError(name: string, address: string, port: number, cause: unknown
   )
 }
 
-/** Creates the server with the gateway's limits. */
-function createLimitedServer(limits: GatewayLimitsConfig) {
+/** Creates the server with the gateway's limits (HTTPS when it has certificates). */
+function createLimitedServer(
+  limits: GatewayLimitsConfig,
+  tls: { current(): ServerCertificates } | undefined,
+): Server | HttpsServer {
   const headersTimeout = limits.headersTimeout.ms
-  const server = createServer({
+  const options = {
     headersTimeout,
     requestTimeout: limits.requestTimeout.ms,
     // Deadlines are checked on this period: a few checks per headersTimeout, at most every 30 s.
@@ -81,7 +97,17 @@ function createLimitedServer(limits: GatewayLimitsConfig) {
     keepAliveTimeout: 65_000,
     // The pipeline checks Host (RFC 9112 §3.2) and answers with a JSON body; Node's check would not.
     requireHostHeader: false,
-  })
+  }
+  const first = tls?.current()
+  const server = first
+    ? createHttpsServer({
+        ...options,
+        ...first.defaultPair,
+        minVersion: first.config.minVersion,
+        // RFC 6066 §3: the certificate for the server name the client asked for.
+        SNICallback: (servername, done) => done(null, tls?.current().select(servername)),
+      })
+    : createServer(options)
   server.maxConnections = limits.maxConnections
   return server
 }
@@ -114,7 +140,7 @@ function dropLogger(name: string, maxConnections: number, log: Logger): () => vo
  * and be answered 503.
  */
 async function drain(
-  server: Server,
+  server: Server | HttpsServer,
   sockets: ReadonlySet<Socket>,
   inFlight: ReadonlySet<ServerResponse>,
   drainMs: number,
@@ -145,7 +171,11 @@ async function drain(
  */
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const { name, address, limits, tasks, log } = options
-  const server = createLimitedServer(limits)
+  let certificates = options.tls
+  const server = createLimitedServer(
+    limits,
+    certificates && { current: () => certificates as ServerCertificates },
+  )
   const connections = new WeakMap<Socket, number>()
   const sockets = new Set<Socket>()
   const inFlight = new Set<ServerResponse>()
@@ -199,13 +229,21 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const boundPort = typeof bound === 'object' && bound ? bound.port : options.port
   const host = address.includes(':') ? `[${address}]` : address
   const removeListener = tasks.addListener(name, `${address}:${boundPort}`)
+  const setCertificates = (next: ServerCertificates) => {
+    if (!(server instanceof HttpsServerClass)) return
+    certificates = next
+    server.setSecureContext({ ...next.defaultPair, minVersion: next.config.minVersion })
+  }
+  const watch = certificates && watchCertificates(name, () => certificates, setCertificates, log)
   return {
     name,
     address,
     port: boundPort,
-    url: `http://${host}:${boundPort}`,
+    url: `${certificates ? 'https' : 'http'}://${host}:${boundPort}`,
+    setCertificates,
     async close(drainMs) {
       closing = true
+      watch?.close()
       removeListener()
       await drain(server, sockets, inFlight, drainMs)
     },

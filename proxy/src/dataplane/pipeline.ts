@@ -177,6 +177,10 @@ function send(
 
 /** Selects the route, then answers a preflight, checks the Origin and runs the policies. */
 async function route(steps: Steps, ctx: RequestContext): Promise<Answered> {
+  const probe = ctx.gw.probe
+  if (probe && ctx.path === probe.path && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    return answerProbe(ctx, probe.ready())
+  }
   const match = ctx.gw.router.match(ctx.path)
   if (!match) {
     ctx.trace?.event('route_selected', { matched: false })
@@ -207,6 +211,16 @@ async function route(steps: Steps, ctx: RequestContext): Promise<Answered> {
   if (rule.policies.length === 0) return forwardTo(steps, ctx, rule, OPEN, NO_POLICY)
   ctx.outcome = ALLOWED
   return authenticate(steps, ctx, rule)
+}
+
+/**
+ * A load balancer's probe (`probePath`): 200 or 503 and one word, never the reasons, which only
+ * the admin interface's `/ready` gives (they name policies and IdP URLs).
+ */
+function answerProbe(ctx: RequestContext, ready: boolean): Answered {
+  const headers = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }
+  const body = ctx.method === 'HEAD' ? undefined : ready ? 'ok\n' : 'unavailable\n'
+  return send(ctx, { status: ready ? 200 : 503, headers, body }, NO_POLICY, {})
 }
 
 /** What a route without policies forwards with. */
@@ -261,14 +275,16 @@ function localRequest(ctx: RequestContext): LocalRequest & { trace?: RequestTrac
 
 /**
  * The MCP OAuth endpoints live under /.well-known/ (RFC 8615), and in broker mode under
- * <issuer>/oauth/ (issue #22): a policy that serves the path answers it.
+ * <issuer>/oauth/: a policy that serves the path answers it. A `/.well-known/` below the root
+ * (`/mcp/.well-known/openid-configuration`) goes there too: the policy answers 404 for the
+ * metadata it does not have there (auth/oauth.ts says why).
  */
 async function serveOAuth(
   ctx: RequestContext,
   rule: CompiledRule,
   local: LocalRequest,
 ): Promise<Answered | undefined> {
-  if (!ctx.path.startsWith('/.well-known/') && !ctx.path.includes('/oauth/')) return undefined
+  if (!ctx.path.includes('/.well-known/') && !ctx.path.includes('/oauth/')) return undefined
   ctx.task.stage('mcp_oauth')
   for (const policy of rule.policies) {
     const answer = await policy.serveOAuth(local)

@@ -28,4 +28,9 @@ export interface CompiledRule {
 export interface GatewayRuntime {
   name: string
   router: Router<CompiledRule>
+  /**
+   * `gateways.<name>.probePath`: the path a load balancer probes, answered by the gateway itself
+   * (200 or 503, no detail); `ready` says whether the policies on its routes have their keys.
+   */
+  probe?: { path: string; ready(): boolean } | undefined
 }

@@ -22,3 +22,12 @@ export interface ToolsKnownMessage {
 
 /** Published by the MCP stage; the metrics keep these names as labels of their own. */
 export const toolsKnownChannel = channel('gatehouse:mcp:tools')
+
+/** An HTTPS listener's certificates changed on disk and now serve (leaf SHA-256 fingerprints). */
+export interface TlsReloadMessage {
+  gateway: string
+  fingerprints: readonly string[]
+}
+
+/** Published by an HTTPS listener after it installed certificates read again from disk. */
+export const tlsReloadChannel = channel('gatehouse:tls:reload')

@@ -139,6 +139,12 @@ describe('protected-resource metadata (RFC 9728)', () => {
     expect(await e.serve(request('GET', '/.well-known/openid-configuration'))).toBeUndefined()
     expect(await e.serve(request('GET', `${PRM}/other`))).toBeUndefined()
   })
+
+  it('answers 404 to a well-known suffix under the resource path, which holds no metadata', async () => {
+    const res = await serve(endpoints(), request('GET', '/mcp/.well-known/openid-configuration'))
+    expect(res.status).toBe(404)
+    expect(body(res)).toMatchObject({ error: 'not_found' })
+  })
 })
 
 describe('authorization-server metadata (RFC 8414), bridged', () => {

@@ -147,6 +147,19 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
     })
   })
 
+  it('answers 404, not 401, to /mcp/.well-known/openid-configuration (no metadata there; not the MCP endpoint)', async () => {
+    for (const suffix of ['openid-configuration', 'oauth-authorization-server']) {
+      const res = await fetch(`${gh.url}/mcp/.well-known/${suffix}`)
+      expect(res.status).toBe(404)
+      expect(res.headers.get('www-authenticate')).toBeNull()
+      const answer = (await res.json()) as { error: string; error_description: string }
+      expect(answer.error).toBe('not_found')
+      expect(answer.error_description).toContain('/.well-known/oauth-protected-resource/mcp')
+    }
+    // The resource itself still asks for a token.
+    expect((await fetch(`${gh.url}/mcp`, { method: 'POST' })).status).toBe(401)
+  })
+
   it('does not accept a token in the query string', async () => {
     const res = await fetch(`${gh.url}/mcp?access_token=${await idp.sign()}`, initializeRequest())
     expect(res.status).toBe(401)

@@ -77,6 +77,12 @@ describe('compose.yaml', () => {
     for (const p of published) expect(p).toMatch(/^127\.0\.0\.1:\d+:\d+$/)
   })
 
+  it("waits on gatehouse's /ready (admin interface) for its healthcheck", () => {
+    const test = compose.services.gatehouse?.healthcheck?.test.join(' ') ?? ''
+    expect(test).toContain("fetch('http://localhost:15000/ready')")
+    expect(test).toContain('r.ok ? 0 : 1')
+  })
+
   it('points gatehouse at the services by name, with the issuer the IdP announces', async () => {
     const config = await loadConfigFile(`${root}examples/compose/gatehouse.yaml`)
     const hosts = Object.values(config.backends).map((b) => b.static.host)
@@ -89,6 +95,36 @@ describe('compose.yaml', () => {
     )
     expect(issuers).toEqual([`${publicUrl}/oauth2/default`])
     expect(compose.services.gatehouse?.command).toContain('examples/compose/gatehouse.yaml')
+  })
+})
+
+describe('the Kubernetes deployment example', () => {
+  interface Probe {
+    exec: { command: string[] }
+  }
+  interface Container {
+    args: string[]
+    readinessProbe: Probe
+    livenessProbe: Probe
+    volumeMounts: Array<{ mountPath: string }>
+  }
+  const docs = read('examples/kubernetes/deploy/gatehouse.yaml')
+    .split(/^---$/m)
+    .map(
+      (d) =>
+        parse(d) as { kind: string; spec: { template: { spec: { containers: Container[] } } } },
+    )
+  const container = docs.find((d) => d.kind === 'Deployment')?.spec.template.spec
+    .containers[0] as Container
+
+  it('probes readiness on /ready and liveness on /healthz, inside the container', () => {
+    expect(container.readinessProbe.exec.command.join(' ')).toContain('localhost:15000/ready')
+    expect(container.livenessProbe.exec.command.join(' ')).toContain('localhost:15000/healthz')
+  })
+
+  it('runs the image gatehouse reads its manifests with, from the ConfigMap it mounts', () => {
+    expect(container.args).toEqual(['node', 'proxy/bin/gatehouse.js', '-f', '/etc/gatehouse/'])
+    expect(container.volumeMounts[0]?.mountPath).toBe('/etc/gatehouse')
   })
 })
 

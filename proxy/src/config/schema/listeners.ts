@@ -51,6 +51,42 @@ export const GatewayLimitsSchema = z
     "Limits on clients of this listener: header and request deadlines, header size, connections. Defaults are Node's http server defaults plus maxConnections.",
   )
 
+/** A server name a certificate is for: a DNS name, or `*.` and one (one label matched). */
+const serverName = z
+  .string()
+  .regex(
+    /^(\*\.)?(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i,
+    { message: 'expected a DNS name such as "mcp.example.com" or "*.example.com"' },
+  )
+
+/** `gateways.<name>.tls`: the listener terminates TLS (Gateway API `protocol: HTTPS`). */
+export const GatewayTlsSchema = z
+  .strictObject({
+    certificates: z
+      .array(
+        z.strictObject({
+          hostname: serverName
+            .optional()
+            .describe(
+              'Server name (SNI) this certificate answers: exact, or "*.example.com" for one label. Unset: the default certificate, sent to clients that name no server or one no certificate lists (the first certificate is the default when none is unset).',
+            ),
+          certFile: z.string().min(1).describe('Path of the PEM certificate chain, leaf first.'),
+          keyFile: z.string().min(1).describe('Path of the PEM private key of that certificate.'),
+        }),
+      )
+      .min(1)
+      .describe(
+        'Certificates with their keys, read at start, on every reload and whenever one of the files changes (a failed read keeps the certificates in use and logs why).',
+      ),
+    minVersion: z
+      .enum(['TLSv1.2', 'TLSv1.3'])
+      .default('TLSv1.2')
+      .describe('Oldest TLS version accepted. Default TLSv1.2; TLS 1.0 and 1.1 are never offered.'),
+  })
+  .describe(
+    'Terminate TLS on this listener (HTTPS): certificates chosen by the server name the client sends (SNI).',
+  )
+
 /** `gateways.<name>`: one listener. */
 export const GatewayConfigSchema = z
   .strictObject({
@@ -71,6 +107,16 @@ export const GatewayConfigSchema = z
       .default('0.0.0.0')
       .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
     limits: GatewayLimitsSchema.prefault({}),
+    tls: GatewayTlsSchema.optional(),
+    probePath: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/, {
+        message: 'expected an absolute path without query, e.g. "/healthz"',
+      })
+      .optional()
+      .describe(
+        "Path the gateway answers itself for a load balancer's health check (GET or HEAD): 200 `ok` while the policies of its routes have their keys, 503 `unavailable` otherwise, no detail (the admin interface's /ready gives the reasons). It takes precedence over routes. Unset: none.",
+      ),
   })
   .describe('A listener. Routes attach to it with parentRefs.')
 
