@@ -173,7 +173,7 @@ describe('gatehouse CLI', () => {
         'config: { adminAddr: "off", drainTimeout: "1h" }',
         `gateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
         `backends: { b: { static: { host: 127.0.0.1, port: ${(backend.address() as AddressInfo).port} } } }`,
-        'routes: { r: { rules: [{ matches: [{ path: { value: /mcp } }], backendRefs: [{ name: b }] }] } }',
+        'routes: { r: { allowUnauthenticated: true, rules: [{ matches: [{ path: { value: /mcp } }], backendRefs: [{ name: b }] }] } }',
       ].join('\n'),
     )
     const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])

@@ -71,6 +71,12 @@ export const GatewayConfigSchema = z
       .default('0.0.0.0')
       .describe('Bind address. Default all interfaces; the demo binds 127.0.0.1.'),
     limits: GatewayLimitsSchema.prefault({}),
+    allowUnauthenticated: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: every route of this gateway may serve without authentication (a public listener). Default: a route that no policy with traffic.jwtAuthentication targets is refused, so that a policy that was misspelled, deleted or never attached cannot leave a route open. Kubernetes: the annotation <api-group>/allow-unauthenticated: "true" on the Gateway.',
+      ),
   })
   .describe('A listener. Routes attach to it with parentRefs.')
 
@@ -186,5 +192,11 @@ export const RouteConfigSchema = z
       .optional()
       .describe('Gateways carrying the route. Default: every gateway, when there is exactly one.'),
     rules: z.array(RouteRuleSchema).min(1),
+    allowUnauthenticated: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: this route is meant to be public and may serve without authentication. Default: a route that no policy with traffic.jwtAuthentication targets (and whose gateways do not allow it) is refused at load and on reload. Kubernetes: the annotation <api-group>/allow-unauthenticated: "true" on the HTTPRoute.',
+      ),
   })
   .describe('A route (HTTPRoute).')

@@ -1,0 +1,75 @@
+/**
+ * Which kinds a manifest may hold. Gatehouse reads six (Gateway, HTTPRoute, BackendTLSPolicy and
+ * ReferenceGrant of Gateway API; GatewayBackend and GatewayPolicy of its own group). Kinds that
+ * sit beside them in a manifests directory as a matter of course (the CRDs themselves, a
+ * Namespace, the proxy's Deployment and Service, ...) are skipped untouched: not `${ENV}`
+ * substituted, not validated beyond their kind. Any other kind is an error: in a cluster the API
+ * server would refuse a kind it does not serve, and a misspelled `GatewayPolicyy` that was only
+ * ignored would leave its routes without the policy (docs/reliability.md, "Fail-open
+ * configuration").
+ */
+import { GATEWAY_API_GROUP } from './resources.js'
+
+/** Well-known kinds by API group (`''` is the core group) that gatehouse skips. */
+const FOREIGN: Readonly<Record<string, readonly string[]>> = {
+  '': [
+    'Namespace',
+    'ConfigMap',
+    'Secret',
+    'Service',
+    'ServiceAccount',
+    'Endpoints',
+    'Pod',
+    'PersistentVolumeClaim',
+    'LimitRange',
+    'ResourceQuota',
+  ],
+  apps: ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'],
+  batch: ['Job', 'CronJob'],
+  autoscaling: ['HorizontalPodAutoscaler'],
+  policy: ['PodDisruptionBudget'],
+  'apiextensions.k8s.io': ['CustomResourceDefinition'],
+  'rbac.authorization.k8s.io': ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'],
+  'networking.k8s.io': ['NetworkPolicy', 'Ingress', 'IngressClass'],
+  'discovery.k8s.io': ['EndpointSlice'],
+  'cert-manager.io': ['Certificate', 'Issuer', 'ClusterIssuer'],
+  // Gateway API kinds another controller serves: gatehouse serves HTTP routes only.
+  [GATEWAY_API_GROUP]: ['GatewayClass', 'GRPCRoute', 'TCPRoute', 'TLSRoute', 'UDPRoute'],
+}
+
+/** The group of an `apiVersion` (`''` for the core group's `v1`). */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.lastIndexOf('/')
+  return slash < 0 ? '' : apiVersion.slice(0, slash)
+}
+
+/** Whether `kind` of `apiVersion` is a well-known kind gatehouse skips. */
+export function isForeignKind(apiVersion: unknown, kind: unknown): boolean {
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return false
+  return FOREIGN[groupOf(apiVersion)]?.includes(kind) ?? false
+}
+
+/** Levenshtein distance, for "did you mean" (short strings only). */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number
+    row[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const here = row[j] as number
+      row[j] = Math.min(here + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+      prev = here
+    }
+  }
+  return row[b.length] as number
+}
+
+/** The kind gatehouse reads that `kind` is most likely a misspelling of, if any. */
+export function closestKind(kind: string, known: readonly string[]): string | undefined {
+  let best: { kind: string; d: number } | undefined
+  for (const k of known) {
+    const d = distance(kind.toLowerCase(), k.toLowerCase())
+    if (d <= 2 && (!best || d < best.d)) best = { kind: k, d }
+  }
+  return best?.kind
+}
