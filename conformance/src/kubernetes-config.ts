@@ -42,11 +42,17 @@ export function kubernetesFiles(config: Obj): Record<string, string> {
     if (Object.keys(rest).length > 0)
       throw new Error(`gateways.${name}: only port and address translate`)
     docs.push(
-      resource(`${GATEWAY_API}/v1`, 'Gateway', name, {
-        gatewayClassName: 'gatehouse',
-        ...(address ? { addresses: [{ type: 'IPAddress', value: address }] } : {}),
-        listeners: [{ name: 'http', protocol: 'HTTP', port }],
-      }, allowUnauthenticated === true ? PUBLIC : undefined),
+      resource(
+        `${GATEWAY_API}/v1`,
+        'Gateway',
+        name,
+        {
+          gatewayClassName: 'gatehouse',
+          ...(address ? { addresses: [{ type: 'IPAddress', value: address }] } : {}),
+          listeners: [{ name: 'http', protocol: 'HTTP', port }],
+        },
+        allowUnauthenticated === true ? PUBLIC : undefined,
+      ),
     )
   }
   for (const [name, b] of Object.entries((config.backends ?? {}) as Record<string, Obj>)) {

@@ -218,11 +218,14 @@ describe('gwctl proxy status of routes that serve without authentication', () =>
       trigger: 'watch',
       result: 'failure',
       reason: 'Unauthenticated',
-      message: 'g.yaml: invalid configuration\n  routes.mcp: no policy with traffic.jwtAuthentication targets this route',
+      message:
+        'g.yaml: invalid configuration\n  routes.mcp: no policy with traffic.jwtAuthentication targets this route',
     }
     const r = await runGwctl(['proxy', 'status', '--file', dumpOf({ reload })])
     expect(r.code).toBe(1)
-    expect(r.stdout).toMatch(/Configuration\s+last-reload\s+False\s+-\s+-\s+False\s+Unauthenticated: /)
+    expect(r.stdout).toMatch(
+      /Configuration\s+last-reload\s+False\s+-\s+-\s+False\s+Unauthenticated: /,
+    )
   })
 })
 

@@ -120,7 +120,7 @@ export function renderConfigReference(): string {
     'backend open. A policy with only `mcpAuthorization`, `localRateLimit` or `originValidation` does',
     'not count; a `jwtAuthentication` in `mode: Optional` does (it is an explicit choice). The OAuth',
     'discovery documents under `/.well-known/...` need no exemption: the policy that protects the MCP',
-    'route serves them itself, on that route. `/config_dump` shows each route\'s `authentication`',
+    "route serves them itself, on that route. `/config_dump` shows each route's `authentication`",
     '(`Policy`, `AllowUnauthenticated`).',
     '',
     'See `examples/standalone/gatehouse.yaml` for a complete file and docs/walkthrough.md for a guided setup.',

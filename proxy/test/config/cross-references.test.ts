@@ -62,7 +62,9 @@ describe('routes that no authentication covers', () => {
   })
 
   it('accepts a route covered by a policy, a route that says it is public, and every route of a public gateway', () => {
-    const policies = { auth: { targetRefs: [{ name: 'covered' }], traffic: { jwtAuthentication: jwt } } }
+    const policies = {
+      auth: { targetRefs: [{ name: 'covered' }], traffic: { jwtAuthentication: jwt } },
+    }
     const text = configText(
       {
         covered: { parentRefs: [{ name: 'a' }] },

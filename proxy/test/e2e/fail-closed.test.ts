@@ -23,7 +23,11 @@ const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 't', version: '1' },
+  },
 })
 
 /** A backend that records the headers of every request it receives. */
@@ -74,7 +78,11 @@ describe('a reload that would leave a route without its policy', () => {
       traffic: {
         jwtAuthentication: {
           providers: [
-            { issuer: ISSUER, audiences: ['api://default'], jwks: { inline: { keys: [signer.jwk] } } },
+            {
+              issuer: ISSUER,
+              audiences: ['api://default'],
+              jwks: { inline: { keys: [signer.jwk] } },
+            },
           ],
         },
       },
@@ -87,7 +95,10 @@ describe('a reload that would leave a route without its policy', () => {
         routes: {
           mcp: {
             rules: [
-              { matches: [{ path: { type: 'PathPrefix', value: '/mcp' } }], backendRefs: [{ name: 'b' }] },
+              {
+                matches: [{ path: { type: 'PathPrefix', value: '/mcp' } }],
+                backendRefs: [{ name: 'b' }],
+              },
             ],
           },
         },
@@ -112,7 +123,9 @@ describe('a reload that would leave a route without its policy', () => {
       routes: Array<{ name: string; authentication: string }>
     }
     expect(dump.reload).toMatchObject({ result: 'failure', reason: 'Unauthenticated' })
-    expect(dump.routes).toEqual([expect.objectContaining({ name: 'mcp', authentication: 'Policy' })])
+    expect(dump.routes).toEqual([
+      expect.objectContaining({ name: 'mcp', authentication: 'Policy' }),
+    ])
   })
 })
 
@@ -153,7 +166,12 @@ describe('a route of another namespace on a protected path (listener admitting A
           metadata: { name: 'gw' },
           spec: {
             listeners: [
-              { name: 'http', protocol: 'HTTP', port: 3000, allowedRoutes: { namespaces: { from: 'All' } } },
+              {
+                name: 'http',
+                protocol: 'HTTP',
+                port: 3000,
+                allowedRoutes: { namespaces: { from: 'All' } },
+              },
             ],
           },
         },

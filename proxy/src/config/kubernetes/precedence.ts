@@ -76,9 +76,7 @@ export function canonical(value: unknown): string {
  * being covered by every one of the same policies (equal `traffic`). Whatever their timestamps:
  * an older route would win the tie, a newer one would be one `kubectl apply` away from it.
  */
-export function protectedConflicts(
-  candidates: readonly RouteCandidate[],
-): Map<Resource, string> {
+export function protectedConflicts(candidates: readonly RouteCandidate[]): Map<Resource, string> {
   const out = new Map<Resource, string>()
   for (const r of candidates) {
     for (const p of candidates) {

@@ -14,7 +14,7 @@ import type { ConfigIssue } from '../../errors.js'
 import type { SourceDocument } from './documents.js'
 import { Findings, notOk, ok } from './findings.js'
 import { resolveParentRef, translateGateways } from './gateways.js'
-import { closestKind, isForeignKind } from './kinds.js'
+import { admitResources } from './kinds.js'
 import { Origins } from './origins.js'
 import {
   byPrecedence,
@@ -27,18 +27,6 @@ import { type ObjectRef, type RefProblem, ResourceIndex, resolveBackendRef } fro
 import { GATEWAY_API_GROUP, type Resource, resourceId } from './resources.js'
 import { translateTls } from './tls.js'
 import { unsupportedFields } from './unsupported.js'
-
-/** The API versions read, by kind (`{group}` is the configured API group). */
-const VERSIONS: Record<string, readonly string[]> = {
-  Gateway: ['v1', 'v1beta1'],
-  HTTPRoute: ['v1', 'v1beta1'],
-  BackendTLSPolicy: ['v1', 'v1alpha3'],
-  ReferenceGrant: ['v1beta1', 'v1'],
-  GatewayBackend: ['v1alpha1'],
-  GatewayPolicy: ['v1alpha1'],
-}
-
-const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
 
 /** The result of a translation. */
 export interface Translation {
@@ -85,52 +73,7 @@ export function translateResources(
   const fail = (r: Resource, field: (string | number)[], message: string) =>
     t.errors.push(t.origins.locate(r, field, message))
 
-  const known: Resource[] = []
-  const seen = new Set<string>()
-  for (const r of resources) {
-    if (groups.get(r.kind) !== r.group) {
-      const reads = `it reads Gateway, HTTPRoute, BackendTLSPolicy and ReferenceGrant of ${GATEWAY_API_GROUP}, GatewayBackend and GatewayPolicy of ${apiGroup}`
-      if (isForeignKind(r.apiVersion, r.kind)) {
-        t.warnings.push({
-          path: `${resourceId(r)} (${r.apiVersion})`,
-          message: `not a kind gatehouse reads (${reads}); skipped, neither validated nor \${ENV}-substituted`,
-        })
-        continue
-      }
-      // An unknown kind is an error, as the API server would refuse it: a misspelled
-      // GatewayPolicy that was only ignored would leave its routes unprotected.
-      const guess = closestKind(r.kind, [...groups.keys()])
-      fail(
-        r,
-        ['kind'],
-        `${r.kind} of ${r.group || 'the core group'} (${r.apiVersion}) is not a kind gatehouse reads (${reads})${guess ? `; did you mean ${guess} (${groups.get(guess)})?` : ''}`,
-      )
-      continue
-    }
-    const version = r.apiVersion.slice(r.group.length + 1)
-    if (!VERSIONS[r.kind]?.includes(version)) {
-      fail(
-        r,
-        ['apiVersion'],
-        `version ${version} of ${r.kind} is not supported; use ${r.group}/${VERSIONS[r.kind]?.[0]}`,
-      )
-      continue
-    }
-    if (!NAME.test(r.name)) {
-      fail(
-        r,
-        ['metadata', 'name'],
-        'gatehouse names are RFC 1123 DNS labels: 1-63 lowercase letters, digits and "-"',
-      )
-      continue
-    }
-    if (seen.has(resourceId(r))) {
-      fail(r, ['metadata', 'name'], `${resourceId(r)} is defined twice`)
-      continue
-    }
-    seen.add(resourceId(r))
-    known.push(r)
-  }
+  const known = admitResources(resources, groups, apiGroup, (w) => t.warnings.push(w), fail)
   const index = new ResourceIndex(known, groups)
   const keyOf = keys(known)
   const raw = t.raw as Record<
@@ -334,12 +277,14 @@ export function translateResources(
       key,
       value,
       listeners: attached,
-      matches: rules.flatMap((r) => list((r as { matches?: unknown }).matches)).flatMap((m) => {
-        const path = m.path as Partial<PathMatch> | undefined
-        return typeof path?.value === 'string'
-          ? [{ type: path.type === 'Exact' ? 'Exact' : 'PathPrefix', value: path.value } as const]
-          : []
-      }),
+      matches: rules
+        .flatMap((r) => list((r as { matches?: unknown }).matches))
+        .flatMap((m) => {
+          const path = m.path as Partial<PathMatch> | undefined
+          return typeof path?.value === 'string'
+            ? [{ type: path.type === 'Exact' ? 'Exact' : 'PathPrefix', value: path.value } as const]
+            : []
+        }),
       protection: protection.get(route)?.traffic ?? new Set(),
       protectedBy: protection.get(route)?.by ?? [],
     })

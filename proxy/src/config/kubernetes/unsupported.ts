@@ -78,7 +78,10 @@ export function unsupportedFields(rule: Record<string, unknown>): {
           f.type === 'RequestHeaderModifier'
             ? 'a GatewayPolicy sets and removes request headers: spec.traffic.transformations.request'
             : 'the CORS filter is the one filter gatehouse applies'
-        found.push({ field: ['filters', k, 'type'], message: say(`filters[].type: ${f.type}`, hint) })
+        found.push({
+          field: ['filters', k, 'type'],
+          message: say(`filters[].type: ${f.type}`, hint),
+        })
         return
       }
       kept.push(f)

@@ -65,7 +65,12 @@ describe('canonical', () => {
 const listenerForAll = () =>
   res(`${GW}/v1`, 'Gateway', 'gw', {
     listeners: [
-      { name: 'http', protocol: 'HTTP', port: 3000, allowedRoutes: { namespaces: { from: 'All' } } },
+      {
+        name: 'http',
+        protocol: 'HTTP',
+        port: 3000,
+        allowedRoutes: { namespaces: { from: 'All' } },
+      },
     ],
   })
 const mcpRoute = (namespace: string, backendName: string, created?: string) =>

@@ -117,10 +117,15 @@ describe('kinds gatehouse does not read', () => {
 describe('Gateway API fields gatehouse does not support', () => {
   it('says so for timeouts, retry, header matches and RequestHeaderModifier, naming resource, field and line', async () => {
     const r = route()
-    const rule = (r.spec as { rules: Record<string, unknown>[] }).rules[0] as Record<string, unknown>
+    const rule = (r.spec as { rules: Record<string, unknown>[] }).rules[0] as Record<
+      string,
+      unknown
+    >
     rule.timeouts = { request: '10s' }
     rule.retry = { attempts: 2 }
-    rule.matches = [{ path: { type: 'PathPrefix', value: '/mcp' }, headers: [{ name: 'x', value: 'y' }] }]
+    rule.matches = [
+      { path: { type: 'PathPrefix', value: '/mcp' }, headers: [{ name: 'x', value: 'y' }] },
+    ]
     rule.filters = [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [] } }]
     const err = await errorOf(load([...healthy().slice(0, 3), r, policy()]))
     const byPath = Object.fromEntries(err.issues.map((i) => [i.path, i.message]))

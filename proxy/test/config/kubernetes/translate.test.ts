@@ -49,11 +49,14 @@ describe('translateResources', () => {
 
   it('reads GatewayBackend and GatewayPolicy in the configured API group only', async () => {
     const dir = writeDir({ 'm.yaml': yamlOf(healthy()) })
-    const err = await loadConfigSources([dir], { env: {}, apiGroup: 'gateway.other.dev' }).catch(
-      (e: unknown) => e as ConfigError,
+    const err = await loadConfigSources([dir], { env: {}, apiGroup: 'gateway.other.dev' }).then(
+      () => undefined,
+      (e: unknown) => e,
     )
     expect(err).toBeInstanceOf(ConfigError)
-    const issue = err.issues.find((i) => i.path === 'GatewayPolicy default/mcp-auth: kind')
+    const issue = (err as ConfigError).issues.find(
+      (i) => i.path === 'GatewayPolicy default/mcp-auth: kind',
+    )
     expect(issue?.message).toContain(
       `GatewayPolicy of ${GROUP} (${GROUP}/v1alpha1) is not a kind gatehouse reads`,
     )

@@ -5,7 +5,10 @@ describe('unsupportedFields', () => {
   it('finds the Gateway API fields gatehouse does not implement and strips them from the rule', () => {
     const { found, rule } = unsupportedFields({
       matches: [{ path: { value: '/mcp' }, method: 'POST' }],
-      filters: [{ type: 'CORS', cors: {} }, { type: 'URLRewrite', urlRewrite: {} }],
+      filters: [
+        { type: 'CORS', cors: {} },
+        { type: 'URLRewrite', urlRewrite: {} },
+      ],
       backendRefs: [{ name: 'b', filters: [] }],
       timeouts: { request: '1s' },
       sessionPersistence: {},
