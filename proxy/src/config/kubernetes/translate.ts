@@ -173,11 +173,22 @@ export function translateResources(
     }
   }
 
-  // The authentication each route is covered by, for the cross-namespace conflicts.
+  // The authentication each route is covered by, for the cross-namespace conflicts: the policy's
+  // traffic with its key-set backends resolved, so that two policies naming "idp" in their own
+  // namespaces (two backends) are not equal.
   const protection = new Map<Resource, { traffic: Set<string>; by: string[] }>()
   for (const [p, targets] of policyTargets) {
-    const traffic = p.spec.traffic as { jwtAuthentication?: unknown } | undefined
-    if (policyProblems.has(p) || traffic?.jwtAuthentication === undefined) continue
+    const written = p.spec.traffic as { jwtAuthentication?: unknown } | undefined
+    if (policyProblems.has(p) || written?.jwtAuthentication === undefined) continue
+    const traffic = structuredClone(written) as {
+      jwtAuthentication: { providers?: unknown }
+    }
+    for (const provider of list(traffic.jwtAuthentication.providers)) {
+      const remote = (provider.jwks as { remote?: { backendRef?: ObjectRef } } | undefined)?.remote
+      if (!remote?.backendRef) continue
+      const resolved = resolveBackendRef(remote.backendRef, p, apiGroup, index)
+      if ('backend' in resolved) remote.backendRef = { name: resourceId(resolved.backend) }
+    }
     for (const route of targets) {
       const entry = protection.get(route) ?? { traffic: new Set<string>(), by: [] }
       entry.traffic.add(canonical(traffic))

@@ -129,13 +129,21 @@ describe('a route of another namespace on a protected path', () => {
   }
 
   it('is attached when an equal policy covers it, and then the oldest route comes first', async () => {
-    const own = inNamespace(policy({ group: GROUP, kind: 'GatewayBackend', name: 'idp' }), 'a')
+    // The same traffic, and the same key-set backend (default/idp, granted to namespace a).
+    const own = inNamespace(
+      policy({ group: GROUP, kind: 'GatewayBackend', name: 'idp', namespace: 'default' }),
+      'a',
+    )
+    const grant = res(`${GW}/v1beta1`, 'ReferenceGrant', 'policies-to-idp', {
+      from: [{ group: GROUP, kind: 'GatewayPolicy', namespace: 'a' }],
+      to: [{ group: GROUP, kind: 'GatewayBackend', name: 'idp' }],
+    })
     const s = await load([
       listenerForAll(),
       backend('mcp-backend'),
       backend('idp', 9000),
       backend('a-backend', 8091, 'a'),
-      backend('idp', 9000, 'a'),
+      grant,
       mcpRoute('default', 'mcp-backend', NEW),
       mcpRoute('a', 'a-backend', OLD),
       policy(),
@@ -144,6 +152,29 @@ describe('a route of another namespace on a protected path', () => {
     // Gateway API: the tie goes to the oldest route, whatever the order of the documents.
     expect(Object.keys(s.config.routes)).toEqual(['a-mcp', 'default-mcp'])
     expect(condition(s, 'GatewayPolicy', 'mcp-auth', 'Accepted')?.status).toBe('True')
+  })
+
+  it('is not attached when its policy reads the same but trusts a key set of its own namespace (nor is the other)', async () => {
+    const own = inNamespace(policy({ group: GROUP, kind: 'GatewayBackend', name: 'idp' }), 'a')
+    const s = await load([
+      listenerForAll(),
+      backend('mcp-backend'),
+      backend('idp', 9000),
+      backend('a-backend', 8091, 'a'),
+      backend('idp', 9000, 'a'),
+      mcpRoute('default', 'mcp-backend'),
+      mcpRoute('a', 'a-backend'),
+      policy(),
+      own,
+    ])
+    // Each takes the other's path under another authentication: fail closed, neither serves,
+    // both say why (docs/reliability.md: give tenants listeners of their own).
+    expect(Object.keys(s.config.routes)).toEqual([])
+    expect(
+      s.resources
+        .filter((f) => f.kind === 'HTTPRoute')
+        .map((f) => f.conditions.find((c) => c.type === 'Accepted')?.reason),
+    ).toEqual(['ProtectedPathConflict', 'ProtectedPathConflict'])
   })
 
   it('without the public annotation or a policy, is not attached either (the conflict is decided first)', async () => {
