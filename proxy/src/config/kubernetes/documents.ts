@@ -4,7 +4,7 @@
  * `.yml` and `.json` files in name order, skipping hidden entries (a Kubernetes ConfigMap volume's
  * `..data` and `..<timestamp>` entries: its files are symlinks through `..data`, read once each).
  * `${ENV}` is substituted in each document's scalars, as for the standalone file (`../env.ts`),
- * except in well-known kinds gatehouse skips (`./kinds.ts`): a `${VAR}` in a CRD's description
+ * except in well-known kinds gatehouse skips (`./foreign-kinds.ts`): a `${VAR}` in a CRD's description
  * is not gatehouse's to resolve.
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { type Document, isMap, isSeq, LineCounter, parseAllDocuments } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../../errors.js'
 import { substituteScalars } from '../env.js'
-import { isForeignKind } from './kinds.js'
+import { isForeignKind } from './foreign-kinds.js'
 
 /** One parsed YAML document and where it came from. */
 export interface SourceDocument {

@@ -9,6 +9,7 @@
  * configuration").
  */
 import type { ConfigIssue } from '../../errors.js'
+import { isForeignKind } from './foreign-kinds.js'
 import { GATEWAY_API_GROUP, type Resource, resourceId } from './resources.js'
 
 /** The API versions read, by kind (`{group}` is the configured API group). */
@@ -22,45 +23,6 @@ const VERSIONS: Record<string, readonly string[]> = {
 }
 
 const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
-
-/** Well-known kinds by API group (`''` is the core group) that gatehouse skips. */
-const FOREIGN: Readonly<Record<string, readonly string[]>> = {
-  '': [
-    'Namespace',
-    'ConfigMap',
-    'Secret',
-    'Service',
-    'ServiceAccount',
-    'Endpoints',
-    'Pod',
-    'PersistentVolumeClaim',
-    'LimitRange',
-    'ResourceQuota',
-  ],
-  apps: ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'],
-  batch: ['Job', 'CronJob'],
-  autoscaling: ['HorizontalPodAutoscaler'],
-  policy: ['PodDisruptionBudget'],
-  'apiextensions.k8s.io': ['CustomResourceDefinition'],
-  'rbac.authorization.k8s.io': ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'],
-  'networking.k8s.io': ['NetworkPolicy', 'Ingress', 'IngressClass'],
-  'discovery.k8s.io': ['EndpointSlice'],
-  'cert-manager.io': ['Certificate', 'Issuer', 'ClusterIssuer'],
-  // Gateway API kinds another controller serves: gatehouse serves HTTP routes only.
-  [GATEWAY_API_GROUP]: ['GatewayClass', 'GRPCRoute', 'TCPRoute', 'TLSRoute', 'UDPRoute'],
-}
-
-/** The group of an `apiVersion` (`''` for the core group's `v1`). */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.lastIndexOf('/')
-  return slash < 0 ? '' : apiVersion.slice(0, slash)
-}
-
-/** Whether `kind` of `apiVersion` is a well-known kind gatehouse skips. */
-export function isForeignKind(apiVersion: unknown, kind: unknown): boolean {
-  if (typeof apiVersion !== 'string' || typeof kind !== 'string') return false
-  return FOREIGN[groupOf(apiVersion)]?.includes(kind) ?? false
-}
 
 /** Levenshtein distance, for "did you mean" (short strings only). */
 function distance(a: string, b: string): number {
