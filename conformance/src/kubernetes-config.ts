@@ -13,12 +13,21 @@ export const API_GROUP = 'gateway.example.dev'
 
 type Obj = Record<string, unknown>
 
-const resource = (apiVersion: string, kind: string, name: string, spec: Obj): Obj => ({
+const resource = (
+  apiVersion: string,
+  kind: string,
+  name: string,
+  spec: Obj,
+  annotations?: Record<string, string>,
+): Obj => ({
   apiVersion,
   kind,
-  metadata: { name },
+  metadata: { name, ...(annotations ? { annotations } : {}) },
   spec,
 })
+
+/** `allowUnauthenticated: true` of a gateway or route, as the reference proxy's annotation. */
+const PUBLIC = { 'gateway.example.dev/allow-unauthenticated': 'true' }
 
 const backendRef = (ref: Obj): Obj => ({ group: API_GROUP, kind: 'GatewayBackend', ...ref })
 
@@ -29,15 +38,21 @@ const backendRef = (ref: Obj): Obj => ({ group: API_GROUP, kind: 'GatewayBackend
 export function kubernetesFiles(config: Obj): Record<string, string> {
   const docs: Obj[] = []
   for (const [name, gw] of Object.entries((config.gateways ?? {}) as Record<string, Obj>)) {
-    const { port, address, ...rest } = gw
+    const { port, address, allowUnauthenticated, ...rest } = gw
     if (Object.keys(rest).length > 0)
       throw new Error(`gateways.${name}: only port and address translate`)
     docs.push(
-      resource(`${GATEWAY_API}/v1`, 'Gateway', name, {
-        gatewayClassName: 'gatehouse',
-        ...(address ? { addresses: [{ type: 'IPAddress', value: address }] } : {}),
-        listeners: [{ name: 'http', protocol: 'HTTP', port }],
-      }),
+      resource(
+        `${GATEWAY_API}/v1`,
+        'Gateway',
+        name,
+        {
+          gatewayClassName: 'gatehouse',
+          ...(address ? { addresses: [{ type: 'IPAddress', value: address }] } : {}),
+          listeners: [{ name: 'http', protocol: 'HTTP', port }],
+        },
+        allowUnauthenticated === true ? PUBLIC : undefined,
+      ),
     )
   }
   for (const [name, b] of Object.entries((config.backends ?? {}) as Record<string, Obj>)) {
@@ -62,7 +77,15 @@ export function kubernetesFiles(config: Obj): Record<string, string> {
       ...rule,
       backendRefs: (rule.backendRefs as Obj[]).map(backendRef),
     }))
-    docs.push(resource(`${GATEWAY_API}/v1`, 'HTTPRoute', name, { parentRefs, rules }))
+    docs.push(
+      resource(
+        `${GATEWAY_API}/v1`,
+        'HTTPRoute',
+        name,
+        { parentRefs, rules },
+        r.allowUnauthenticated === true ? PUBLIC : undefined,
+      ),
+    )
   }
   for (const [name, p] of Object.entries((config.policies ?? {}) as Record<string, Obj>)) {
     const spec = structuredClone(p) as { targetRefs: Obj[]; traffic: Obj }

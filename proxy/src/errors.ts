@@ -417,6 +417,11 @@ export class OAuthError extends RequestError {
 export interface ConfigIssue {
   path: string
   message: string
+  /**
+   * A Gateway API style reason (CamelCase) when the issue is of a kind status reports by name
+   * (`Unauthenticated`: a route that no authentication covers); absent: `Invalid`.
+   */
+  reason?: string
 }
 
 /** The configuration file could not be read, parsed or validated. Lists every problem found. */

@@ -51,7 +51,13 @@ export function parseConfig(
     )
   }
   const envIssues = substituteScalars(doc, env)
-  if (envIssues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', envIssues, file)
+  if (envIssues.length > 0) {
+    const located = envIssues.map((i) => ({
+      ...i,
+      message: i.message + yamlPathOf(doc, lc, i.path.replace(/\[(\d+)\]/g, '.$1').split('.')),
+    }))
+    throw new ConfigError('GW_ERR_CONFIG_INVALID', located, file)
+  }
   const raw = doc.toJS() ?? {}
   return validateConfig(
     raw,

@@ -76,6 +76,7 @@ function config(extraRoute: boolean, port: number): GatehouseConfigInput {
         backendRefs: [{ name: 'slow' }],
       },
     ],
+    allowUnauthenticated: true,
   })
   return {
     ...c,

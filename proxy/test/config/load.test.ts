@@ -17,6 +17,7 @@ const GW = 'gateways: { default: { port: 3000 } }\n'
 const ROUTE = `backends: { b: { static: { host: 127.0.0.1, port: 8090 } } }
 routes:
   r:
+    allowUnauthenticated: true
     rules:
       - matches: [ { path: { type: PathPrefix, value: /mcp } } ]
         backendRefs: [ { name: b } ]

@@ -20,7 +20,11 @@ function policyConfig(traffic: Traffic) {
       gateways: { default: { port: 3000 } },
       backends: { b: { static: { host: '127.0.0.1', port: 1 } } },
       routes: {
-        mcp: { rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'b' }] }] },
+        mcp: {
+          rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'b' }] }],
+          // The policies under test may have no jwtAuthentication.
+          allowUnauthenticated: true,
+        },
       },
       policies: { p: { targetRefs: [{ name: 'mcp' }], traffic } },
     }),

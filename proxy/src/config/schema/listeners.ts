@@ -117,6 +117,12 @@ export const GatewayConfigSchema = z
       .describe(
         "Path the gateway answers itself for a load balancer's health check (GET or HEAD): 200 `ok` while the policies of its routes have their keys, 503 `unavailable` otherwise, no detail (the admin interface's /ready gives the reasons). It takes precedence over routes. Unset: none.",
       ),
+    allowUnauthenticated: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: every route of this gateway may serve without authentication (a public listener). Default: a route that no policy with traffic.jwtAuthentication targets is refused, so that a policy that was misspelled, deleted or never attached cannot leave a route open. Kubernetes: the annotation <api-group>/allow-unauthenticated: "true" on the Gateway.',
+      ),
   })
   .describe('A listener. Routes attach to it with parentRefs.')
 
@@ -232,5 +238,11 @@ export const RouteConfigSchema = z
       .optional()
       .describe('Gateways carrying the route. Default: every gateway, when there is exactly one.'),
     rules: z.array(RouteRuleSchema).min(1),
+    allowUnauthenticated: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: this route is meant to be public and may serve without authentication. Default: a route that no policy with traffic.jwtAuthentication targets (and whose gateways do not allow it) is refused at load and on reload. Kubernetes: the annotation <api-group>/allow-unauthenticated: "true" on the HTTPRoute.',
+      ),
   })
   .describe('A route (HTTPRoute).')
