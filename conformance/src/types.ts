@@ -3,6 +3,8 @@
  * against, and results with evidence.
  */
 
+import type { SpecRevision } from './spec-version.js'
+
 /** RFC 2119 level. Only a failed MUST makes the run fail. */
 export type Level = 'MUST' | 'SHOULD' | 'MAY'
 
@@ -148,6 +150,12 @@ export interface Requirement {
    * an MCP or RFC sentence with a keyword, never a gatehouse feature (levels.test.ts).
    */
   resourceServer?: true
+  /**
+   * The MCP revisions whose rules the check follows (and whose traffic it sends), for
+   * `--spec-version` (spec-version.ts); absent: rules every selectable revision shares (an RFC,
+   * the seed, a gatehouse feature), judged in every run.
+   */
+  specVersions?: readonly SpecRevision[]
 }
 
 /** Outcome of one requirement. */

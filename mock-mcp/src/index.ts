@@ -1,29 +1,45 @@
 /**
  * `mcp-backend`: the MCP server that Gatehouse protects in the demo stack, the tests and the
- * conformance suite. It is a real server on the official MCP TypeScript SDK (Streamable HTTP
- * transport with sessions, MCP spec 2025-06-18 "Transports"; resumable streams, 2025-11-25
- * "Resumability and Redelivery"), with a `fetch` tool as the seed's deployment prerequisites
- * ask, and a few observation endpoints so tests can see what reached the backend and when:
+ * conformance suite. It is a dual-era server on one endpoint (MCP 2026-07-28 Versioning,
+ * "Backward Compatibility with Initialization-Based Versions"): 2026-07-28 requests (per-request
+ * `_meta`, no session) on the official v2 server SDK, and 2025 traffic (`initialize`, sessions,
+ * MCP spec 2025-06-18 "Transports"; resumable streams, 2025-11-25 "Resumability and
+ * Redelivery") on the official v1 SDK. It has a `fetch` tool as the seed's deployment
+ * prerequisites ask, and a few observation endpoints so tests can see what reached the backend
+ * and when:
  *
  * - `GET /__requests`, `DELETE /__requests`: the requests received (authorization reduced to a
  *   boolean: the backend must never see the gateway's bearer token, and never logs one).
  * - `GET /__timeline`: what the backend did, in order (tool started, progress sent, tool finished),
  *   so streaming can be judged by order of events rather than by wall-clock thresholds.
  * - `POST /__release`: lets `progress` calls held with `holdAfterStep` continue.
+ * - `POST /__notify?list=tools`: a change notification on the open `subscriptions/listen` streams.
  * - `GET /healthz`.
  *
- * Modules: `sessions.ts` (the `/mcp` endpoint), `tools.ts` (the MCP server), `event-store.ts`
- * (replay), `observe.ts` (what the observation endpoints report), `http.ts` (JSON helpers).
+ * Modules: `modern.ts` (the 2026-07-28 leg of `/mcp`), `modern-server.ts` (its MCP server),
+ * `tasks.ts` (the tasks extension), `sessions.ts` (the 2025 leg), `tools.ts` (its MCP server),
+ * `event-store.ts` (replay), `observe.ts` (what the observation endpoints report),
+ * `requests.ts`/`modern-requests.ts` (hand-built requests), `http.ts` (JSON helpers).
  */
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { sendJson } from '@gatehouse/support'
-import { rpcError } from './http.js'
+import { readJson, rpcError } from './http.js'
+import { createModernEndpoint, type ModernEndpoint } from './modern.js'
 import { Observations } from './observe.js'
-import { createSessions } from './sessions.js'
+import { createSessions, type Sessions } from './sessions.js'
+import { TaskStore } from './tasks.js'
 import { createMcpServer } from './tools.js'
 
 export { MemoryEventStore } from './event-store.js'
+export {
+  headerValue,
+  MODERN_PROTOCOL_VERSION,
+  type ModernRequestOptions,
+  modernBody,
+  modernRequest,
+} from './modern-requests.js'
+export { LIST_TTL_MS } from './modern-server.js'
 export type { RecordedRequest, TimelineEntry } from './observe.js'
 export { type InitializeRequestOptions, initializeBody, initializeRequest } from './requests.js'
 
@@ -77,6 +93,13 @@ export async function startMcpBackend(options: McpBackendOptions = {}): Promise<
       }),
   })
 
+  const modern = createModernEndpoint({
+    observations,
+    allowNonLoopbackFetch: options.allowNonLoopbackFetch ?? false,
+    tasks: new TaskStore(),
+    jsonResponse: options.jsonResponse ?? false,
+  })
+
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://backend').pathname
     const route = async (): Promise<void> => {
@@ -93,8 +116,9 @@ export async function startMcpBackend(options: McpBackendOptions = {}): Promise<
       if (path === '/__release' && req.method === 'POST') {
         return sendJson(res, 200, { released: observations.releaseAll() })
       }
+      if (path === '/__notify' && req.method === 'POST') return notify(modern, req, res)
       observations.record(req, path)
-      if (path === '/mcp' || path.startsWith('/mcp/')) return sessions.handle(req, res)
+      if (path === '/mcp' || path.startsWith('/mcp/')) return serveMcp(req, res, sessions, modern)
       sendJson(res, 404, {
         error: 'not_found',
         error_description: `no such path ${path}; the MCP endpoint is /mcp`,
@@ -121,9 +145,55 @@ export async function startMcpBackend(options: McpBackendOptions = {}): Promise<
     port,
     async stop() {
       observations.releaseAll()
-      await sessions.closeAll()
+      await Promise.all([sessions.closeAll(), modern.close()])
       server.closeAllConnections()
       await new Promise<void>((r) => server.close(() => r()))
     },
   }
+}
+
+/**
+ * `/mcp`: a POST the 2026-07-28 leg claims goes there, everything else to the 2025 sessions
+ * (GET streams, DELETE, `initialize`, and requests in a session).
+ */
+async function serveMcp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: Sessions,
+  modern: ModernEndpoint,
+): Promise<void> {
+  if (req.method !== 'POST') return sessions.handle(req, res)
+  let body: unknown
+  try {
+    body = await readJson(req)
+  } catch (err) {
+    rpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`)
+    return
+  }
+  if (await modern.claims(req, body)) return modern.handle(req, res, body)
+  return sessions.handle(req, res, body)
+}
+
+const NOTIFY_KINDS = ['tools', 'prompts', 'resources'] as const
+
+/**
+ * `POST /__notify?list=tools|prompts|resources` or `?updated=<uri>`: publishes a change
+ * notification to the open `subscriptions/listen` streams (2026-07-28 leg).
+ */
+function notify(modern: ModernEndpoint, req: IncomingMessage, res: ServerResponse): void {
+  const query = new URL(req.url ?? '/', 'http://backend').searchParams
+  const list = query.get('list')
+  const updated = query.get('updated')
+  if (updated) modern.notify.resourceUpdated(updated)
+  else if (list === 'tools') modern.notify.toolsChanged()
+  else if (list === 'prompts') modern.notify.promptsChanged()
+  else if (list === 'resources') modern.notify.resourcesChanged()
+  else {
+    sendJson(res, 400, {
+      error: 'invalid_request',
+      error_description: `give ?list= one of ${NOTIFY_KINDS.join(', ')}, or ?updated=<resource uri>`,
+    })
+    return
+  }
+  sendJson(res, 200, { notified: updated ? { updated } : { list } })
 }

@@ -26,6 +26,8 @@ export interface TimelineEntry {
 }
 
 const MAX_RECORDED = 500
+/** A held `progress` call continues by itself after this long, so nothing waits forever. */
+const MAX_HOLD_MS = 30_000
 
 /** The backend's observations, each list bounded to the last 500 entries. */
 export class Observations {
@@ -58,6 +60,19 @@ export class Observations {
       headers,
     })
     if (this.requests.length > MAX_RECORDED) this.requests.shift()
+  }
+
+  /** Waits until `POST /__release` (or {@link MAX_HOLD_MS}, so nothing waits forever). */
+  hold(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const release = (): void => {
+        clearTimeout(timer)
+        this.held.delete(release)
+        resolve()
+      }
+      const timer = setTimeout(release, MAX_HOLD_MS)
+      this.held.add(release)
+    })
   }
 
   /** Lets every held `progress` call continue. @returns how many were held */

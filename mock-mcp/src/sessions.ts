@@ -1,6 +1,7 @@
 /**
- * The `/mcp` endpoint: Streamable HTTP sessions on the official SDK's transport (MCP 2025-06-18
- * Transports), one MCP server per session, each with a resumable event store unless disabled.
+ * The 2025 leg of `/mcp`: Streamable HTTP sessions on the official v1 SDK's transport (MCP
+ * 2025-06-18 Transports), one MCP server per session, each with a resumable event store unless
+ * disabled. Serves every request the 2026-07-28 leg (`modern.ts`) does not claim.
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -8,7 +9,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { MemoryEventStore } from './event-store.js'
-import { readJson, rpcError } from './http.js'
+import { rpcError } from './http.js'
 
 /** Options of {@link createSessions}. */
 export interface SessionOptions {
@@ -22,8 +23,11 @@ export interface SessionOptions {
 
 /** The sessions of one backend. */
 export interface Sessions {
-  /** Handles a request to `/mcp` (POST, GET, DELETE; anything else 405). */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<void>
+  /**
+   * Handles a request to `/mcp` (POST, GET, DELETE; anything else 405).
+   * @param body - a POST's body, already read and parsed
+   */
+  handle(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void>
   /** Closes every session. */
   closeAll(): Promise<void>
 }
@@ -48,14 +52,12 @@ export function createSessions(options: SessionOptions): Sessions {
     return created
   }
 
-  const post = async (req: IncomingMessage, res: ServerResponse, sessionId?: string) => {
-    let body: unknown
-    try {
-      body = await readJson(req)
-    } catch (err) {
-      rpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`)
-      return
-    }
+  const post = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    sessionId?: string,
+  ) => {
     let transport = sessionId ? transports.get(sessionId) : undefined
     if (!transport) {
       if (sessionId) {
@@ -72,10 +74,10 @@ export function createSessions(options: SessionOptions): Sessions {
   }
 
   return {
-    async handle(req, res) {
+    async handle(req, res, body) {
       const sid = req.headers['mcp-session-id']
       const sessionId = typeof sid === 'string' ? sid : undefined
-      if (req.method === 'POST') return post(req, res, sessionId)
+      if (req.method === 'POST') return post(req, res, body, sessionId)
       if (req.method === 'GET' || req.method === 'DELETE') {
         const transport = sessionId ? transports.get(sessionId) : undefined
         if (!transport) {

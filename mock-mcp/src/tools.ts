@@ -9,8 +9,6 @@ import { z } from 'zod'
 import type { Observations } from './observe.js'
 
 const FETCH_MAX_BYTES = 64 * 1024
-/** A held `progress` call continues by itself after this long, so nothing waits forever. */
-const MAX_HOLD_MS = 30_000
 
 /** What the tools need of the backend. */
 export interface ToolDeps {
@@ -25,6 +23,35 @@ export function isLoopbackHost(hostname: string): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
 }
 
+/**
+ * What the `fetch` tool does, in both protocol eras: fetches an http(s) URL (loopback hosts only
+ * unless allowed) and answers `HTTP <status>` and the first 64 KiB of the body.
+ * @returns the text and whether it is an error (refused, failed, or not a 2xx answer)
+ */
+export async function fetchUrl(
+  url: string,
+  signal: AbortSignal,
+  allowNonLoopback: boolean,
+): Promise<{ isError: boolean; body: string }> {
+  try {
+    const target = new URL(url)
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      return { isError: true, body: `unsupported scheme ${target.protocol}` }
+    }
+    if (!allowNonLoopback && !isLoopbackHost(target.hostname)) {
+      return {
+        isError: true,
+        body: `refusing to fetch ${target.host}: only loopback hosts are allowed (start with allowNonLoopbackFetch to change this)`,
+      }
+    }
+    const response = await fetch(target, { signal, redirect: 'follow' })
+    const body = (await response.text()).slice(0, FETCH_MAX_BYTES)
+    return { isError: !response.ok, body: `HTTP ${response.status}\n\n${body}` }
+  } catch (err) {
+    return { isError: true, body: `fetch failed: ${(err as Error).message}` }
+  }
+}
+
 // The input schemas, built once: a session's server only refers to them (building them for every
 // session cost most of a session's set-up).
 const ECHO_INPUT = z.object({ text: z.string() })
@@ -37,7 +64,6 @@ const PROGRESS_INPUT = z.object({
 const NOTIFY_INPUT = z.object({ count: z.number().int().min(1).max(50) })
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] })
-const failure = (t: string) => ({ isError: true, ...text(t) })
 
 /** A new MCP server with the backend's tools (logging declared: `notify` sends messages). */
 export function createMcpServer(deps: ToolDeps): McpServer {
@@ -65,20 +91,8 @@ export function createMcpServer(deps: ToolDeps): McpServer {
     async ({ url }, extra) => {
       obs.note({ event: 'tool_started', tool: 'fetch' })
       try {
-        const target = new URL(url)
-        if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-          return failure(`unsupported scheme ${target.protocol}`)
-        }
-        if (!deps.allowNonLoopbackFetch && !isLoopbackHost(target.hostname)) {
-          return failure(
-            `refusing to fetch ${target.host}: only loopback hosts are allowed (start with allowNonLoopbackFetch to change this)`,
-          )
-        }
-        const response = await fetch(target, { signal: extra.signal, redirect: 'follow' })
-        const body = (await response.text()).slice(0, FETCH_MAX_BYTES)
-        return { isError: !response.ok, ...text(`HTTP ${response.status}\n\n${body}`) }
-      } catch (err) {
-        return failure(`fetch failed: ${(err as Error).message}`)
+        const { isError, body } = await fetchUrl(url, extra.signal, deps.allowNonLoopbackFetch)
+        return { isError, ...text(body) }
       } finally {
         obs.note({ event: 'tool_finished', tool: 'fetch' })
       }
@@ -104,15 +118,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
         obs.note({ event: 'progress_sent', tool: 'progress', step })
         if (step === holdAfterStep) {
           obs.note({ event: 'held', tool: 'progress', step })
-          await new Promise<void>((resolve) => {
-            const release = (): void => {
-              clearTimeout(timer)
-              obs.held.delete(release)
-              resolve()
-            }
-            const timer = setTimeout(release, MAX_HOLD_MS)
-            obs.held.add(release)
-          })
+          await obs.hold()
           obs.note({ event: 'released', tool: 'progress', step })
         }
         if (step < steps) await new Promise((r) => setTimeout(r, delayMs))
