@@ -104,7 +104,8 @@ describe('a 2026-07-28 client through an MCP-aware route with JWT auth', () => {
     expect(final(answer).error?.code).toBe(-32020)
   })
 
-  it('gets 400 with -32020 for a missing Mcp-Method, and for a tools/call without Mcp-Name', async () => {
+  it('gets 400 with -32020 for a missing Mcp-Method, and for a tools/call without Mcp-Name, from the gateway', async () => {
+    await fetch(`${backend.origin}/__requests`, { method: 'DELETE' })
     const noMethod = await rpc(url, 'tools/list', { bearer, headers: { 'mcp-method': null } })
     expect(noMethod.status).toBe(400)
     expect(final(noMethod).error?.code).toBe(-32020)
@@ -115,6 +116,8 @@ describe('a 2026-07-28 client through an MCP-aware route with JWT auth', () => {
     })
     expect(noName.status).toBe(400)
     expect(final(noName).error?.code).toBe(-32020)
+    // The gateway refused them (Intermediaries MUST return an error status): the backend saw none.
+    expect(await (await fetch(`${backend.origin}/__requests`)).json()).toEqual([])
   })
 
   it('gets 404 with -32601 for a method 2026-07-28 removed, uri or not', async () => {
@@ -171,6 +174,7 @@ describe('a 2026-07-28 client through an MCP-aware route with JWT auth', () => {
     })
     expect(ok.status).toBe(200)
     expect(final(ok).result?.resultType).toBe('complete')
+    await fetch(`${backend.origin}/__requests`, { method: 'DELETE' })
     const lying = await rpc(url, 'tools/call', {
       bearer,
       params,
@@ -178,6 +182,7 @@ describe('a 2026-07-28 client through an MCP-aware route with JWT auth', () => {
     })
     expect(lying.status).toBe(400)
     expect(final(lying).error?.code).toBe(-32020)
+    expect(await (await fetch(`${backend.origin}/__requests`)).json()).toEqual([])
   })
 
   it('runs a task: tasks/get with Mcp-Name: <taskId> is accepted', async () => {
