@@ -60,7 +60,7 @@ describe('gatehouse CLI', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('configuration is valid')
     expect(r.stderr).toBe(
-      "gatehouse: warning: routes.mcp.rules[0].filters[0].cors.allowHeaders: lacks Mcp-Session-Id, MCP-Protocol-Version: browser MCP clients send them on every request after initialize, so their preflight is refused and the session breaks; add them (the seed's reference values omit them)\n",
+      "gatehouse: warning: routes.mcp.rules[0].filters[0].cors.allowHeaders: lacks Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name: browser MCP clients send them (2025-11-25: after initialize; 2026-07-28: Mcp-Method and Mcp-Name on every request), so their preflight is refused and their requests fail; add them (the seed's reference values omit them)\n",
     )
   })
 
