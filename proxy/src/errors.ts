@@ -110,6 +110,11 @@ export const ERRORS = {
   },
   // The backend.
   GW_ERR_UPSTREAM_BUSY: { status: 503, error: 'upstream_busy', description: 'no backend slot' },
+  GW_ERR_UPSTREAM_STREAMS_FULL: {
+    status: 503,
+    error: 'upstream_busy',
+    description: 'the backend already holds limits.maxListenStreams subscription streams',
+  },
   GW_ERR_UPSTREAM_CONNECT: {
     status: 502,
     error: 'upstream_unavailable',
@@ -136,6 +141,17 @@ export const ERRORS = {
     status: 400,
     error: 'invalid_request',
     description: 'a POST body that is not JSON-RPC (answered with a JSON-RPC error)',
+  },
+  GW_ERR_MCP_HEADER_MISMATCH: {
+    status: 400,
+    error: 'invalid_request',
+    description:
+      'MCP request metadata headers missing, malformed or not mirroring the body (JSON-RPC -32020)',
+  },
+  GW_ERR_MCP_METHOD_REMOVED: {
+    status: 404,
+    error: 'method_not_found',
+    description: 'a method MCP 2026-07-28 removed, in a request of that revision (JSON-RPC -32601)',
   },
   GW_ERR_MCP_TARGET_DENIED: {
     status: 200,

@@ -121,7 +121,12 @@ export const BackendConfigSchema = z
         maxRequests: count(1, 100_000)
           .default(1024)
           .describe(
-            'Requests in flight to this backend at once, 1-100000, open event streams (GET with Accept: text/event-stream) not counted: they have their own connections, uncapped. A request beyond it waits for a free slot, at most timeouts.response, then gets 503 upstream_busy.',
+            'Requests in flight to this backend at once, 1-100000, open event streams (GET with Accept: text/event-stream, and MCP 2026-07-28 subscriptions/listen) not counted: they have their own connections. A request beyond it waits for a free slot, at most timeouts.response, then gets 503 upstream_busy.',
+          ),
+        maxListenStreams: count(1, 1_000_000)
+          .default(4096)
+          .describe(
+            "MCP 2026-07-28 subscriptions/listen streams open to this backend at once, 1-1000000: each is a long-lived POST answer on a connection of its own, outside maxRequests (as the GET streams of 2025-11-25 sessions, which are not capped here). One beyond it gets 503 upstream_busy at once, without waiting. Keep it under the gateway's limits.maxConnections.",
           ),
       })
       .prefault({})
