@@ -132,6 +132,13 @@ export const modern: Requirement[] = [
       'Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body.',
     text: "A tools/call of the backend's query tool whose Mcp-Param-Region header (its x-mcp-header parameter) differs from the region argument is refused with 400 by the gateway, which reads the body, and never reaches the backend; a matching one, Base64-encoded, is served.",
     async check(ctx) {
+      // A client learns the x-mcp-header parameters from tools/list before it can send them
+      // (Streamable HTTP §Client Behavior), and so may the gateway.
+      const listed = await post(ctx, 'tools/list')
+      const tools = (listed.response?.result?.tools ?? []) as Array<{ name?: unknown }>
+      if (!tools.some((t) => t.name === 'query')) {
+        throw new CheckSkipped(`the backend lists no query tool (${describe(listed)})`)
+      }
       const mark = marker()
       const refused = await post(ctx, 'tools/call', {
         params: { name: 'query', arguments: { region: 'eu-west1', sql: mark } },

@@ -12,9 +12,12 @@ const SINCE_2025_06_18: readonly SpecRevision[] = ['2025-06-18', '2025-11-25', '
 
 /**
  * Checks whose traffic and rules are the handshake era's: `initialize` and `Mcp-Session-Id`
- * (TRN-001…005, TRN-050, the MCP policy through SDK sessions), the GET stream and `Last-Event-ID`
+ * (TRN-001…005, TRN-050, the MCP policy through SDK sessions, MCPP-001…004), the GET stream and
+ * `Last-Event-ID`
  * (TRN-006, TRN-007) — all removed in 2026-07-28 (Streamable HTTP, "Earlier Streamable HTTP
- * Revisions"); their 2026-07-28 counterparts are MOD-* (modern.ts).
+ * Revisions"); their 2026-07-28 counterparts are MOD-* (modern.ts). MCPP-005 is not among them:
+ * the header rule it quotes is 2026-07-28's, which the gateway applies to the headers of a
+ * 2025-11-25 session too.
  */
 const LEGACY_IDS = [
   'TRN-001',
@@ -29,7 +32,6 @@ const LEGACY_IDS = [
   'MCPP-002',
   'MCPP-003',
   'MCPP-004',
-  'MCPP-005',
 ]
 
 /** Requirements with their revisions, by ID. */
