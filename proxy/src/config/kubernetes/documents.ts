@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { type Document, isMap, isSeq, LineCounter, parseAllDocuments } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../../errors.js'
 import { substituteScalars } from '../env.js'
+import { documentIssues, documentValue, yamlOptions } from '../yaml.js'
 
 /** One parsed YAML document and where it came from. */
 export interface SourceDocument {
@@ -65,23 +66,20 @@ export function parseDocuments(
   env: NodeJS.ProcessEnv = process.env,
 ): SourceDocument[] {
   const lines = new LineCounter()
-  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true })
+  const docs = parseAllDocuments(text, yamlOptions(lines))
   const list = Array.isArray(docs) ? docs : []
-  const issues: ConfigIssue[] = []
-  for (const doc of list) {
-    for (const e of doc.errors) {
-      const line = e.linePos?.[0]?.line
-      issues.push({
-        path: '',
-        message: `YAML: ${e.message.split('\n')[0]}${line ? ` (line ${line})` : ''}`,
-      })
-    }
-  }
+  // Kind, line and column only: never the text (`../yaml.ts`).
+  const issues: ConfigIssue[] = list.flatMap((doc) => documentIssues(doc, lines))
   if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_PARSE', issues, file)
   const out: SourceDocument[] = []
   list.forEach((doc, index) => {
     for (const issue of substituteScalars(doc, env)) issues.push(issue)
-    const value = doc.toJS()
+    const read = documentValue(doc)
+    if ('issue' in read) {
+      issues.push(read.issue)
+      return
+    }
+    const value = read.value
     if (value === null || value === undefined) return
     out.push({ file, text, index, doc, lines, value })
   })
