@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import { onShutdownSignals } from '@gatehouse/support'
+import type { ConfigInput } from './config/read-input.js'
 import { GatehouseError } from './errors.js'
 import type { Gatehouse, ReloadTrigger } from './index.js'
 import type { IpcEndpoint } from './store/ipc.js'
@@ -84,6 +85,25 @@ export async function run(argv: readonly string[]): Promise<number> {
       './config/sources.js'
     )
     const loadOptions = values['api-group'] ? { apiGroup: values['api-group'] } : {}
+    const { default: cluster } = await import('node:cluster')
+    if (cluster.isWorker) {
+      // A cluster worker loads what the primary accepted, never the files: they may have changed
+      // since (a refused edit), and every worker must serve the same configuration.
+      const { IpcPeer } = await import('./store/ipc.js')
+      const primary = new IpcPeer(process as unknown as IpcEndpoint)
+      const label = values.file.join(', ')
+      const files = values.file
+      const loadConfig = async () =>
+        loadConfigSources(files, {
+          ...loadOptions,
+          inputs: await primary.call<ConfigInput[]>('config.inputs', []),
+        })
+      const source = await loadConfig()
+      const { startGatehouse } = await import('./index.js')
+      return await serveWorker(() =>
+        startGatehouse({ config: source.config, configFile: label, source, loadConfig, primary }),
+      )
+    }
     const source = await loadConfigSources(values.file, loadOptions)
     const { config } = source
     const label = values.file.join(', ')
@@ -120,15 +140,6 @@ export async function run(argv: readonly string[]): Promise<number> {
     requireListener(config, label)
     // Compiled (and its issues located) by the running proxy when it applies the result.
     const loadConfig = () => loadConfigSources(values.file as string[], loadOptions)
-    const { default: cluster } = await import('node:cluster')
-    if (cluster.isWorker) {
-      const { IpcPeer } = await import('./store/ipc.js')
-      const primary = new IpcPeer(process as unknown as IpcEndpoint)
-      const { startGatehouse } = await import('./index.js')
-      return await serveWorker(() =>
-        startGatehouse({ config, configFile: label, source, loadConfig, primary }),
-      )
-    }
     const { workerCount } = await import('./config/workers.js')
     const workers = workerCount(config)
     if (workers > 1) {
@@ -142,7 +153,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       }
       const { startCluster } = await import('./cluster/primary.js')
       return await serve(
-        () => startCluster({ config, workers, loadConfig: loadCompiled }),
+        () => startCluster({ config, source, workers, loadConfig: loadCompiled }),
         values.file,
       )
     }

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { type Document, isMap, isSeq, LineCounter, parseAllDocuments } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../../errors.js'
 import { substituteScalars } from '../env.js'
+import { documentIssues, documentValue, yamlOptions } from '../yaml.js'
 import { isForeignKind } from './foreign-kinds.js'
 
 /** One parsed YAML document and where it came from. */
@@ -68,18 +69,12 @@ export function parseDocuments(
   env: NodeJS.ProcessEnv = process.env,
 ): SourceDocument[] {
   const lines = new LineCounter()
-  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true })
+  const docs = parseAllDocuments(text, yamlOptions(lines))
   const list = Array.isArray(docs) ? docs : []
-  const issues: ConfigIssue[] = []
-  for (const doc of list) {
-    for (const e of doc.errors) {
-      const line = e.linePos?.[0]?.line
-      issues.push({
-        path: labelOf(doc) ?? '',
-        message: `YAML: ${e.message.split('\n')[0]}${line ? ` (line ${line})` : ''}`,
-      })
-    }
-  }
+  // Kind, line and column only: never the text (`../yaml.ts`); the resource it is in, when known.
+  const issues: ConfigIssue[] = list.flatMap((doc) =>
+    documentIssues(doc, lines).map((issue) => ({ ...issue, path: labelOf(doc) ?? issue.path })),
+  )
   if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_PARSE', issues, file)
   const out: SourceDocument[] = []
   list.forEach((doc, index) => {
@@ -94,7 +89,12 @@ export function parseDocuments(
             lineOf({ file, text, index, doc, lines, value: undefined }, fieldsOf(issue.path)),
         })
     }
-    const value = doc.toJS()
+    const read = documentValue(doc)
+    if ('issue' in read) {
+      issues.push({ ...read.issue, path: labelOf(doc) ?? read.issue.path })
+      return
+    }
+    const value = read.value
     if (value === null || value === undefined) return
     out.push({ file, text, index, doc, lines, value })
   })
