@@ -2,7 +2,7 @@
  * What the page reads and calls, in one place. On the admin address: the existing endpoints
  * (`/config_dump`, `/debug/trace?follow=1`, `/metrics`, `/logging`, `/reload`, `/debug/pprof/*`)
  * and the debugger's relay; on a gateway: the read-only view's own documents under its path.
- * Every request is same-origin, so the admin's browser guard lets it through.
+ * Every request is same-origin, so the admin's browser guard lets it through. No DOM here.
  */
 import type { RelayAnswer, RelayAsk } from './oauth-flow.js'
 
@@ -14,13 +14,6 @@ export interface PageInfo {
   version: string
   /** Gateway view: the trace is offered. */
   trace: boolean
-}
-
-/** Reads the page's `data-` attributes. */
-export function pageInfo(): PageInfo {
-  const d = document.body.dataset
-  const mode = d.mode === 'gateway' || d.mode === 'callback' ? d.mode : 'admin'
-  return { mode, base: d.base ?? '/ui', version: d.version ?? '', trace: d.trace === '1' }
 }
 
 /** An answer that was not 2xx: its status and body text. */

@@ -45,6 +45,16 @@ export function mcpEndpoints(doc: StatusDocument): string[] {
   return [...new Set(urls)]
 }
 
+/** A body as it may be shown: credentials redacted, JSON indented. */
+function bodyText(body: string): string {
+  const shown = redactText(body)
+  try {
+    return JSON.stringify(JSON.parse(shown), null, 2)
+  } catch {
+    return shown
+  }
+}
+
 /** One exchange as text a person reads: the request, then the response, credentials redacted. */
 function exchangeText(e: Exchange): { request: string; response: string } {
   const headers = (list: Iterable<[string, string]>) =>
@@ -53,7 +63,7 @@ function exchangeText(e: Exchange): { request: string; response: string } {
   const request = [
     `${req.method} ${redactText(req.url)}`,
     headers(Object.entries(req.headers ?? {})),
-    req.body ? `\n${redactText(req.body)}` : '',
+    req.body ? `\n${bodyText(req.body)}` : '',
   ]
     .filter(Boolean)
     .join('\n')
@@ -62,7 +72,7 @@ function exchangeText(e: Exchange): { request: string; response: string } {
     ? [
         `${res.status} ${res.statusText}`,
         headers(res.headers),
-        res.body ? `\n${redactText(res.body)}` : '',
+        res.body ? `\n${bodyText(res.body)}` : '',
         res.truncated ? '[cut]' : '',
       ]
         .filter(Boolean)

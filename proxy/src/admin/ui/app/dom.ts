@@ -3,7 +3,8 @@
  * view re-renders its section by replacing the children. Plain DOM rather than a view library:
  * the pages are a few tables and forms redrawn every few seconds, which this does in 60 lines,
  * with no dependency to ship, audit or keep up to date, and text always set as text (never HTML),
- * so nothing the proxy reports can inject markup.
+ * so nothing the proxy reports can inject markup. The traffic page's small line charts are inline
+ * SVG built the same way: one `<svg role="img">` per series, whose label says the latest value.
  */
 
 /** A child: an element, text, or nothing (skipped). */
@@ -68,4 +69,54 @@ export function table(
 export function badge(status: string, label: string = status): HTMLElement {
   const kind = status === 'True' ? 'ok' : status === 'False' ? 'bad' : 'unknown'
   return h('span', { class: `badge ${kind}` }, label)
+}
+
+/** One chart's series, oldest first (`undefined`: no data at that point). */
+export interface Series {
+  title: string
+  unit: string
+  points: ReadonlyArray<number | undefined>
+}
+
+const CHART_W = 240
+const CHART_H = 56
+
+/** Formats a value with its unit. */
+export function formatValue(value: number | undefined, unit: string): string {
+  if (value === undefined) return '—'
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+  return `${value.toFixed(digits)} ${unit}`
+}
+
+/** The chart of a series. */
+export function chart(series: Series): HTMLElement {
+  const known = series.points.filter((p): p is number => p !== undefined)
+  const max = Math.max(1e-9, ...known)
+  const step = series.points.length > 1 ? CHART_W / (series.points.length - 1) : CHART_W
+  const coords = series.points
+    .map((p, i) =>
+      p === undefined
+        ? undefined
+        : `${(i * step).toFixed(1)},${(CHART_H - 4 - (p / max) * (CHART_H - 8)).toFixed(1)}`,
+    )
+    .filter((c): c is string => c !== undefined)
+  const latest = series.points.at(-1)
+  const label = `${series.title}: ${formatValue(latest, series.unit)} now, up to ${formatValue(known.length ? max : undefined, series.unit)} in the window`
+  return h(
+    'figure',
+    { class: 'chart' },
+    h('figcaption', {}, series.title, ' ', h('strong', {}, formatValue(latest, series.unit))),
+    h(
+      'svg',
+      {
+        viewBox: `0 0 ${CHART_W} ${CHART_H}`,
+        role: 'img',
+        'aria-label': label,
+        preserveAspectRatio: 'none',
+      },
+      h('title', {}, label),
+      h('line', { x1: 0, y1: CHART_H - 4, x2: CHART_W, y2: CHART_H - 4, class: 'axis' }),
+      coords.length > 0 ? h('polyline', { points: coords.join(' '), class: 'line' }) : null,
+    ),
+  )
 }

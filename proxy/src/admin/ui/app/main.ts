@@ -4,7 +4,7 @@
  * keyboard and the back button work), a light/dark/system theme switch, and the view of the hash.
  * On a gateway (`ui.gateway`) only the read-only views exist.
  */
-import { getJson, pageInfo } from './api.js'
+import { getJson, type PageInfo } from './api.js'
 import { startControls } from './controls-view.js'
 import { runCallback, startDebugger } from './debugger-view.js'
 import { h, render } from './dom.js'
@@ -12,6 +12,13 @@ import { renderStatus, type StatusDocument } from './status-view.js'
 import { startTraffic } from './traffic-view.js'
 
 const STATUS_POLL_MS = 3_000
+
+/** Reads the page's `data-` attributes. */
+function pageInfo(): PageInfo {
+  const d = document.body.dataset
+  const mode = d.mode === 'gateway' || d.mode === 'callback' ? d.mode : 'admin'
+  return { mode, base: d.base ?? '/ui', version: d.version ?? '', trace: d.trace === '1' }
+}
 
 type View = 'status' | 'traffic' | 'debugger' | 'controls'
 

@@ -10,169 +10,27 @@
  * (a tab the person completes). Tokens live in this object only, in page memory; what is shown
  * goes through `@gatehouse/redact`.
  */
-/** A request the debugger asks the relay (../relay.ts) to send. */
-export interface RelayAsk {
-  method: 'GET' | 'POST' | 'DELETE'
-  url: string
-  headers?: Record<string, string>
-  body?: string
-}
+import { mcpStep } from './oauth-mcp-step.js'
+import {
+  asMetadataUrls,
+  type Exchange,
+  type FlowIo,
+  header,
+  initializeRequest,
+  json,
+  parseBearerChallenge,
+  REV,
+  type RelayAnswer,
+  type RelayAsk,
+  random,
+  resourceMetadataUrls,
+  type Step,
+  type StepRunner,
+  s256,
+  verdictOf,
+} from './oauth-wire.js'
 
-/** The exchange the relay answers with (`RelayAnswer` of ../relay.ts, as it is on the wire). */
-export interface RelayAnswer {
-  status: number
-  statusText: string
-  headers: Array<[string, string]>
-  body: string
-  truncated: boolean
-  durationMs: number
-}
-
-/** One thing the spec expects at a step, judged. */
-export interface Check {
-  text: string
-  /** The clause, with its revision. */
-  cite: string
-  level: 'MUST' | 'SHOULD' | 'MAY'
-  /** `undefined`: did not apply (the reason is in `text`). */
-  ok: boolean | undefined
-  /** What was seen. */
-  seen?: string
-}
-
-/** One request and what came back. */
-export interface Exchange {
-  request: RelayAsk
-  response?: RelayAnswer
-  error?: string
-}
-
-/** One step of the flow. */
-export interface Step {
-  id: 'challenge' | 'resource' | 'as' | 'registration' | 'authorize' | 'token' | 'mcp'
-  title: string
-  /** What the spec expects here, in a sentence. */
-  expect: string
-  exchanges: Exchange[]
-  checks: Check[]
-  /** `holds`: every applicable MUST held; `fails`: one did not; `refused`: an expected refusal. */
-  verdict: 'holds' | 'fails' | 'refused' | 'skipped' | 'waiting'
-  note?: string
-}
-
-/** What the flow needs from outside. */
-export interface FlowIo {
-  send(ask: RelayAsk): Promise<RelayAnswer>
-  /** Opens the authorization URL for the person and resolves with the redirect's query. */
-  signIn(url: string, state: string): Promise<URLSearchParams>
-  /** Hears a step change (to redraw). */
-  changed(step: Step): void
-}
-
-/** Parameters of a `WWW-Authenticate: Bearer` challenge (RFC 6750 §3), names lower-cased. */
-export function parseBearerChallenge(
-  header: string | undefined,
-): Record<string, string> | undefined {
-  if (!header) return undefined
-  const m = /(?:^|,\s*)Bearer\b\s*(.*)$/i.exec(header)
-  if (!m) return undefined
-  const params: Record<string, string> = {}
-  for (const p of (m[1] ?? '').matchAll(
-    /([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g,
-  )) {
-    params[(p[1] as string).toLowerCase()] = (p[2] ?? p[3] ?? '').replace(/\\(.)/g, '$1')
-  }
-  return params
-}
-
-/**
- * The metadata URLs to try for an issuer, in the order MCP 2026-07-28 Authorization Server
- * Discovery lists (RFC 8414 §3.1 path insertion first, then OpenID Connect Discovery).
- */
-export function asMetadataUrls(issuer: string): string[] {
-  const u = new URL(issuer)
-  const path = u.pathname.replace(/\/$/, '')
-  if (path === '') {
-    return [
-      `${u.origin}/.well-known/oauth-authorization-server`,
-      `${u.origin}/.well-known/openid-configuration`,
-    ]
-  }
-  return [
-    `${u.origin}/.well-known/oauth-authorization-server${path}`,
-    `${u.origin}/.well-known/openid-configuration${path}`,
-    `${u.origin}${path}/.well-known/openid-configuration`,
-  ]
-}
-
-/** The RFC 9728 §3.1 well-known URLs of a resource: path form, then root. */
-export function resourceMetadataUrls(resource: string): string[] {
-  const u = new URL(resource)
-  const path = u.pathname.replace(/\/$/, '')
-  return [
-    ...(path ? [`${u.origin}/.well-known/oauth-protected-resource${path}`] : []),
-    `${u.origin}/.well-known/oauth-protected-resource`,
-  ]
-}
-
-/** Base64url without padding (RFC 7636 Appendix A). */
-function base64url(bytes: Uint8Array): string {
-  let s = ''
-  for (const b of bytes) s += String.fromCharCode(b)
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-/** A random value of `n` bytes, base64url. */
-function random(n: number): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(n)))
-}
-
-/** The S256 challenge of a verifier (RFC 7636 §4.2). */
-async function s256(verifier: string): Promise<string> {
-  return base64url(
-    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))),
-  )
-}
-
-/** A header of an answer, case-insensitively. */
-export function header(res: RelayAnswer | undefined, name: string): string | undefined {
-  return res?.headers.find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1]
-}
-
-/** Parses a JSON body (`undefined` when it is not JSON). */
-function json(res: RelayAnswer | undefined): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(res?.body ?? '')
-    return v && typeof v === 'object' && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** The JSON-RPC message of an MCP answer: a JSON body, or the first `data:` of an event stream. */
-export function mcpMessage(res: RelayAnswer | undefined): Record<string, unknown> | undefined {
-  const direct = json(res)
-  if (direct) return direct
-  for (const line of (res?.body ?? '').split('\n')) {
-    if (!line.startsWith('data:')) continue
-    try {
-      return JSON.parse(line.slice(5)) as Record<string, unknown>
-    } catch {
-      // another line
-    }
-  }
-  return undefined
-}
-
-/** The verdict of a step from its checks: a failed MUST fails it. */
-function verdictOf(checks: readonly Check[]): Step['verdict'] {
-  return checks.some((c) => c.ok === false && c.level === 'MUST') ? 'fails' : 'holds'
-}
-
-const MCP_VERSION = '2025-11-25'
-const REV = 'MCP 2026-07-28'
+export type { Check, Exchange, RelayAnswer, RelayAsk, Step } from './oauth-wire.js'
 
 /** One walk of the flow for one MCP endpoint. Tokens stay in this object. */
 export class OAuthFlow {
@@ -214,32 +72,19 @@ export class OAuthFlow {
     return exchange.response
   }
 
+  /** The step helpers, for the steps written as functions (./oauth-mcp-step.ts). */
+  #runner(): StepRunner {
+    return {
+      step: (id, title, expect) => this.#step(id, title, expect),
+      send: (step, request) => this.#send(step, request),
+      done: (step, verdict, note) => this.#done(step, verdict, note),
+    }
+  }
+
   #done(step: Step, verdict: Step['verdict'] = verdictOf(step.checks), note?: string): void {
     step.verdict = verdict
     if (note) step.note = note
     this.io.changed(step)
-  }
-
-  #initialize(token?: string): RelayAsk {
-    return {
-      method: 'POST',
-      url: this.mcpUrl,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: MCP_VERSION,
-          capabilities: {},
-          clientInfo: { name: 'gatehouse-oauth-debugger', version: '1' },
-        },
-      }),
-    }
   }
 
   /** Walks every step; stops at the first that cannot go on. Resolves when done. */
@@ -254,7 +99,7 @@ export class OAuthFlow {
     const code = await this.#authorize(as, clientId, resource.scopes)
     if (!code) return
     if (!(await this.#token(as, clientId, code))) return
-    await this.#mcp()
+    await mcpStep(this.#runner(), this.mcpUrl, this.#accessToken)
   }
 
   async #challenge(): Promise<Record<string, string> | undefined> {
@@ -263,7 +108,7 @@ export class OAuthFlow {
       '1. MCP request without a token',
       'The server answers 401 with WWW-Authenticate: Bearer and the resource_metadata URL of its protected-resource metadata.',
     )
-    const res = await this.#send(step, this.#initialize())
+    const res = await this.#send(step, initializeRequest(this.mcpUrl))
     const www = header(res, 'www-authenticate')
     const params = parseBearerChallenge(www)
     step.checks.push(
@@ -569,83 +414,5 @@ export class OAuthFlow {
     this.#accessToken = token
     this.#done(step)
     return token !== undefined
-  }
-
-  async #mcp(): Promise<void> {
-    const step = this.#step(
-      'mcp',
-      '7. MCP initialize and tools/list with the token',
-      'With a token the route admits, the server answers; with a valid token that its rules refuse, 403 with error="insufficient_scope".',
-    )
-    const token = this.#accessToken
-    const init = await this.#send(step, this.#initialize(token))
-    if (init?.status === 403) {
-      const params = parseBearerChallenge(header(init, 'www-authenticate'))
-      step.checks.push(
-        {
-          text: 'A valid token the rules refuse gets 403',
-          cite: 'RFC 6750 §3.1: insufficient_scope "SHOULD respond with the HTTP 403 (Forbidden) status code"; seed: "Valid token failing the authorization rule: 403"',
-          level: 'SHOULD',
-          ok: true,
-          seen: '403',
-        },
-        {
-          text: 'The 403 says error="insufficient_scope"',
-          cite: 'RFC 6750 §3.1: "insufficient_scope: The request requires higher privileges than provided by the access token"',
-          level: 'SHOULD',
-          ok: params?.error === 'insufficient_scope',
-          seen: header(init, 'www-authenticate') ?? '(no WWW-Authenticate)',
-        },
-      )
-      this.#done(
-        step,
-        'refused',
-        "the token is valid, but the route's authorization refuses this user",
-      )
-      return
-    }
-    const session = header(init, 'mcp-session-id')
-    const common = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      'mcp-protocol-version': MCP_VERSION,
-      ...(session ? { 'mcp-session-id': session } : {}),
-    }
-    step.checks.push({
-      text: 'initialize succeeds with the token',
-      cite: `${REV} Authorization: the access token is sent in the Authorization header of every request`,
-      level: 'MUST',
-      ok: init?.status === 200 && mcpMessage(init)?.result !== undefined,
-      seen: String(init?.status ?? 'no answer'),
-    })
-    if (init?.status === 200) {
-      await this.#send(step, {
-        method: 'POST',
-        url: this.mcpUrl,
-        headers: common,
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-      })
-      const list = await this.#send(step, {
-        method: 'POST',
-        url: this.mcpUrl,
-        headers: common,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
-      })
-      const result = mcpMessage(list)?.result as { tools?: Array<{ name: string }> } | undefined
-      step.checks.push({
-        text: 'tools/list answers with the tools this user may call',
-        cite: 'MCP 2026-07-28 Server Features §Tools: "To discover available tools, clients send a tools/list request"',
-        level: 'MUST',
-        ok: list?.status === 200 && Array.isArray(result?.tools),
-        seen: result?.tools
-          ? result.tools.map((t) => t.name).join(', ') || '(none)'
-          : String(list?.status ?? 'no answer'),
-      })
-      if (session) {
-        await this.#send(step, { method: 'DELETE', url: this.mcpUrl, headers: common })
-      }
-    }
-    this.#done(step)
   }
 }

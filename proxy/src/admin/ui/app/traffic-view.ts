@@ -12,8 +12,7 @@ import {
   summarizeMetrics,
 } from '../prometheus-text.js'
 import { call, getJson, type PageInfo } from './api.js'
-import { chart } from './charts.js'
-import { h, render } from './dom.js'
+import { chart, h, render } from './dom.js'
 import { Timeline, type TimelineFilter, type TimelineRow } from './timeline.js'
 
 /** Metrics samples kept for the charts (two seconds apart: two minutes). */
