@@ -99,7 +99,7 @@ export async function startUiStack(
   }
 }
 
-/** A screenshot of the page's whole length into docs/images/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(IMAGES, `${name}.png`), fullPage: true })
+/** A screenshot into docs/images/<name>.png: the page's whole length, or the window (`full: false`). */
+export async function screenshot(page: Page, name: string, full = true): Promise<void> {
+  await page.screenshot({ path: join(IMAGES, `${name}.png`), fullPage: full })
 }
