@@ -45,7 +45,9 @@ describe.skipIf(!hasChromium())(SUITE, () => {
   const verdicts = (page: Page) =>
     page
       .locator('[data-step]')
-      .evaluateAll((els) => els.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-verdict')]))
+      .evaluateAll((els) =>
+        els.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-verdict')]),
+      )
 
   it('completes the flow as alice: every step holds, tools/list lists the tools', async () => {
     const page = await walk('alice')

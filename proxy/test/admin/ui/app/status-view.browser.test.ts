@@ -21,7 +21,9 @@ function withAuth(
   change: (jwt: Record<string, unknown>) => void,
 ): GatehouseConfigInput {
   const copy = structuredClone(config)
-  const traffic = copy.policies?.['mcp-auth']?.traffic as { jwtAuthentication: Record<string, unknown> }
+  const traffic = copy.policies?.['mcp-auth']?.traffic as {
+    jwtAuthentication: Record<string, unknown>
+  }
   change(traffic.jwtAuthentication)
   return copy
 }
@@ -52,7 +54,9 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     await page.goto(`${stack.admin}/ui`)
     await page.locator('[data-policy="mcp-auth"]').waitFor()
     expect(await conditionsOf('mcp-auth')).toMatch(/Programmed\s+True\s+Programmed/)
-    expect(await page.locator('tr:has([data-policy="mcp-tools"])').innerText()).toContain('HTTPRoute/mcp')
+    expect(await page.locator('tr:has([data-policy="mcp-tools"])').innerText()).toContain(
+      'HTTPRoute/mcp',
+    )
     expect(await page.locator('#reload-status').innerText()).toBe('No reload since start.')
     await screenshot(page, 'admin-ui-status')
   })

@@ -5,8 +5,8 @@
  * and the metrics charts read the counts from /metrics.
  */
 import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { existsSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { initializeBody } from '@gatehouse/mock-mcp'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,7 +20,12 @@ const SUITE = hasChromium()
 /** POST /mcp initialize with curl, as the demo prints it (the gateway runs in this process: async). */
 async function curlInitialize(gateway: string, token?: string): Promise<number> {
   const args = ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'POST', `${gateway}/mcp`]
-  args.push('-H', 'content-type: application/json', '-H', 'accept: application/json, text/event-stream')
+  args.push(
+    '-H',
+    'content-type: application/json',
+    '-H',
+    'accept: application/json, text/event-stream',
+  )
   if (token) args.push('-H', `authorization: Bearer ${token}`)
   args.push('-d', initializeBody('curl'))
   return Number((await promisify(execFile)('curl', args, { encoding: 'utf8' })).stdout)
@@ -52,7 +57,9 @@ describe.skipIf(!hasChromium() || !existsSync('/usr/bin/curl'))(SUITE, () => {
 
   it('shows a curl request without a token, with its auth decision: no token, 401', async () => {
     expect(await curlInitialize(stack.gateway)).toBe(401)
-    await expect.poll(() => row(0).innerText()).toMatch(/POST \/mcp[\s\S]*mcp\[0\][\s\S]*no token[\s\S]*401/)
+    await expect
+      .poll(() => row(0).innerText())
+      .toMatch(/POST \/mcp[\s\S]*mcp\[0\][\s\S]*no token[\s\S]*401/)
   })
 
   it("shows alice allowed and bob denied by the route's rule, with the rule, and never a token", async () => {

@@ -36,6 +36,7 @@ export interface UiStack {
   config: GatehouseConfigInput
   /** Rewrites the configuration file (the next reload reads it). */
   write(config: GatehouseConfigInput | string): void
+  /** Chromium (throws when the stack was started without it). */
   browser: Browser
   stop(): Promise<void>
 }
@@ -47,6 +48,7 @@ export interface UiStack {
  */
 export async function startUiStack(
   configure: (config: GatehouseConfigInput) => void = () => undefined,
+  options: { browser?: boolean } = {},
 ): Promise<UiStack> {
   const idp = await startMockIdp({ testMode: true })
   const backend = await startMcpBackend()
@@ -80,7 +82,7 @@ export async function startUiStack(
     }
   }
   const started = gatehouse
-  const browser = await launchChromium()
+  const browser = options.browser === false ? undefined : await launchChromium()
   return {
     idp,
     backend,
@@ -89,9 +91,12 @@ export async function startUiStack(
     gateway: started.gateways[0]?.url ?? '',
     config: config as GatehouseConfigInput,
     write,
-    browser,
+    get browser(): Browser {
+      if (!browser) throw new Error('this stack was started without a browser')
+      return browser
+    },
     async stop() {
-      await browser.close()
+      await browser?.close()
       await started.stop('done')
       await backend.stop()
       await idp.stop()
