@@ -28,7 +28,7 @@ export class HttpError extends Error {
 
 /** GET (or another method) and the body as text; throws {@link HttpError} on a non-2xx. */
 export async function call(url: string, init: RequestInit = {}): Promise<string> {
-  const res = await fetch(url, { cache: 'no-store', ...init })
+  const res = await fetch(url, init)
   const body = await res.text()
   if (!res.ok) throw new HttpError(res.status, body)
   return body
@@ -45,7 +45,6 @@ export async function relayed(base: string, ask: RelayAsk): Promise<RelayAnswer>
     method: 'POST',
     headers: { 'content-type': 'application/vnd.gatehouse.relay+json' },
     body: JSON.stringify({ headers: {}, ...ask }),
-    cache: 'no-store',
   })
   const text = await res.text()
   if (!res.ok) throw new HttpError(res.status, text)

@@ -42,11 +42,11 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     return page
   }
 
-  const verdicts = (page: Page) =>
+  const verdicts = (page: Page): Promise<string[][]> =>
     page
       .locator('[data-step]')
-      .evaluateAll((els) =>
-        els.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-verdict')]),
+      .evaluateAll(
+        "els => els.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-verdict')])",
       )
 
   it('completes the flow as alice: every step holds, tools/list lists the tools', async () => {
@@ -71,7 +71,7 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     expect(text).toContain('"access_token": "[redacted]"')
     expect(text).toContain('authorization: Bearer [redacted]')
     expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/)
-    await page.evaluate(() => window.scrollTo(0, 0))
+    await page.evaluate('window.scrollTo(0, 0)')
     await screenshot(page, 'admin-ui-debugger', false)
     await page.close()
   })

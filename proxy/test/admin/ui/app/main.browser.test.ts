@@ -4,7 +4,6 @@
  * reached with the keyboard alone, a phone-width window without horizontal scrolling of the page,
  * and the dark theme (system preference and the theme switch).
  */
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium } from '../../../../../ci/chromium.js'
 import { screenshot, startUiStack, type UiStack } from './ui-stack.js'
@@ -51,7 +50,7 @@ describe.skipIf(!hasChromium())(SUITE, () => {
       // Tab until the link of the view has the focus, then Enter.
       for (let i = 0; i < 10; i++) {
         await page.keyboard.press('Tab')
-        if ((await page.evaluate(() => document.activeElement?.textContent)) === view) break
+        if ((await page.evaluate('document.activeElement?.textContent')) === view) break
       }
       await page.keyboard.press('Enter')
       await expect.poll(() => page.locator('#view-title').innerText()).toBe(view)
@@ -60,15 +59,13 @@ describe.skipIf(!hasChromium())(SUITE, () => {
         .locator('header')
         .focus()
         .catch(() => undefined)
-      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+      await page.evaluate('document.activeElement?.blur()')
     }
     expect(visited).toEqual(['Traffic', 'OAuth flow debugger', 'Controls'])
     // Every form field has a label.
-    const unlabelled = await page
+    const unlabelled: unknown = await page
       .locator('input, select')
-      .evaluateAll((els) =>
-        els.filter((e) => !(e as HTMLInputElement).labels?.length).map((e) => e.id),
-      )
+      .evaluateAll('els => els.filter((e) => !e.labels?.length).map((e) => e.id)')
     expect(unlabelled).toEqual([])
     await page.close()
   })
@@ -80,9 +77,12 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     })
     await page.goto(`${stack.admin}/ui`)
     await page.locator('[data-policy="mcp-auth"]').waitFor()
-    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    const background = () =>
+      page.evaluate<string>('getComputedStyle(document.body).backgroundColor')
     expect(await background()).toBe('rgb(13, 17, 23)')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+      390,
+    )
     await screenshot(page, 'admin-ui-narrow-dark', false)
     await page.getByLabel('Theme').selectOption('light')
     expect(await background()).toBe('rgb(255, 255, 255)')
