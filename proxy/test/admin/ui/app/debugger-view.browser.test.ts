@@ -12,6 +12,11 @@ import { chromiumPath, hasChromium } from '../../../../../ci/chromium.js'
 import { completeSignIn } from '../../../../../peers/src/sign-in.js'
 import { IMAGES, screenshot, startUiStack, type UiStack } from './ui-stack.js'
 
+/** What the test reads of an element in the page (this program has no DOM types). */
+interface PageElement {
+  getAttribute(name: string): string | null
+}
+
 const SUITE = hasChromium()
   ? 'OAuth flow debugger in the admin UI (Chromium, demo stack)'
   : `OAuth flow debugger in the admin UI (skipped: no Chromium at ${chromiumPath()})`
@@ -45,8 +50,11 @@ describe.skipIf(!hasChromium())(SUITE, () => {
   const verdicts = (page: Page): Promise<string[][]> =>
     page
       .locator('[data-step]')
-      .evaluateAll(
-        "els => els.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-verdict')])",
+      .evaluateAll((els) =>
+        (els as unknown as PageElement[]).map((e) => [
+          e.getAttribute('data-step') ?? '',
+          e.getAttribute('data-verdict') ?? '',
+        ]),
       )
 
   it('completes the flow as alice: every step holds, tools/list lists the tools', async () => {

@@ -65,7 +65,11 @@ describe.skipIf(!hasChromium())(SUITE, () => {
     // Every form field has a label.
     const unlabelled: unknown = await page
       .locator('input, select')
-      .evaluateAll('els => els.filter((e) => !e.labels?.length).map((e) => e.id)')
+      .evaluateAll((els) =>
+        (els as unknown as Array<{ id: string; labels: { length: number } | null }>)
+          .filter((e) => !e.labels?.length)
+          .map((e) => e.id),
+      )
     expect(unlabelled).toEqual([])
     await page.close()
   })
