@@ -10,6 +10,7 @@ import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { build } from 'esbuild'
 import { BUNDLES, buildOptions, unlinkLtsNodeBin } from './build-config.js'
+import { buildAdminUi } from './build-ui.js'
 
 unlinkLtsNodeBin()
 
@@ -31,6 +32,8 @@ await Promise.all(
     const old = `${options.outdir}.old-${process.pid}`
     rmSync(next, { recursive: true, force: true })
     await build({ ...options, outdir: next })
+    // The proxy serves its web UI from dist/ui (scripts/build-ui.ts).
+    if (bundle.workspace === 'proxy') await buildAdminUi(join(next, 'ui'))
     // The entry keeps the source's `#!/usr/bin/env node`; make it runnable as it is.
     chmodSync(join(next, `${basename(bundle.entry, '.ts')}.js`), 0o755)
     if (existsSync(options.outdir)) renameSync(options.outdir, old)

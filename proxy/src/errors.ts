@@ -101,6 +101,11 @@ export const ERRORS = {
     error: 'conflict',
     description: 'a CPU profile is already running',
   },
+  GW_ERR_ADMIN_RELAY_TARGET: {
+    status: 403,
+    error: 'forbidden',
+    description: 'the OAuth flow debugger asked to reach an origin the configuration does not name',
+  },
   GW_ERR_RELOAD_REFUSED: {
     status: 422,
     error: 'failure',

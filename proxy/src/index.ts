@@ -6,6 +6,7 @@
 import type { Logger } from 'pino'
 import type { AdminContext, GatewayInfo } from './admin/context.js'
 import { ConditionClock, resourceStatus } from './admin/resource-status.js'
+import { GatewayUi } from './admin/ui/gateway-view.js'
 import type { AuthPolicy } from './auth/types.js'
 import { buildSnapshot, compileOrThrow } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
@@ -92,8 +93,9 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const logging = loggingFor(options)
   const compiled = await compileOrThrow(config, options.configFile, options.source?.locate)
   const services = await startServices(options, logging)
+  const gatewayUi = new GatewayUi()
   const live = new LiveRuntime(
-    { ...services, ephemeralPorts: options.ephemeralPorts ?? false },
+    { ...services, ephemeralPorts: options.ephemeralPorts ?? false, gatewayUi },
     config,
     options.source,
     await buildSnapshot(compiled, services),
@@ -103,7 +105,9 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
   const lifecycle = shutdownOf(live, services, reloader, () => admin)
   try {
     await live.open()
-    admin = await openAdmin(options, adminContext(options, live, services, reloader, lifecycle))
+    const ctx = adminContext(options, live, services, reloader, lifecycle)
+    gatewayUi.attach(ctx)
+    admin = await openAdmin(options, ctx)
   } catch (err) {
     await lifecycle.closeAll(0)
     throw err
@@ -351,6 +355,12 @@ function announce(
   }
   log.info(fields, `gatehouse listening: ${where}; admin ${admin?.url ?? 'off'}`)
   if (admin) log.info({ ui: `${admin.url}/ui` }, `UI served at ${admin.url}/ui`)
+  const ui = live.config.ui
+  const uiGateway = gateways.find((g) => g.name === ui?.gateway)
+  if (ui && uiGateway) {
+    const url = `${uiGateway.url}${ui.path}`
+    log.info({ ui: url }, `read-only UI served at ${url} (gateway ${uiGateway.name})`)
+  }
 }
 
 /** Logs translation warnings and the resources that are not served. */

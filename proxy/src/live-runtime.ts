@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Logger } from 'pino'
 import type { GatewayInfo } from './admin/context.js'
+import type { GatewayUi } from './admin/ui/gateway-view.js'
 import { buildSnapshot, compileOrThrow, retireSnapshot, type Snapshot } from './compile.js'
 import type { GatehouseConfig } from './config/schema.js'
 import type { ConfigSource } from './config/sources.js'
@@ -32,6 +33,11 @@ export interface LiveRuntimeServices {
   log: Logger
   /** Bind every gateway to a free port (tests). */
   ephemeralPorts: boolean
+  /**
+   * The read-only UI on the gateway `ui.gateway` names (admin/ui/gateway-view.ts): answers the
+   * requests under `ui.path` before the pipeline sees them.
+   */
+  gatewayUi?: GatewayUi | undefined
 }
 
 interface OpenListener {
@@ -162,7 +168,8 @@ export class LiveRuntime {
     snapshot: Snapshot,
     current: ReadonlyMap<string, OpenListener>,
   ): Promise<Map<string, OpenListener>> {
-    const { traceBus, tasks, logging, telemetry, sessions, log, ephemeralPorts } = this.#services
+    const { traceBus, tasks, logging, telemetry, sessions, log, ephemeralPorts, gatewayUi } =
+      this.#services
     const opened = new Map<string, OpenListener>()
     try {
       for (const [name, gw] of Object.entries(config.gateways)) {
@@ -170,13 +177,18 @@ export class LiveRuntime {
         if (!runtime) continue
         if (sameListener(current.get(name)?.settings, gw)) continue
         const entry = { settings: gw, runtime } as OpenListener
-        const handle = createPipeline(() => entry.runtime, {
+        const pipeline = createPipeline(() => entry.runtime, {
           traceBus,
           tasks,
           logging,
           telemetry,
           sessions,
         })
+        const handle: typeof pipeline = gatewayUi
+          ? async (req, res, connection) => {
+              if (!gatewayUi.handle(name, req, res)) await pipeline(req, res, connection)
+            }
+          : pipeline
         entry.listener = await startListener({
           name,
           address: gw.address,

@@ -13,6 +13,7 @@ import { browserRefusal } from './browser-guard.js'
 import type { AdminContext } from './context.js'
 import { requestUrl, sendJsonError, sendTextError } from './reply.js'
 import { type AdminEndpoint, type AdminRoute, type AdminRouteState, adminRoutes } from './routes.js'
+import { RELAY_CONTENT_TYPE } from './ui/relay.js'
 
 /** Options of {@link buildAdminApp}. */
 export interface AdminAppOptions {
@@ -29,8 +30,8 @@ export function buildAdminApp(
   const log = ctx.logging.logger('proxy::admin')
   const app = createApp()
   ignoreBodies(app)
-  guardAgainstBrowsers(app, options)
   const routes = adminRoutes(ctx, state)
+  guardAgainstBrowsers(app, options, crossSitePages(routes))
   const endpoints: AdminEndpoint[] = routes.map(({ path, methods, description }) => ({
     path,
     methods,
@@ -59,22 +60,41 @@ function createApp(): FastifyInstance {
   })
 }
 
-/** Admin endpoints take no body; whatever is sent is read and ignored, never refused as 415. */
+/**
+ * Admin endpoints take no body; whatever is sent is read and ignored, never refused as 415. The
+ * one exception is the UI's relay (ui/relay.ts), whose own content type is read as text.
+ */
 function ignoreBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => {
     payload.resume()
     payload.once('end', () => done(null))
   })
+  app.addContentTypeParser(
+    RELAY_CONTENT_TYPE,
+    { parseAs: 'string', bodyLimit: 131_072 },
+    (_request, body, done) => done(null, body),
+  )
+}
+
+/** GET paths a browser may be sent to from another site (`AdminRoute.crossSite`). */
+function crossSitePages(routes: readonly AdminRoute[]): Set<string> {
+  return new Set(routes.filter((r) => r.crossSite).map((r) => r.path))
 }
 
 /**
  * browser-guard.ts: foreign Origin (scheme included), cross-site Fetch Metadata, and a
- * non-loopback authority (absolute-form target or Host) on a loopback bind.
+ * non-loopback authority (absolute-form target or Host) on a loopback bind. A `crossSite` page
+ * (the UI's OAuth callback) is judged on its authority only.
  */
-function guardAgainstBrowsers(app: FastifyInstance, options: AdminAppOptions): void {
+function guardAgainstBrowsers(
+  app: FastifyInstance,
+  options: AdminAppOptions,
+  crossSite: ReadonlySet<string>,
+): void {
   app.addHook('onRequest', async (request, reply) => {
-    const refusal = browserRefusal(request.raw, options.loopbackOnly())
+    const page = request.method === 'GET' && crossSite.has(requestUrl(request).pathname)
+    const refusal = browserRefusal(request.raw, options.loopbackOnly(), { anySite: page })
     if (refusal !== undefined) return sendTextError(reply, 'GW_ERR_ADMIN_BROWSER', refusal)
   })
 }

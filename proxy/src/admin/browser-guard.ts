@@ -58,9 +58,20 @@ const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none'])
 /**
  * Why the request is refused (a one-line text for the 403), or `undefined` to let it through.
  * @param loopbackOnly - the admin is bound to loopback: only loopback names are accepted
+ * @param options.anySite - a page another site may send the browser to (the UI's OAuth callback,
+ * which reveals and changes nothing): Origin and Fetch Metadata are not judged, the authority is
  */
-export function browserRefusal(request: GuardedRequest, loopbackOnly: boolean): string | undefined {
+export function browserRefusal(
+  request: GuardedRequest,
+  loopbackOnly: boolean,
+  options: { anySite?: boolean } = {},
+): string | undefined {
   const authority = requestAuthority(request)
+  if (options.anySite) {
+    return loopbackOnly && !hostIsLoopback(authority)
+      ? `Host "${authority}" refused: the admin interface answers loopback names only`
+      : undefined
+  }
   const { origin } = request.headers
   if (origin !== undefined && !sameOrigin(origin, authority)) {
     return `cross-origin request from ${origin} refused: the admin interface is local only`

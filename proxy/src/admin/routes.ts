@@ -27,6 +27,7 @@ import { serveReload } from './reload.js'
 import { requestUrl, sendJson, sendText } from './reply.js'
 import { tasksReport } from './tasks.js'
 import { serveTrace } from './trace.js'
+import { uiRoutes } from './ui/admin-routes.js'
 
 /** One admin endpoint, as listed by `/ui` and by the 404 answer. */
 export interface AdminEndpoint {
@@ -40,6 +41,11 @@ export interface AdminRoute extends AdminEndpoint {
   handle(request: FastifyRequest, reply: FastifyReply): unknown
   /** Long-running (a stream, a timed profile): no implicit HEAD, which would start one. */
   long?: true
+  /**
+   * A page any site may send the browser to (the UI's OAuth callback): the browser guard judges
+   * only its authority, not the site that sent the browser.
+   */
+  crossSite?: true
 }
 
 /** What the handlers share beyond the context. */
@@ -97,7 +103,8 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
     {
       path: '/debug/trace',
       methods: ['GET'],
-      description: 'SSE trace of the next request (?path=/prefix filters)',
+      description:
+        'SSE trace of the next request (?path=/prefix filters; ?follow=1: every request from then on)',
       long: true,
       handle: (request, reply) => {
         reply.hijack()
@@ -167,16 +174,8 @@ export function adminRoutes(ctx: AdminContext, state: AdminRouteState): AdminRou
         'reload the configuration files: validated and compiled before they replace the running configuration',
       handle: (_request, reply) => serveReload(ctx, reply),
     },
-    {
-      path: '/ui',
-      methods: ['GET'],
-      description: 'this list, as a page',
-      // Imported when first asked for: a proxy nobody browses never loads the page's code.
-      handle: async (_request, reply) => {
-        const { renderUi } = await import('./ui.js')
-        return reply.type('text/html; charset=utf-8').send(renderUi(routes, ctx.version))
-      },
-    },
+    // The web UI (./ui/): its page, files, and the OAuth flow debugger's callback and relay.
+    ...uiRoutes(ctx),
   ]
   if (PROFILING_SUPPORTED) {
     // Seed: "On non-Linux builds the endpoint is not registered: 404".

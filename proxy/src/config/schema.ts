@@ -93,11 +93,38 @@ export const GatehouseConfigSchema = z
         gateway: name
           .optional()
           .describe(
-            'Gateway to attach the UI to. Accepted and checked (the gateway must exist), not yet supported: --validate and the start-up log warn, and the UI is served under the admin address only.',
+            'Gateway that also serves the UI, read-only, at `path`: status (names and conditions) and request counts, never a configuration value, token or control. Unset: the UI is on the admin address only.',
+          ),
+        path: z
+          .string()
+          .regex(
+            /^(\/[A-Za-z0-9._~-]+)+$/,
+            'a path like /gatehouse/ui: segments of letters, digits and ._~- after each "/", no trailing "/"',
+          )
+          .refine((p) => !p.split('/').some((s) => s === '.' || s === '..'), {
+            message: 'no "." or ".." segments',
+          })
+          .default('/gatehouse/ui')
+          .describe(
+            'Where the read-only UI is served on `gateway`. Requests under it are answered before routing: pick a path no route of the gateway needs.',
+          ),
+        showTrace: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Also stream the request trace (redacted: no credential, but paths, claims such as `sub` and tool names) in the read-only UI on `gateway`. Default false.',
+          ),
+        showMessages: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Also show condition and reload messages in the read-only UI on `gateway`; they can quote configuration values (URLs, file names and lines). Default false: type, status and reason only.',
           ),
       })
       .optional()
-      .describe('Web UI. Served at `<admin address>/ui` whenever the admin interface is on.'),
+      .describe(
+        'Web UI. Served at `<admin address>/ui` whenever the admin interface is on; with `gateway`, a read-only view on that gateway too.',
+      ),
   })
   .describe('Gatehouse standalone configuration file.')
 

@@ -47,14 +47,6 @@ export function configWarnings(config: GatehouseConfig): ConfigIssue[] {
     })
   }
   warnings.push(...ignoredPorts(config))
-  if (config.ui?.gateway) {
-    // The seed's `ui` section attaches the web UI to a gateway; this build serves it under the
-    // admin address only, and says so rather than ignoring the field silently.
-    warnings.push({
-      path: 'ui.gateway',
-      message: `attaching the UI to gateway ${config.ui.gateway} is not supported yet; the UI is served at /ui under the admin address (config.adminAddr) only`,
-    })
-  }
   return warnings
 }
 

@@ -27,29 +27,36 @@ describe('admin server', () => {
     expect(logsWith(gh.logs, 'UI served at')[0]?.ui).toBe(`${gh.admin}/ui`)
   })
 
-  it('warns that ui.gateway is not supported yet and names where the UI is', async () => {
+  it('serves the read-only UI on the gateway ui.gateway names, and says where', async () => {
     const other = await startAdminGatehouse(backend.port, {
       config: { ui: { gateway: 'default' } },
     })
     try {
-      const [warning] = logsWith(other.logs, 'ui.gateway: attaching the UI to gateway default')
-      expect(warning).toMatchObject({ level: 'warn', module: 'proxy::config', path: 'ui.gateway' })
-      expect(warning?.msg).toContain('the UI is served at /ui under the admin address')
+      expect(logsWith(other.logs, 'ui.gateway').length).toBe(0)
+      const [line] = logsWith(other.logs, 'read-only UI served at')
+      expect(line?.ui).toBe(`${other.url}/gatehouse/ui`)
+      const page = await fetch(`${other.url}/gatehouse/ui`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain('data-mode="gateway"')
       expect((await fetch(`${other.admin}/ui`)).status).toBe(200)
     } finally {
       await other.stop()
     }
-    expect(logsWith(gh.logs, 'ui.gateway').length).toBe(0)
+    // Without ui.gateway the path is the gateway's like any other (no route: 404).
+    expect((await fetch(`${gh.url}/gatehouse/ui`)).status).toBe(404)
   })
 
-  it('serves a minimal UI linking the endpoints', async () => {
+  it('serves the web UI page, which loads its built script and style from the admin address', async () => {
     const res = await fetch(`${gh.admin}/ui`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/html')
+    expect(res.headers.get('content-security-policy')).toContain("connect-src 'self'")
     const html = await res.text()
-    for (const path of ['/config_dump', '/debug/trace', '/logging', '/memory', '/debug/tasks']) {
-      expect(html).toContain(`href="${path}"`)
-    }
+    expect(html).toContain('<script type="module" src="/ui/app.js">')
+    expect(html).toContain('data-mode="admin"')
+    const js = await fetch(`${gh.admin}/ui/app.js`)
+    expect(js.headers.get('content-type')).toContain('text/javascript')
+    expect(await js.text()).toContain('/debug/trace?follow=1')
   })
 
   it('answers an unknown path with 404 listing the endpoints', async () => {

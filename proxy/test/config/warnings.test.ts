@@ -56,17 +56,10 @@ describe('configuration warnings', () => {
     expect(configWarnings(parseConfig(config))[0]?.message).toMatch(/^lacks MCP-Protocol-Version:/)
   })
 
-  it('says that ui.gateway is not supported yet', () => {
+  it('no longer warns about ui.gateway, which is served now (read-only view on the gateway)', () => {
     const config = base(['*'])
     config.ui = { gateway: 'default' }
-    expect(configWarnings(parseConfig(config))).toEqual([
-      {
-        path: 'ui.gateway',
-        message: expect.stringMatching(
-          /^attaching the UI to gateway default is not supported yet;/,
-        ),
-      },
-    ])
+    expect(configWarnings(parseConfig(config))).toEqual([])
   })
 
   it('leaves routes without an MCP policy alone', () => {
