@@ -12,6 +12,7 @@ import { mcpPolicy } from './mcp-policy.js'
 import { resourceMetadata } from './resource-metadata.js'
 import { scopes } from './scopes.js'
 import { sessionBinding } from './session-binding.js'
+import { tlsProfile } from './tls.js'
 import { transport } from './transport.js'
 
 /** Every requirement, in report order (admin last: its shutdown check ends a run). */
@@ -28,5 +29,6 @@ export const CATALOGUE: readonly Requirement[] = [
   ...mcpPolicy,
   ...brokerProfile,
   ...brokerFlow,
+  ...tlsProfile,
   ...admin,
 ]
