@@ -75,7 +75,8 @@ async function main(baselineDir: string): Promise<void> {
       config: { adminAddr: 'off', logLevel: 'info' },
       gateways: { default: { port: build.port, address: '127.0.0.1' } },
       backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
-      routes: { open: route('/mcp'), authed: route('/auth') },
+      // open: the unauthenticated baseline, public on purpose.
+      routes: { open: { ...route('/mcp'), allowUnauthenticated: true }, authed: route('/auth') },
       policies: {
         jwt: {
           targetRefs: [{ name: 'authed' }],

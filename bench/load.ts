@@ -128,7 +128,12 @@ export function gatehouseConfig(
     config: { adminAddr: 'off', logLevel: 'info', ...(workers !== 1 && { workers }) },
     gateways: { default: { port, address: '127.0.0.1' } },
     backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
-    routes: { open: route('/mcp'), authed: route('/auth'), aware: route('/aware') },
+    routes: {
+      // open: the unauthenticated baseline, public on purpose.
+      open: { ...route('/mcp'), allowUnauthenticated: true },
+      authed: route('/auth'),
+      aware: route('/aware'),
+    },
     policies: {
       jwt: { targetRefs: [{ name: 'authed' }], traffic: auth },
       // The MCP-aware policy (issue #14): the body is read and parsed, the tool authorized and a

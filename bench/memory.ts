@@ -240,8 +240,10 @@ async function main(): Promise<void> {
       },
       backends: { upstream: { static: { host: '127.0.0.1', port: up } } },
       routes: {
+        // Public on purpose: the benchmark measures streaming, not authentication.
         mcp: {
           rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'upstream' }] }],
+          allowUnauthenticated: true,
         },
       },
     }),

@@ -149,8 +149,10 @@ export async function startStreamStack(limits: Record<string, unknown> = {}): Pr
     gateways: { default: { port, address: '127.0.0.1', limits } },
     backends: { upstream: { static: { host: '127.0.0.1', port: upstreamPort } } },
     routes: {
+      // Public on purpose: the benchmark measures streaming, not authentication.
       mcp: {
         rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'upstream' }] }],
+        allowUnauthenticated: true,
       },
     },
   }

@@ -12,10 +12,17 @@ import { rootCertificates } from 'node:tls'
 import { controlClient } from '@gatehouse/mock-idp'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { stringify } from 'yaml'
+import { announcedRevisions } from '../src/announced.js'
 import { commaList } from '../src/cli-options.js'
 import { selectProfiles, TARGET_PROFILES } from '../src/profiles.js'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
+import {
+  parseSpecVersion,
+  SELECTABLE_REVISIONS,
+  type SpecRevision,
+  selectSpecVersions,
+} from '../src/spec-version.js'
 import { kubernetesManifests, startFixtures, startGateway } from '../src/stack.js'
 import {
   startTargetCommand,
@@ -127,6 +134,17 @@ const program = new Command()
       `profiles to judge: ${TARGET_PROFILES.join(', ')} (or the catalogue's ${PROFILES.join(', ')}); default: every profile for the embedded proxy, resource-server for --target`,
     ).argParser(commaList),
   )
+  .option(
+    '--spec-version <revisions>',
+    `MCP revisions to judge: ${SELECTABLE_REVISIONS.join(', ')} (comma-separated or repeated); default: the latest final revision plus what the target announces (server/discover, initialize)`,
+    (v: string, previous?: SpecRevision[]) => {
+      try {
+        return parseSpecVersion(v, previous)
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message)
+      }
+    },
+  )
   .option('--only <ids>', 'run only these requirement IDs', commaList)
   .option('--skip <ids>', 'skip these requirement IDs', commaList)
   .option('--baseline <file>', 'expected failures: one requirement ID per line')
@@ -154,6 +172,7 @@ const opts = program.opts<{
   idpPort?: number
   backendPort?: number
   profile?: string[]
+  specVersion?: SpecRevision[]
   only?: string[]
   skip?: string[]
   baseline?: string
@@ -276,13 +295,22 @@ try {
     stop = gateway.stop
     title = `embedded reference proxy (gatehouse, ${opts.configFormat} configuration) at ${target.base}`
   }
+  // What the run judges: --spec-version, else the latest final revision and what the target
+  // announces (spec-version.ts).
+  const specSelection = selectSpecVersions(
+    opts.specVersion,
+    opts.specVersion ? undefined : await announcedRevisions(target),
+  )
+  title = `${title}, judging ${specSelection.note}`
   targetInfo = {
     base: target.base,
     configuredBase: target.configuredBase,
     admin: target.admin ?? null,
+    specVersions: specSelection.revisions,
   }
   try {
     results = await runChecks(target, {
+      specSelection,
       ...(select ? { select } : {}),
       ...(opts.only ? { only: opts.only } : {}),
       ...(opts.skip ? { skip: opts.skip } : {}),

@@ -14,12 +14,21 @@ export const API_GROUP = 'gateway.example.dev'
 
 type Obj = Record<string, unknown>
 
-const resource = (apiVersion: string, kind: string, name: string, spec: Obj): Obj => ({
+const resource = (
+  apiVersion: string,
+  kind: string,
+  name: string,
+  spec: Obj,
+  annotations?: Record<string, string>,
+): Obj => ({
   apiVersion,
   kind,
-  metadata: { name },
+  metadata: { name, ...(annotations ? { annotations } : {}) },
   spec,
 })
+
+/** `allowUnauthenticated: true` of a gateway or route, as the reference proxy's annotation. */
+const PUBLIC = { 'gateway.example.dev/allow-unauthenticated': 'true' }
 
 const backendRef = (ref: Obj): Obj => ({ group: API_GROUP, kind: 'GatewayBackend', ...ref })
 
@@ -30,9 +39,11 @@ const backendRef = (ref: Obj): Obj => ({ group: API_GROUP, kind: 'GatewayBackend
 export function kubernetesFiles(config: Obj): Record<string, string> {
   const docs: Obj[] = []
   for (const [name, gw] of Object.entries((config.gateways ?? {}) as Record<string, Obj>)) {
-    const { port, address, tls, ...rest } = gw
+    const { port, address, allowUnauthenticated, tls, ...rest } = gw
     if (Object.keys(rest).length > 0)
-      throw new Error(`gateways.${name}: only port, address and tls translate`)
+      throw new Error(
+        `gateways.${name}: only port, address, allowUnauthenticated and tls translate`,
+      )
     // An HTTPS gateway: one listener per certificate on the same port, its hostname the server
     // name (SNI), its certificate a Secret of type kubernetes.io/tls.
     const certificates = ((tls as Obj | undefined)?.certificates ?? []) as Obj[]
@@ -59,11 +70,17 @@ export function kubernetesFiles(config: Obj): Record<string, string> {
         })
       : [{ name: 'http', protocol: 'HTTP', port }]
     docs.push(
-      resource(`${GATEWAY_API}/v1`, 'Gateway', name, {
-        gatewayClassName: 'gatehouse',
-        ...(address ? { addresses: [{ type: 'IPAddress', value: address }] } : {}),
-        listeners,
-      }),
+      resource(
+        `${GATEWAY_API}/v1`,
+        'Gateway',
+        name,
+        {
+          gatewayClassName: 'gatehouse',
+          ...(address ? { addresses: [{ type: 'IPAddress', value: address }] } : {}),
+          listeners,
+        },
+        allowUnauthenticated === true ? PUBLIC : undefined,
+      ),
     )
   }
   for (const [name, b] of Object.entries((config.backends ?? {}) as Record<string, Obj>)) {
@@ -88,7 +105,15 @@ export function kubernetesFiles(config: Obj): Record<string, string> {
       ...rule,
       backendRefs: (rule.backendRefs as Obj[]).map(backendRef),
     }))
-    docs.push(resource(`${GATEWAY_API}/v1`, 'HTTPRoute', name, { parentRefs, rules }))
+    docs.push(
+      resource(
+        `${GATEWAY_API}/v1`,
+        'HTTPRoute',
+        name,
+        { parentRefs, rules },
+        r.allowUnauthenticated === true ? PUBLIC : undefined,
+      ),
+    )
   }
   for (const [name, p] of Object.entries((config.policies ?? {}) as Record<string, Obj>)) {
     const spec = structuredClone(p) as { targetRefs: Obj[]; traffic: Obj }

@@ -5,6 +5,7 @@
  */
 import { redactHeaders, redactText, redactUrl } from '@gatehouse/redact'
 import { CATALOGUE } from './catalogue/index.js'
+import { isJudged, notJudgedReason, type SpecSelection } from './spec-version.js'
 import {
   type CheckContext,
   CheckFailure,
@@ -24,6 +25,11 @@ export interface RunOptions {
   profiles?: readonly Profile[]
   only?: readonly string[]
   skip?: readonly string[]
+  /**
+   * The MCP revisions judged (`--spec-version`, spec-version.ts): a requirement following none of
+   * them is skipped, saying why. Absent: every requirement is judged.
+   */
+  specSelection?: SpecSelection
   /** IDs expected to fail: their failure passes the run, their success is reported stale. */
   baseline?: ReadonlySet<string>
   catalogue?: readonly Requirement[]
@@ -136,6 +142,11 @@ export async function runChecks(target: Target, options: RunOptions = {}): Promi
       !options.skip?.includes(req.id)
     if (!selected) {
       results.push({ ...base, status: 'skipped', message: 'not selected', durationMs: 0 })
+      continue
+    }
+    if (options.specSelection && !isJudged(options.specSelection, req.specVersions)) {
+      const message = notJudgedReason(options.specSelection, req.specVersions ?? [])
+      results.push({ ...base, status: 'skipped', message, durationMs: 0 })
       continue
     }
     let evidence: Exchange | undefined

@@ -232,13 +232,17 @@ export function gatehouseConfig(
 }
 
 /**
- * The MCP-aware policy the `mcp-policy` profile judges: `fetch` only for the group `admins`, and
- * at most 3 `tools/call` a minute for each subject whose name starts with `ratelimit-` (the checks
- * use fresh ones, so no other check and no rerun is limited).
+ * The MCP-aware policy the `mcp-policy` profile judges: `fetch` and the resource
+ * `mock://notes/readme` only for the group `admins` (MOD-005), and at most 3 `tools/call` a
+ * minute for each subject whose name starts with `ratelimit-` (the checks use fresh ones, so no
+ * other check and no rerun is limited).
  */
 export const MCP_TOOLS_TRAFFIC = {
   mcpAuthorization: {
-    rules: [{ deny: '!("admins" in jwt.groups) && mcp.tool.name == "fetch"' }],
+    rules: [
+      { deny: '!("admins" in jwt.groups) && mcp.tool.name == "fetch"' },
+      { deny: '!("admins" in jwt.groups) && mcp.resource.uri == "mock://notes/readme"' },
+    ],
   },
   localRateLimit: [
     {

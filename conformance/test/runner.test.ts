@@ -5,6 +5,7 @@ import { sendJson } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
+import { selectSpecVersions } from '../src/spec-version.js'
 import { CheckSkipped, must, type Requirement, type Target } from '../src/types.js'
 import { plainTarget } from './helpers.js'
 
@@ -92,6 +93,28 @@ describe('runner', () => {
     expect(results.filter((r) => r.status !== 'skipped').map((r) => r.id)).toEqual(['T-001'])
     const only = await runChecks(target, { catalogue, only: ['T-004'] })
     expect(only.filter((r) => r.status === 'passed').map((r) => r.id)).toEqual(['T-004'])
+  })
+
+  it('judges only what --spec-version selects, skipping the rest with the reason', async () => {
+    const tagged = [
+      req('V-001', '/ok', 200, { specVersions: ['2025-11-25'] }),
+      req('V-002', '/ok', 200, { specVersions: ['2026-07-28'] }),
+      req('V-003', '/ok', 200),
+    ]
+    const results = await runChecks(target, {
+      catalogue: tagged,
+      specSelection: selectSpecVersions(['2026-07-28']),
+    })
+    expect(results.map((r) => [r.id, r.status])).toEqual([
+      ['V-001', 'skipped'],
+      ['V-002', 'passed'],
+      ['V-003', 'passed'],
+    ])
+    expect(results[0]?.message).toBe(
+      'not judged: it follows MCP 2025-11-25; this run judges MCP 2026-07-28 (--spec-version)',
+    )
+    const all = await runChecks(target, { catalogue: tagged })
+    expect(all.every((r) => r.status === 'passed')).toBe(true)
   })
 
   it('applies a baseline: a listed failure passes the run, a listed pass is reported stale', async () => {

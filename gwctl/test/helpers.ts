@@ -135,7 +135,7 @@ export interface LiveGatehouse {
 }
 
 /**
- * Starts gatehouse with one gateway, one route `mcp` on `/mcp` to the backend, and the admin
+ * Starts gatehouse with one gateway, one public route `mcp` on `/mcp` to the backend, and the admin
  * interface on `adminAddr` (default a free loopback port).
  */
 export async function startLiveGatehouse(adminAddr = '127.0.0.1:0'): Promise<LiveGatehouse> {
@@ -153,6 +153,8 @@ export async function startLiveGatehouse(adminAddr = '127.0.0.1:0'): Promise<Liv
               backendRefs: [{ name: 'mcp-backend' }],
             },
           ],
+          // Public on purpose: gwctl's tests read the admin interface, not authentication.
+          allowUnauthenticated: true,
         },
       },
     }),

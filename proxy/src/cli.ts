@@ -4,13 +4,14 @@
  */
 import { parseArgs } from 'node:util'
 import { onShutdownSignals } from '@gatehouse/support'
+import type { ConfigInput } from './config/read-input.js'
 import { GatehouseError } from './errors.js'
 import type { Gatehouse, ReloadTrigger } from './index.js'
 import type { IpcEndpoint } from './store/ipc.js'
 import type { Logging } from './telemetry/logging.js'
 import { VERSION } from './version.js'
 
-const USAGE = `Usage: gatehouse -f <config.yaml | manifests.yaml | dir/> [-f ...] [--validate]
+const USAGE = `Usage: gatehouse -f <config.yaml | manifests.yaml | dir/> [-f ...] [--validate [--strict]]
 
 Protects an MCP server with OAuth 2.0 bearer JWTs from an external identity provider.
 
@@ -19,7 +20,9 @@ Options:
                       documents, kind: List, or a directory of them); repeatable.
                       \${ENV} and \${ENV:-default} are substituted
       --api-group <g> API group of GatewayBackend and GatewayPolicy (default gateway.example.dev)
-      --validate      check the configuration file and exit (0 valid, 1 invalid)
+      --validate      check the configuration file and exit: 0 valid, 1 invalid or when a
+                      resource would not be served as written (a reference to nothing)
+      --strict        with --validate: exit 1 on any warning too
   -v, --version       print the version
   -h, --help          print this help
 
@@ -37,6 +40,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     file?: string[]
     'api-group'?: string
     validate?: boolean
+    strict?: boolean
     version?: boolean
     help?: boolean
   }
@@ -47,6 +51,7 @@ export async function run(argv: readonly string[]): Promise<number> {
         file: { type: 'string', short: 'f', multiple: true },
         'api-group': { type: 'string' },
         validate: { type: 'boolean' },
+        strict: { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -65,6 +70,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(`gatehouse ${VERSION}\n`)
     return 0
   }
+  if (values.strict && !values.validate) {
+    process.stderr.write(`gatehouse: --strict goes with --validate\n\n${USAGE}\n`)
+    return 2
+  }
   if (!values.file || values.file.length === 0) {
     process.stderr.write(`gatehouse: missing -f <config.yaml>\n\n${USAGE}\n`)
     return 2
@@ -76,6 +85,25 @@ export async function run(argv: readonly string[]): Promise<number> {
       './config/sources.js'
     )
     const loadOptions = values['api-group'] ? { apiGroup: values['api-group'] } : {}
+    const { default: cluster } = await import('node:cluster')
+    if (cluster.isWorker) {
+      // A cluster worker loads what the primary accepted, never the files: they may have changed
+      // since (a refused edit), and every worker must serve the same configuration.
+      const { IpcPeer } = await import('./store/ipc.js')
+      const primary = new IpcPeer(process as unknown as IpcEndpoint)
+      const label = values.file.join(', ')
+      const files = values.file
+      const loadConfig = async () =>
+        loadConfigSources(files, {
+          ...loadOptions,
+          inputs: await primary.call<ConfigInput[]>('config.inputs', []),
+        })
+      const source = await loadConfig()
+      const { startGatehouse } = await import('./index.js')
+      return await serveWorker(() =>
+        startGatehouse({ config: source.config, configFile: label, source, loadConfig, primary }),
+      )
+    }
     const source = await loadConfigSources(values.file, loadOptions)
     const { config } = source
     const label = values.file.join(', ')
@@ -83,33 +111,35 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (values.validate) {
       await compileOrThrow(config, label, source.locate)
       const { configWarnings } = await import('./config/warnings.js')
-      const warnings = [
-        ...source.warnings,
-        ...configWarnings(config).map(source.locate),
-        ...resourceProblems(source.resources),
-      ]
+      const warnings = [...source.warnings, ...configWarnings(config).map(source.locate)]
       for (const w of warnings)
         process.stderr.write(`gatehouse: warning: ${w.path}: ${w.message}\n`)
+      // A resource left out (a policy or backend reference resolving to nothing) changes what is
+      // served: the configuration is not what its author wrote, so it does not validate.
+      const problems = resourceProblems(source.resources)
+      for (const p of problems) process.stderr.write(`gatehouse: error: ${p.path}: ${p.message}\n`)
       const n = (o: object) => Object.keys(o).length
       const resources =
         source.format === 'kubernetes' ? `${source.resources.length} resource(s) -> ` : ''
-      process.stdout.write(
-        `${label}: configuration is valid (${resources}${n(config.gateways)} gateway(s), ${n(config.routes)} route(s), ${n(config.backends)} backend(s), ${n(config.policies)} policy(ies))\n`,
-      )
+      const counts = `${resources}${n(config.gateways)} gateway(s), ${n(config.routes)} route(s), ${n(config.backends)} backend(s), ${n(config.policies)} policy(ies)`
+      if (problems.length > 0) {
+        process.stderr.write(
+          `gatehouse: ${label}: ${problems.length} resource(s) would not be served as written (${counts})\n`,
+        )
+        return 1
+      }
+      if (values.strict && warnings.length > 0) {
+        process.stderr.write(
+          `gatehouse: ${label}: ${warnings.length} warning(s), refused by --strict (${counts})\n`,
+        )
+        return 1
+      }
+      process.stdout.write(`${label}: configuration is valid (${counts})\n`)
       return 0
     }
     requireListener(config, label)
     // Compiled (and its issues located) by the running proxy when it applies the result.
     const loadConfig = () => loadConfigSources(values.file as string[], loadOptions)
-    const { default: cluster } = await import('node:cluster')
-    if (cluster.isWorker) {
-      const { IpcPeer } = await import('./store/ipc.js')
-      const primary = new IpcPeer(process as unknown as IpcEndpoint)
-      const { startGatehouse } = await import('./index.js')
-      return await serveWorker(() =>
-        startGatehouse({ config, configFile: label, source, loadConfig, primary }),
-      )
-    }
     const { workerCount } = await import('./config/workers.js')
     const workers = workerCount(config)
     if (workers > 1) {
@@ -123,7 +153,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       }
       const { startCluster } = await import('./cluster/primary.js')
       return await serve(
-        () => startCluster({ config, workers, loadConfig: loadCompiled }),
+        () => startCluster({ config, source, workers, loadConfig: loadCompiled }),
         values.file,
       )
     }

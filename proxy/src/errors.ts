@@ -113,6 +113,11 @@ export const ERRORS = {
   },
   // The backend.
   GW_ERR_UPSTREAM_BUSY: { status: 503, error: 'upstream_busy', description: 'no backend slot' },
+  GW_ERR_UPSTREAM_STREAMS_FULL: {
+    status: 503,
+    error: 'upstream_busy',
+    description: 'the backend already holds limits.maxListenStreams subscription streams',
+  },
   GW_ERR_UPSTREAM_CONNECT: {
     status: 502,
     error: 'upstream_unavailable',
@@ -139,6 +144,17 @@ export const ERRORS = {
     status: 400,
     error: 'invalid_request',
     description: 'a POST body that is not JSON-RPC (answered with a JSON-RPC error)',
+  },
+  GW_ERR_MCP_HEADER_MISMATCH: {
+    status: 400,
+    error: 'invalid_request',
+    description:
+      'MCP request metadata headers missing, malformed or not mirroring the body (JSON-RPC -32020)',
+  },
+  GW_ERR_MCP_METHOD_REMOVED: {
+    status: 404,
+    error: 'method_not_found',
+    description: 'a method MCP 2026-07-28 removed, in a request of that revision (JSON-RPC -32601)',
   },
   GW_ERR_MCP_TARGET_DENIED: {
     status: 200,
@@ -417,6 +433,11 @@ export class OAuthError extends RequestError {
 export interface ConfigIssue {
   path: string
   message: string
+  /**
+   * A Gateway API style reason (CamelCase) when the issue is of a kind status reports by name
+   * (`Unauthenticated`: a route that no authentication covers); absent: `Invalid`.
+   */
+  reason?: string
 }
 
 /** The configuration file could not be read, parsed or validated. Lists every problem found. */

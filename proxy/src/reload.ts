@@ -84,7 +84,13 @@ export class Reloader {
       } catch (err) {
         const message =
           err instanceof ConfigError ? err.message : `${(err as Error).message ?? String(err)}`
-        record = { at: now(), trigger, result: 'failure', message }
+        // A route refused for want of authentication is named as such, so that status says why
+        // the previous configuration still serves (docs/reliability.md, "Fail-open configuration").
+        const reason =
+          err instanceof ConfigError
+            ? (err.issues.find((i) => i.reason)?.reason ?? 'Invalid')
+            : 'Invalid'
+        record = { at: now(), trigger, result: 'failure', message, reason }
         log.error(
           {
             trigger,

@@ -60,14 +60,16 @@ describe('gatehouse CLI', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('configuration is valid')
     expect(r.stderr).toBe(
-      "gatehouse: warning: routes.mcp.rules[0].filters[0].cors.allowHeaders: lacks Mcp-Session-Id, MCP-Protocol-Version: browser MCP clients send them on every request after initialize, so their preflight is refused and the session breaks; add them (the seed's reference values omit them)\n",
+      "gatehouse: warning: routes.mcp.rules[0].filters[0].cors.allowHeaders: lacks Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name: browser MCP clients send them (2025-11-25: after initialize; 2026-07-28: Mcp-Method and Mcp-Name on every request), so their preflight is refused and their requests fail; add them (the seed's reference values omit them)\n",
     )
   })
 
-  it('exits 1 naming the path and value of a bad field', async () => {
+  it('exits 1 naming the path and the kind of value of a bad field', async () => {
     const r = await gatehouse(['--validate', '-f', file('gateways: { default: { port: "abc" } }')])
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain('gateways.default.port: expected integer 1-65535, got "abc"')
+    expect(r.stderr).toContain(
+      'gateways.default.port: expected integer 1-65535, got a string of 3 characters',
+    )
   })
 
   it.each([
@@ -173,7 +175,7 @@ describe('gatehouse CLI', () => {
         'config: { adminAddr: "off", drainTimeout: "1h" }',
         `gateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
         `backends: { b: { static: { host: 127.0.0.1, port: ${(backend.address() as AddressInfo).port} } } }`,
-        'routes: { r: { rules: [{ matches: [{ path: { value: /mcp } }], backendRefs: [{ name: b }] }] } }',
+        'routes: { r: { allowUnauthenticated: true, rules: [{ matches: [{ path: { value: /mcp } }], backendRefs: [{ name: b }] }] } }',
       ].join('\n'),
     )
     const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
@@ -241,7 +243,7 @@ describe('gatehouse CLI with Kubernetes manifests', () => {
     )
   })
 
-  it('warns about a broken reference and an unknown kind, and refuses to start without a listener', async () => {
+  it('exits 1 on a broken reference, skips a well-known kind with a warning, and refuses to start without a listener', async () => {
     // Without its Gateway (the first document), plus a kind gatehouse does not read.
     const text = readFileSync(example('mcp-auth.yaml'), 'utf8')
       .replace(/^apiVersion: gateway\.networking\.k8s\.io\/v1\nkind: Gateway\n[\s\S]*?---\n/m, '')
@@ -249,16 +251,76 @@ describe('gatehouse CLI with Kubernetes manifests', () => {
     expect(text).not.toMatch(/^kind: Gateway$/m)
     const path = file(text)
     const validate = await gatehouse(['--validate', '-f', path])
-    expect(validate.code).toBe(0)
+    // The route is not served as written (its Gateway is missing): that is not valid.
+    expect(validate.code).toBe(1)
     expect(validate.stderr).toContain(
       'gatehouse: warning: ConfigMap default/cm (v1): not a kind gatehouse reads',
     )
     expect(validate.stderr).toContain(
-      'HTTPRoute default/mcp parent gateway-system/gateway: Accepted False (NoMatchingParent): Gateway gateway-system/gateway not found',
+      'gatehouse: error: HTTPRoute default/mcp parent gateway-system/gateway: Accepted False (NoMatchingParent): Gateway gateway-system/gateway not found',
     )
     const start = await gatehouse(['-f', path])
     expect(start.code).toBe(1)
     expect(start.stderr).toContain('Gateway: no HTTP listener to serve')
+  })
+})
+
+describe('gatehouse --validate fails closed', () => {
+  const example = (p: string) => new URL(`../../examples/kubernetes/${p}`, import.meta.url).pathname
+  const seed = () => readFileSync(example('mcp-auth.yaml'), 'utf8')
+
+  it('exits 1 on a misspelled policy kind (GatewayPolicyy), naming it and the kind meant', async () => {
+    const text = seed().replace(/^kind: GatewayPolicy$/m, 'kind: GatewayPolicyy')
+    expect(text).toContain('kind: GatewayPolicyy')
+    const r = await gatehouse(['--validate', '-f', file(text)])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(
+      /GatewayPolicyy default\/mcp-auth: kind: GatewayPolicyy of gateway\.example\.dev .* did you mean GatewayPolicy \(gateway\.example\.dev\)\? \(.*config\.yaml line \d+\)/,
+    )
+  })
+
+  it('exits 1 when a policy targets a route that does not exist (and the route has none)', async () => {
+    const text = seed().replace(
+      /(targetRefs:\n\s+- group: gateway\.networking\.k8s\.io\n\s+kind: HTTPRoute\n\s+name:) mcp/,
+      '$1 mcpp',
+    )
+    expect(text).toContain('name: mcpp')
+    const r = await gatehouse(['--validate', '-f', file(text)])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(
+      'HTTPRoute default/mcp: spec: no policy with traffic.jwtAuthentication targets this route',
+    )
+  })
+
+  it('exits 1 on a policy reference to nothing even when the route stays covered', async () => {
+    // A second policy on a route that does not exist: what is served differs from what is written.
+    const extra = `---
+apiVersion: gateway.example.dev/v1alpha1
+kind: GatewayPolicy
+metadata: { name: stray, namespace: default }
+spec:
+  targetRefs: [{ group: gateway.networking.k8s.io, kind: HTTPRoute, name: gone }]
+  traffic: { authorization: { policy: { matchExpressions: ['true'] } } }
+`
+    const r = await gatehouse(['--validate', '-f', file(seed() + extra)])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(
+      'gatehouse: error: GatewayPolicy default/stray: Accepted False (TargetNotFound): HTTPRoute default/gone not found',
+    )
+  })
+
+  it('exits 1 with --strict on a warning (0 without: see "warns, and still exits 0"), 0 on a clean file', async () => {
+    const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
+    const seedCors = readFileSync(example, 'utf8').replace(
+      /allowHeaders: \[[^\]]*\]/,
+      'allowHeaders: [Origin, Authorization, Content-Type]',
+    )
+    const path = file(seedCors)
+    const strict = await gatehouse(['--validate', '--strict', '-f', path])
+    expect(strict.code).toBe(1)
+    expect(strict.stderr).toContain('1 warning(s), refused by --strict')
+    const clean = await gatehouse(['--validate', '--strict', '-f', example])
+    expect(clean.code).toBe(0)
   })
 })
 

@@ -25,6 +25,7 @@ backends:
   b: { static: { host: 127.0.0.1, port: 8443 }, tls: { hostname: localhost, caCertificates: [ '${ca}' ] } }
 routes:
   r:
+    allowUnauthenticated: true
     rules:
       - matches: [ { path: { type: PathPrefix, value: / } } ]
         backendRefs: [ { name: b } ]

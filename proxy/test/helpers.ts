@@ -42,7 +42,10 @@ export async function startTestGatehouse(
   return Object.assign(gh, { url: gh.gateways[0]?.url ?? '', logs })
 }
 
-/** A minimal config: one gateway, one route to `backend` at host:port. */
+/**
+ * A minimal config: one gateway, one route to `backend` at host:port, public on purpose
+ * (`allowUnauthenticated`: these tests are about forwarding, not authentication).
+ */
 export function simpleConfig(
   backendPort: number,
   extra: {
@@ -70,6 +73,7 @@ export function simpleConfig(
             backendRefs: [{ name: 'backend' }],
           },
         ],
+        allowUnauthenticated: true,
       },
     },
   }

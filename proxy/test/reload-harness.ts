@@ -42,7 +42,10 @@ export async function nameBackend(name: string) {
   }
 }
 
-/** The standalone configuration with one gateway per entry of `gateways` and a route to `backendPort`. */
+/**
+ * The standalone configuration with one gateway per entry of `gateways` and a public route
+ * (`allowUnauthenticated`) to `backendPort`.
+ */
 export function standalone(
   backendPort: number,
   options: { gateways?: string[]; maxAge?: number; adminAddr?: string } = {},
@@ -57,6 +60,7 @@ routes:
 ${gws
   .map(
     (g) => `  r-${g}:
+    allowUnauthenticated: true
     parentRefs: [{ name: ${g} }]
     rules:
       - matches: [{ path: { type: PathPrefix, value: /mcp } }]

@@ -159,7 +159,8 @@ describe('reload under attack', () => {
     const routeDoc = stringify({
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'HTTPRoute',
-      metadata: { name: 'r' },
+      // Public on purpose: the test is about reloading, not authentication.
+      metadata: { name: 'r', annotations: { 'gateway.example.dev/allow-unauthenticated': 'true' } },
       spec: {
         parentRefs: [{ name: 'default' }],
         rules: [

@@ -47,7 +47,7 @@ describe('reload', () => {
     const r = await gh.reload()
     expect(r.result).toBe('failure')
     expect(r.message).toMatch(
-      /gateways\.default\.port: expected integer 1-65535, got "x" \(line 3\)/,
+      /gateways\.default\.port: expected integer 1-65535, got a string of 1 character \(line 3\)/,
     )
     expect(await get(`${url(gh)}/mcp`)).toBe('a /mcp')
     expect(gh.logs.find((l) => l.code === 'GW_ERR_CONFIG_INVALID')).toMatchObject({

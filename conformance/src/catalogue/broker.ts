@@ -26,7 +26,7 @@ function broker(ctx: CheckContext): { base: string; configuredBase: string } {
 }
 
 /** The authorization server the broker's protected-resource metadata names, and its metadata. */
-async function brokerMetadata(
+export async function brokerMetadata(
   ctx: CheckContext,
 ): Promise<{ named: string; path: string; doc: Record<string, unknown> }> {
   const { base } = broker(ctx)

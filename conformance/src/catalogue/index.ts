@@ -2,6 +2,7 @@
 import type { Requirement } from '../types.js'
 import { admin } from './admin.js'
 import { asDiscovery } from './as-discovery.js'
+import { authorization2026 } from './authorization-2026.js'
 import { bridged } from './bridged.js'
 import { brokerProfile } from './broker.js'
 import { brokerFlow } from './broker-flow.js'
@@ -9,13 +10,18 @@ import { core } from './core.js'
 import { cors } from './cors.js'
 import { flow } from './flow.js'
 import { mcpPolicy } from './mcp-policy.js'
+import { modern } from './modern.js'
 import { resourceMetadata } from './resource-metadata.js'
+import { withSpecVersions } from './revisions.js'
 import { scopes } from './scopes.js'
 import { sessionBinding } from './session-binding.js'
 import { tlsProfile } from './tls.js'
 import { transport } from './transport.js'
 
-/** Every requirement, in report order (admin last: its shutdown check ends a run). */
+/**
+ * Every requirement, in report order (admin last: its shutdown check ends a run), each with the
+ * MCP revisions it follows (revisions.ts).
+ */
 export const CATALOGUE: readonly Requirement[] = [
   ...core,
   ...scopes,
@@ -29,6 +35,8 @@ export const CATALOGUE: readonly Requirement[] = [
   ...mcpPolicy,
   ...brokerProfile,
   ...brokerFlow,
+  ...modern,
+  ...authorization2026,
   ...tlsProfile,
   ...admin,
-]
+].map(withSpecVersions)

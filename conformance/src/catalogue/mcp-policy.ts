@@ -233,8 +233,8 @@ export const mcpPolicy: Requirement[] = [
       'Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body.',
     profile: 'mcp-policy',
     source:
-      'MCP draft (2026-07-28) Streamable HTTP §Server Validation (Mcp-Method, Mcp-Name; SEP-2243)',
-    text: 'A request whose Mcp-Name header names another tool than its body is refused with 400, and the body never reaches the backend.',
+      'MCP 2026-07-28 Streamable HTTP §Server Validation (Mcp-Method, Mcp-Name; SEP-2243), applied to a 2025-11-25 session',
+    text: 'A request in a 2025-11-25 session whose Mcp-Name header names another tool than its body is refused with 400, and the body never reaches the backend (MOD-001 judges the same in 2026-07-28 traffic).',
     async check(ctx) {
       const since = await nextSeq(ctx)
       // An admin may call the tool the body names: only the header check can refuse it.

@@ -56,6 +56,14 @@ describe('conformance bin', () => {
     expect(run.stdout).toMatch(/0 passed, 0 failed, \d+ skipped/)
   }, 60_000)
 
+  it('refuses an MCP revision --spec-version does not offer with exit 2, naming the ones it does', async () => {
+    const run = await conformance(['--spec-version', '2024-11-05'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(
+      /unknown MCP revision "2024-11-05".*2026-07-28, 2025-11-25, 2025-03-26/,
+    )
+  }, 60_000)
+
   it('exits 1 saying nothing was judged when the target offers none of the selected profile', async () => {
     const run = await conformance(['--target', closedTarget, '--yes', '--profile', 'admin'])
     expect(run.code).toBe(1)

@@ -43,20 +43,53 @@ export function statusRows(dump: ConfigDump): StatusRow[] {
           name: p.name,
           conditions: (p.status?.conditions ?? []).map((c) => ({ ...c })),
         }))
+  rows.push(...unauthenticatedRows(dump))
   rows.push(...workerRows(dump))
-  const reload = dump.reload as { result?: string; message?: string; at?: string } | undefined
+  const reload = dump.reload as
+    | { result?: string; message?: string; at?: string; reason?: string }
+    | undefined
   if (reload?.result === 'failure') {
     const message = `reload at ${reload.at} refused, the previous configuration serves: ${reload.message ?? ''}`
+    const reason = reload.reason ?? 'Invalid'
     rows.push({
       kind: 'Configuration',
       name: 'last-reload',
       conditions: [
-        { type: 'Accepted', status: 'False', reason: 'Invalid', message },
-        { type: 'Programmed', status: 'False', reason: 'Invalid', message },
+        { type: 'Accepted', status: 'False', reason, message },
+        { type: 'Programmed', status: 'False', reason, message },
       ],
     })
   }
   return rows
+}
+
+/**
+ * A row, not Programmed, for each route that serves without authentication although it never
+ * said it may (`allowUnauthenticated`): the dump's `authentication: None`, or, from a proxy whose
+ * dump does not say, a route that no policy with `jwtAuthentication` targets. A current proxy
+ * refuses such a configuration; this catches an older proxy and a dump saved from one.
+ */
+function unauthenticatedRows(dump: ConfigDump): StatusRow[] {
+  const covered = new Set(
+    dump.policies
+      .filter((p) => (p.traffic as { jwtAuthentication?: unknown } | undefined)?.jwtAuthentication)
+      .flatMap((p) => (p.targetRefs ?? []).map((ref) => String(ref.name))),
+  )
+  return dump.routes
+    .filter((r) =>
+      r.authentication !== undefined ? r.authentication === 'None' : !covered.has(r.name),
+    )
+    .map((r) => {
+      const message = `route ${r.name} serves without authentication: no policy with traffic.jwtAuthentication targets it, and it does not say allowUnauthenticated: true`
+      return {
+        kind: 'Route',
+        name: r.name,
+        conditions: [
+          { type: 'Accepted', status: 'False', reason: 'Unauthenticated', message },
+          { type: 'Programmed', status: 'False', reason: 'Unauthenticated', message },
+        ],
+      }
+    })
 }
 
 interface DumpWorker {

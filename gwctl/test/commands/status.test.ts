@@ -14,8 +14,8 @@ const res = (apiVersion: string, kind: string, name: string, spec: Record<string
   metadata: { name, generation: 3 },
   spec,
 })
-const route = (name: string, prefix: string, backend: string) =>
-  res(`${GW}/v1`, 'HTTPRoute', name, {
+const route = (name: string, prefix: string, backend: string) => {
+  const doc = res(`${GW}/v1`, 'HTTPRoute', name, {
     parentRefs: [{ name: 'gw' }],
     rules: [
       {
@@ -24,6 +24,12 @@ const route = (name: string, prefix: string, backend: string) =>
       },
     ],
   })
+  // Public on purpose: these tests are about status, not authentication.
+  return {
+    ...doc,
+    metadata: { ...doc.metadata, annotations: { [`${GROUP}/allow-unauthenticated`]: 'true' } },
+  }
+}
 
 /** Starts gatehouse from manifests: a healthy route, and with `broken` one to a missing backend. */
 async function startFromManifests(backendPort: number, broken: boolean): Promise<Gatehouse> {
@@ -154,6 +160,72 @@ describe('gwctl proxy status after a reload that failed', () => {
       /Configuration\s+last-reload\s+False\s+-\s+-\s+False\s+Invalid: reload at 2026-11-25T17:00:00.000Z refused, the previous configuration serves: a\.yaml: invalid configuration \(line 3\)/,
     )
     expect(r.stdout).toContain('last reload: failure at 2026-11-25T17:00:00.000Z')
+  })
+})
+
+describe('gwctl proxy status of routes that serve without authentication', () => {
+  const dumpOf = (doc: Record<string, unknown>) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gwctl-status-')), 'dump.json')
+    writeFileSync(
+      file,
+      JSON.stringify({ binds: [], backends: [], resources: [], policies: [], routes: [], ...doc }),
+    )
+    return file
+  }
+  const mcp = { name: 'mcp', rules: [] }
+
+  it('exits 1 naming a route that no policy authenticates and that never said it may be public', async () => {
+    // A dump of an older proxy: no `authentication` field, no policy targets the route.
+    const r = await runGwctl(['proxy', 'status', '--file', dumpOf({ routes: [mcp] })])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(
+      /Route\s+mcp\s+False\s+-\s+-\s+False\s+Unauthenticated: route mcp serves without authentication/,
+    )
+    const none = await runGwctl([
+      'proxy',
+      'status',
+      '--file',
+      dumpOf({ routes: [{ ...mcp, authentication: 'None' }] }),
+    ])
+    expect(none.code).toBe(1)
+  })
+
+  it('exits 0 for a route a policy authenticates, or that says allowUnauthenticated', async () => {
+    const policy = {
+      name: 'auth',
+      targetRefs: [{ name: 'mcp' }],
+      traffic: { jwtAuthentication: { providers: [] } },
+    }
+    const covered = await runGwctl([
+      'proxy',
+      'status',
+      '--file',
+      dumpOf({ routes: [mcp], policies: [policy] }),
+    ])
+    expect(covered.stdout).not.toContain('Unauthenticated')
+    const open = await runGwctl([
+      'proxy',
+      'status',
+      '--file',
+      dumpOf({ routes: [{ ...mcp, authentication: 'AllowUnauthenticated' }] }),
+    ])
+    expect(open.code).toBe(0)
+  })
+
+  it('gives the reason of a reload refused for a route without authentication', async () => {
+    const reload = {
+      at: '2026-11-28T07:00:00.000Z',
+      trigger: 'watch',
+      result: 'failure',
+      reason: 'Unauthenticated',
+      message:
+        'g.yaml: invalid configuration\n  routes.mcp: no policy with traffic.jwtAuthentication targets this route',
+    }
+    const r = await runGwctl(['proxy', 'status', '--file', dumpOf({ reload })])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toMatch(
+      /Configuration\s+last-reload\s+False\s+-\s+-\s+False\s+Unauthenticated: /,
+    )
   })
 })
 

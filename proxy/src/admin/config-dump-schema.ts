@@ -99,6 +99,12 @@ export const ConfigDumpSchema = z
         name: z.string(),
         parentRefs: z.array(z.record(z.string(), z.unknown())).optional(),
         rules: z.array(z.record(z.string(), z.unknown())),
+        authentication: z
+          .enum(['Policy', 'AllowUnauthenticated', 'None'])
+          .optional()
+          .describe(
+            'Policy: a policy with traffic.jwtAuthentication covers it; AllowUnauthenticated: it (or every gateway it is on) says allowUnauthenticated: true; None: nothing does (the loader refuses such a route, so None means an older proxy or a bug; gwctl proxy status fails on it).',
+          ),
       }),
     ),
     backends: z.array(
@@ -127,6 +133,12 @@ export const ConfigDumpSchema = z
         trigger: z.enum(['watch', 'SIGHUP', 'admin', 'api']),
         result: z.enum(['success', 'unchanged', 'failure']),
         message: z.string(),
+        reason: z
+          .string()
+          .optional()
+          .describe(
+            'After a failure: why, as a condition reason (Unauthenticated: a route no authentication covers; Invalid: anything else).',
+          ),
       })
       .optional()
       .describe('The last configuration reload; absent when there was none.'),

@@ -4,6 +4,7 @@
  */
 import { isSecretHeader, REDACTED, redactExpression, redactValue } from '@gatehouse/redact'
 import type { PolicyStatus } from '../auth/types.js'
+import { unauthenticatedRoutes } from '../config/cross-references.js'
 import type { PolicyConfig } from '../config/schema.js'
 import type { ConfigDump, PolicyStatusDump } from './config-dump-schema.js'
 import type { AdminContext, ReloadRecord } from './context.js'
@@ -77,6 +78,12 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
   /** Redacts a value of the configuration. */
   const r = (value: unknown) => redactValue(asWritten(value))
   const config = ctx.config()
+  const open = new Set(unauthenticatedRoutes(config))
+  const authenticated = new Set(
+    Object.values(config.policies)
+      .filter((p) => p.traffic.jwtAuthentication !== undefined)
+      .flatMap((p) => p.targetRefs.map((ref) => ref.name)),
+  )
   const compiled = ctx.policies()
   const dump: ConfigDump = {
     version: {
@@ -113,6 +120,11 @@ export function buildConfigDump(ctx: AdminContext): ConfigDump {
       name,
       ...(route.parentRefs ? { parentRefs: r(route.parentRefs) as Record<string, unknown>[] } : {}),
       rules: r(route.rules) as Record<string, unknown>[],
+      authentication: open.has(name)
+        ? ('None' as const)
+        : authenticated.has(name)
+          ? ('Policy' as const)
+          : ('AllowUnauthenticated' as const),
     })),
     backends: Object.entries(config.backends).map(([name, b]) => ({
       name,

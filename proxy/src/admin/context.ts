@@ -22,6 +22,8 @@ export interface ReloadRecord {
   result: 'success' | 'unchanged' | 'failure'
   /** What changed, or why it failed (every problem, located). */
   message: string
+  /** After a failure: why, as a condition reason (`Unauthenticated`, else `Invalid`). */
+  reason?: string
 }
 
 /** A listening gateway. */

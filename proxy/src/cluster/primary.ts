@@ -7,6 +7,12 @@
  * of N admits N in total, whichever worker a request lands on) and the MCP session bindings (a
  * session opened through one worker is recognised on the next). The broker's state is shared
  * through `store.redis` (`config/workers.ts` refuses the memory store with several workers).
+ *
+ * The configuration too is the primary's: it reads and compiles the files (at start and for every
+ * reload, so a broken file is refused here), and a worker, when it starts or reloads, asks the
+ * primary for the files' text it last accepted (`config.inputs`) instead of reading the disk. A
+ * worker restarted after a refused edit therefore starts from the configuration the others serve,
+ * not from the broken file (docs/reliability.md, "Workers").
  */
 import type { AdminContext } from '../admin/context.js'
 import type { GatehouseConfig } from '../config/schema.js'
@@ -25,6 +31,8 @@ import { Fleet } from './fleet.js'
 /** Options of {@link startCluster}. */
 export interface ClusterOptions {
   config: Readonly<GatehouseConfig>
+  /** Where `config` came from: its files' text is what the workers load. */
+  source: ConfigSource
   /** Workers to run (`workerCount(config)`). */
   workers: number
   /** Reads and validates the configuration again (each worker then reloads its own). */
@@ -49,12 +57,18 @@ export interface ClusterPrimary {
  */
 export async function startCluster(options: ClusterOptions): Promise<ClusterPrimary> {
   let { config } = options
+  /** The files' text of the configuration accepted last: what a starting worker loads. */
+  let accepted = options.source.inputs
   const logging = createLogging({ filter: config.config.logLevel })
+  const shared = serveSharedState()
   const log = logging.logger('proxy::dataplane')
   const fleet = new Fleet({
     size: options.workers,
     log,
-    serve: serveSharedState(),
+    serve: (peer) => {
+      shared(peer)
+      peer.handle('config.inputs', () => accepted)
+    },
     // A restarted worker starts with config.logLevel: it gets the filter POST /logging set.
     onReady: (peer) => {
       if (logging.filter() === config.config.logLevel) return
@@ -71,6 +85,9 @@ export async function startCluster(options: ClusterOptions): Promise<ClusterPrim
       }
       // Refused here first, so a broken file never reaches the workers.
       const source = await options.loadConfig()
+      // Before the workers reload: each asks for it, and a worker that restarts from now on starts
+      // from it.
+      accepted = source.inputs
       const { clusterReload } = await import('../admin/cluster.js')
       const outcome = await clusterReload(fleet)
       config = source.config

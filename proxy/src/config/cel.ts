@@ -117,7 +117,77 @@ function build(
       `a rule must be a boolean, and this expression is of type ${checked.type}`,
     )
   }
-  return { expression, ast: parsed.ast, run: (variables) => parsed(variables) }
+  const lists = listOperands(parsed.ast)
+  if (lists.length === 0)
+    return { expression, ast: parsed.ast, run: (variables) => parsed(variables) }
+  return {
+    expression,
+    ast: parsed.ast,
+    run(variables) {
+      for (const path of lists) refuseMapOperand(variables, path)
+      return parsed(variables)
+    },
+  }
+}
+
+/**
+ * The right operands of `in` that are claims of undeclared type (`jwt.groups`, `jwt["roles"]`,
+ * `mcp.tool.arguments.tags`), as static paths from their variable.
+ *
+ * CEL spec, "Lists and maps": `in` on a map tests its keys. A rule written for a list claim,
+ * `"Everyone" in jwt.groups` (the seed's form), is then passed by a token whose `groups` is the
+ * object `{"Everyone": true}`, which the IdP may never have meant as membership. Where the
+ * operand's type is declared a map (`jwt` itself, `mcp.tool.arguments`), a key test is what the
+ * author wrote; below that the type is whatever the token or the client sent, so such an operand
+ * must be a list when the rule runs: an object there is an evaluation error, which every rule
+ * treats fail-closed. Keys of an object claim are tested with `exists` (docs/auth.md).
+ */
+function listOperands(ast: unknown): string[][] {
+  const out: string[][] = []
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return
+    const { op, args } = node as { op?: unknown; args?: unknown }
+    if (op === 'in' && Array.isArray(args)) {
+      const path = staticPath(args[1])
+      if (path && undeclared(path)) out.push(path)
+    }
+    if (Array.isArray(args)) for (const a of args) walk(a)
+  }
+  walk(ast)
+  return out
+}
+
+/** `jwt.a["b"]` as `['jwt', 'a', 'b']`; undefined when any step is computed. */
+function staticPath(node: unknown): string[] | undefined {
+  const { op, args } = (node ?? {}) as { op?: unknown; args?: unknown }
+  if (op === 'id' && typeof args === 'string') return [args]
+  if (!Array.isArray(args)) return undefined
+  const base = op === '.' || op === '[]' ? staticPath(args[0]) : undefined
+  if (!base) return undefined
+  if (op === '.' && typeof args[1] === 'string') return [...base, args[1]]
+  const index = args[1] as { op?: unknown; args?: unknown } | undefined
+  if (op === '[]' && index?.op === 'value' && typeof index.args === 'string')
+    return [...base, index.args]
+  return undefined
+}
+
+/** Below a declared map: a claim (`jwt.x`) or a tool argument (`mcp.tool.arguments.x`). */
+function undeclared(path: readonly string[]): boolean {
+  if (path[0] === 'jwt') return path.length >= 2
+  return path[0] === 'mcp' && path[1] === 'tool' && path[2] === 'arguments' && path.length >= 4
+}
+
+function refuseMapOperand(variables: Readonly<Record<string, unknown>>, path: string[]): void {
+  let value: unknown = variables
+  for (const step of path) {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return
+    value = (value as Record<string, unknown>)[step]
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    throw new TypeError(
+      `${path.join('.')} is an object, and "in" on it would test its keys: the rule expects a list (test an object's keys with ${path.join('.')}.exists(k, k == "..."))`,
+    )
+  }
 }
 
 function firstLine(err: unknown): string {

@@ -18,6 +18,7 @@ export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
   return [
     ...checkGateways(config),
     ...checkRoutes(config),
+    ...checkAuthenticated(config),
     ...Object.entries(config.policies).flatMap(([name, policy]) => [
       ...checkPolicyTargets(config, name, policy),
       ...checkProviderKeys(config, name, policy),
@@ -80,6 +81,41 @@ function checkRoutes(config: GatehouseConfig): ConfigIssue[] {
     })
   }
   return issues
+}
+
+/**
+ * The routes no authentication covers: no policy with `traffic.jwtAuthentication` targets them,
+ * and neither they nor every gateway they attach to say `allowUnauthenticated: true`. Shared by
+ * the load-time check and the admin dump (gwctl reports such a route).
+ */
+export function unauthenticatedRoutes(config: GatehouseConfig): string[] {
+  const covered = new Set(
+    Object.values(config.policies)
+      .filter((p) => p.traffic.jwtAuthentication !== undefined)
+      .flatMap((p) => p.targetRefs.map((ref) => ref.name)),
+  )
+  return Object.entries(config.routes)
+    .filter(([name, route]) => {
+      if (covered.has(name) || route.allowUnauthenticated === true) return false
+      const gateways = route.parentRefs
+        ? route.parentRefs.map((ref) => config.gateways[ref.name])
+        : Object.values(config.gateways)
+      return !(gateways.length > 0 && gateways.every((g) => g?.allowUnauthenticated === true))
+    })
+    .map(([name]) => name)
+}
+
+/**
+ * Fail closed: a route that no authentication policy covers is refused unless it says it is
+ * public. A misspelled, deleted or detached policy would otherwise leave an MCP backend open, and
+ * a reload would report success (docs/reliability.md, "Fail-open configuration").
+ */
+function checkAuthenticated(config: GatehouseConfig): ConfigIssue[] {
+  return unauthenticatedRoutes(config).map((name) => ({
+    path: `routes.${name}`,
+    reason: 'Unauthenticated',
+    message: `no policy with traffic.jwtAuthentication targets this route, so it would serve without authentication; attach one (policies.<name>.targetRefs: [{ name: ${name} }]), or, if the route is meant to be public, set allowUnauthenticated: true on it (or on its gateway, for all of the gateway's routes; Kubernetes: the annotation <api-group>/allow-unauthenticated: "true")`,
+  }))
 }
 
 /**

@@ -1,6 +1,9 @@
 /**
  * Turning zod's validation issues into the configuration errors people read: each names the
- * field's path (`gateways.default.port`), what was expected and what was found.
+ * field's path (`gateways.default.port`), what was expected and what kind of value was found,
+ * never the value itself when it is text (docs/reliability.md, "Configuration errors show no
+ * content"): a path that points at a file of secrets must not have them copied into an answer,
+ * `/config_dump` or the log. An unknown key is named only when it reads as a field name.
  */
 import type { z } from 'zod'
 import type { ConfigIssue } from '../errors.js'
@@ -15,10 +18,47 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out
 }
 
-function describeInput(input: unknown): string {
+/** A number or a duration as written (`3001`, `"11m"`): shown, as it is not text to hide. */
+const PLAIN_SCALAR = /^[-+]?\d{1,15}(\.\d{1,6})?(ms|s|m|h)?$/
+
+/**
+ * What a value is, without its text: `70000`, `true`, `"11m"` (a number or a duration is shown),
+ * `a string of 24 characters`, `an object`, `a list of 3 items`.
+ */
+export function describeValue(input: unknown): string {
   if (input === undefined) return 'nothing'
-  const s = JSON.stringify(input)
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s
+  if (input === null) return 'null'
+  if (typeof input === 'number' || typeof input === 'boolean') return String(input)
+  if (typeof input === 'string') {
+    if (PLAIN_SCALAR.test(input)) return JSON.stringify(input)
+    if (input.length === 0) return 'an empty string'
+    return `a string of ${input.length} character${input.length === 1 ? '' : 's'}`
+  }
+  if (Array.isArray(input)) return `a list of ${input.length} item${input.length === 1 ? '' : 's'}`
+  return typeof input === 'object' ? 'an object' : `a ${typeof input}`
+}
+
+/** A key shown in a message: it reads as a field name (letters, digits, `-`, `_`). */
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
+
+/** Shown instead of an unknown key that does not read as a field name. */
+export const HIDDEN_KEY = '<key not shown>'
+
+/** The unknown key an issue names, for {@link hideUnknownKey}. */
+const unknownKeys = new WeakMap<ConfigIssue, string>()
+
+/**
+ * `located` (an issue of {@link formatZodIssues} once a line was added to it) with its unknown key
+ * replaced by {@link HIDDEN_KEY} when the key does not read as a field name: the key stays in the
+ * path until then, for the line to be found.
+ */
+export function hideUnknownKey(original: ConfigIssue, located: ConfigIssue): ConfigIssue {
+  const key = unknownKeys.get(original)
+  if (key === undefined || FIELD_NAME.test(key)) return located
+  return {
+    path: located.path.split(key).join(HIDDEN_KEY),
+    message: located.message.split(key).join(HIDDEN_KEY),
+  }
 }
 
 /** Turns zod issues into path-named, actionable messages. */
@@ -29,10 +69,12 @@ export function formatZodIssues(error: z.ZodError): ConfigIssue[] {
     switch (issue.code) {
       case 'unrecognized_keys':
         for (const key of issue.keys) {
-          out.push({
+          const unknown = {
             path: path ? `${path}.${key}` : key,
             message: 'unknown field; check its spelling and place against docs/configuration.md',
-          })
+          }
+          unknownKeys.set(unknown, key)
+          out.push(unknown)
         }
         break
       case 'invalid_type': {
@@ -43,7 +85,7 @@ export function formatZodIssues(error: z.ZodError): ConfigIssue[] {
             ? issue.message
             : issue.input === undefined
               ? `required field is missing (expected ${issue.expected})`
-              : `expected ${issue.expected}, got ${describeInput(issue.input)}`,
+              : `expected ${issue.expected}, got ${describeValue(issue.input)}`,
         })
         break
       }
@@ -55,12 +97,12 @@ export function formatZodIssues(error: z.ZodError): ConfigIssue[] {
         })
         break
       case 'invalid_union':
-        out.push({ path, message: `${issue.message}, got ${describeInput(issue.input)}` })
+        out.push({ path, message: `${issue.message}, got ${describeValue(issue.input)}` })
         break
       case 'invalid_value':
         out.push({
           path,
-          message: `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeInput(issue.input)}`,
+          message: `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(issue.input)}`,
         })
         break
       default:

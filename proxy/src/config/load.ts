@@ -1,23 +1,21 @@
 /**
- * Loading the standalone configuration file: read, parse YAML, substitute `${ENV}` inside the
- * parsed scalars (`./env.ts`), validate against the schema (issues worded by `./issues.ts`), check
- * cross-references (`./cross-references.ts`), then freeze. Every problem found is reported at once, each
- * with the path of the offending field and what to do.
+ * Loading the standalone configuration file: read (bounded, `./read-input.ts`), parse YAML
+ * (`./yaml.ts`), substitute `${ENV}` inside the parsed scalars (`./env.ts`), validate against the
+ * schema (issues worded by `./issues.ts`), check cross-references (`./cross-references.ts`), then
+ * freeze. Every problem found is reported at once, each with the path of the offending field, its
+ * line and what to do, and never the text of the file (docs/reliability.md).
  */
-import { readFile } from 'node:fs/promises'
-import { isMap, isSeq, LineCounter, parseDocument } from 'yaml'
+import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { checkReferences } from './cross-references.js'
 import { substituteScalars } from './env.js'
-import { formatZodIssues } from './issues.js'
+import { formatZodIssues, hideUnknownKey } from './issues.js'
+import { readConfigInputs } from './read-input.js'
 import { type GatehouseConfig, GatehouseConfigSchema } from './schema.js'
 import { workerIssues } from './workers.js'
+import { documentIssues, documentValue, yamlOptions } from './yaml.js'
 
-function yamlPathOf(
-  doc: ReturnType<typeof parseDocument>,
-  lc: LineCounter,
-  path: string[],
-): string {
+function yamlPathOf(doc: Document, lc: LineCounter, path: string[]): string {
   // Best effort: line numbers help people find a field in a large file.
   let node: unknown = doc.contents
   for (const key of path) {
@@ -42,22 +40,37 @@ export function parseConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): Readonly<GatehouseConfig> {
   const lc = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true })
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      'GW_ERR_CONFIG_PARSE',
-      doc.errors.map((e) => ({ path: '', message: `YAML: ${e.message.split('\n')[0]}` })),
-      file,
-    )
-  }
+  const doc = parseDocument(text, yamlOptions(lc))
+  const yamlIssues = documentIssues(doc, lc)
+  if (yamlIssues.length > 0) throw new ConfigError('GW_ERR_CONFIG_PARSE', yamlIssues, file)
   const envIssues = substituteScalars(doc, env)
-  if (envIssues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', envIssues, file)
-  const raw = doc.toJS() ?? {}
-  return validateConfig(
-    raw,
-    (i) => ({
+  if (envIssues.length > 0) {
+    const located = envIssues.map((i) => ({
       ...i,
       message: i.message + yamlPathOf(doc, lc, i.path.replace(/\[(\d+)\]/g, '.$1').split('.')),
+    }))
+    throw new ConfigError('GW_ERR_CONFIG_INVALID', located, file)
+  }
+  const read = documentValue(doc)
+  if ('issue' in read) throw new ConfigError('GW_ERR_CONFIG_PARSE', [read.issue], file)
+  return validateDocument(read.value ?? {}, doc, lc, file)
+}
+
+/**
+ * Validates the value of a parsed standalone document (`${ENV}` already substituted), each issue
+ * given the line of its field in `doc`.
+ */
+export function validateDocument(
+  value: unknown,
+  doc: Document,
+  lines: LineCounter,
+  file?: string,
+): Readonly<GatehouseConfig> {
+  return validateConfig(
+    value ?? {},
+    (i) => ({
+      ...i,
+      message: i.message + yamlPathOf(doc, lines, i.path.replace(/\[(\d+)\]/g, '.$1').split('.')),
     }),
     file,
   )
@@ -75,7 +88,10 @@ export function validateConfig(
   file?: string,
 ): Readonly<GatehouseConfig> {
   const located = (issues: ConfigIssue[]) =>
-    issues.map(locate).filter((i): i is ConfigIssue => i !== undefined)
+    issues.flatMap((issue) => {
+      const at = locate(issue)
+      return at ? [hideUnknownKey(issue, at)] : []
+    })
   const result = GatehouseConfigSchema.safeParse(raw, { reportInput: true })
   if (!result.success) {
     throw new ConfigError('GW_ERR_CONFIG_INVALID', located(formatZodIssues(result.error)), file)
@@ -85,22 +101,12 @@ export function validateConfig(
   return deepFreeze(result.data)
 }
 
-/** Reads, parses and validates a configuration file. */
+/**
+ * Reads (a regular file, at most `MAX_CONFIG_BYTES`), parses and validates a configuration file.
+ */
 export async function loadConfigFile(file: string): Promise<Readonly<GatehouseConfig>> {
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (cause) {
-    const reason =
-      (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : String(cause)
-    throw new ConfigError(
-      'GW_ERR_CONFIG_READ',
-      [{ path: '', message: `cannot read the configuration file: ${reason}` }],
-      file,
-      { cause },
-    )
-  }
-  return parseConfig(text, file)
+  const [input] = await readConfigInputs([file])
+  return parseConfig(input?.text ?? '', file)
 }
 
 /** Freezes a value and everything in it. */

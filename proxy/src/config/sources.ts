@@ -6,11 +6,12 @@
  * a standalone file is (`validateConfig`); errors name the resource, the field and the line.
  */
 import { ConfigError, type ConfigIssue } from '../errors.js'
-import { readDocuments } from './kubernetes/documents.js'
+import { parseDocuments } from './kubernetes/documents.js'
 import type { ResourceFindings } from './kubernetes/findings.js'
 import { DEFAULT_API_GROUP, sortDocuments } from './kubernetes/resources.js'
 import { translateResources } from './kubernetes/translate.js'
-import { parseConfig, validateConfig } from './load.js'
+import { validateConfig, validateDocument } from './load.js'
+import { type ConfigInput, MAX_CONFIG_BYTES, readConfigInputs } from './read-input.js'
 import type { GatehouseConfig } from './schema.js'
 
 /** Options of {@link loadConfigSources}. */
@@ -19,6 +20,13 @@ export interface SourceOptions {
   apiGroup?: string
   /** Environment for `${ENV}`. Default `process.env`. */
   env?: NodeJS.ProcessEnv
+  /**
+   * The files' text as read before (a cluster worker is given what its primary accepted), instead
+   * of reading `paths` again. Default: read them.
+   */
+  inputs?: readonly ConfigInput[]
+  /** The most bytes read, all files together. Default {@link MAX_CONFIG_BYTES} (8 MiB). */
+  maxBytes?: number
 }
 
 /** A loaded configuration and what was learnt on the way. */
@@ -26,6 +34,8 @@ export interface ConfigSource {
   config: Readonly<GatehouseConfig>
   /** The files and directories it was read from, as given. */
   paths: readonly string[]
+  /** The text of every file read, as read: what the cluster primary hands to its workers. */
+  inputs: readonly ConfigInput[]
   /** `kubernetes` when any document was a resource. */
   format: 'standalone' | 'kubernetes'
   /** API group of GatewayBackend and GatewayPolicy. */
@@ -49,16 +59,19 @@ export async function loadConfigSources(
   const env = options.env ?? process.env
   const label = paths.join(', ')
   const apiGroup = options.apiGroup ?? DEFAULT_API_GROUP
-  const docs = await readDocuments(paths, env)
+  const inputs = options.inputs ?? (await readConfigInputs(paths, options.maxBytes))
+  const docs = inputs.flatMap((i) => parseDocuments(i.text, i.file, env))
   const sorted = sortDocuments(docs)
   if (sorted.issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', sorted.issues, label)
   const only = sorted.fragments[0]
   if (sorted.resources.length === 0 && sorted.fragments.length === 1 && only) {
-    // A standalone file, read as it always was (its own line numbers, its own messages).
-    const config = parseConfig(only.text, only.file, env)
+    // A standalone file, read as it always was (its own line numbers, its own messages), from
+    // the document parsed above: parsing it twice doubled the cost of a large file.
+    const config = validateDocument(only.value, only.doc, only.lines, only.file)
     return {
       config,
       paths,
+      inputs,
       apiGroup,
       format: 'standalone',
       resources: [],
@@ -95,6 +108,7 @@ export async function loadConfigSources(
   return {
     config,
     paths,
+    inputs,
     apiGroup,
     format: 'kubernetes',
     resources: t.findings.list(),

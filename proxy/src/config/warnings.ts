@@ -10,10 +10,17 @@ import type { GatehouseConfig } from './schema.js'
  * Request headers a browser MCP client sends on `/mcp` beyond the CORS-safelisted ones and those
  * the seed's reference filter allows (`Origin`, `Authorization`, `Content-Type`): the session id
  * after `initialize` and the protocol version (MCP 2025-06-18, Transports: Session Management,
- * Protocol Version Header). A preflight that does not allow them makes the browser refuse every
- * request after `initialize`.
+ * Protocol Version Header), and the request metadata headers of every 2026-07-28 POST (MCP
+ * 2026-07-28 Streamable HTTP §Standard Request Headers: `Mcp-Method`, `Mcp-Name`). A preflight
+ * that does not allow them makes the browser refuse those requests. `Mcp-Param-<Name>` depends on
+ * the backend's tools, so it is not named here (docs/auth.md, Browser MCP clients).
  */
-export const MCP_TRANSPORT_REQUEST_HEADERS = ['Mcp-Session-Id', 'MCP-Protocol-Version'] as const
+export const MCP_TRANSPORT_REQUEST_HEADERS = [
+  'Mcp-Session-Id',
+  'MCP-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+] as const
 
 /** Warnings about a configuration that passed validation. */
 export function configWarnings(config: GatehouseConfig): ConfigIssue[] {
@@ -34,7 +41,7 @@ export function configWarnings(config: GatehouseConfig): ConfigIssue[] {
         if (missing.length === 0) return
         warnings.push({
           path: `routes.${routeName}.rules[${r}].filters[${f}].cors.allowHeaders`,
-          message: `lacks ${missing.join(', ')}: browser MCP clients send them on every request after initialize, so their preflight is refused and the session breaks; add them (the seed's reference values omit them)`,
+          message: `lacks ${missing.join(', ')}: browser MCP clients send them (2025-11-25: after initialize; 2026-07-28: Mcp-Method and Mcp-Name on every request), so their preflight is refused and their requests fail; add them (the seed's reference values omit them)`,
         })
       })
     })

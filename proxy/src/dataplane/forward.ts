@@ -11,7 +11,7 @@ import type { Logger } from 'pino'
 import type { Dispatcher } from 'undici'
 import { RequestError } from '../errors.js'
 import type { Upstream } from '../http/upstream.js'
-import { busy, mapUpstreamError } from '../http/upstream-error.js'
+import { busy, listenStreamsFull, mapUpstreamError } from '../http/upstream-error.js'
 import type { RequestTask } from '../telemetry/tasks.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import { downstreamHeaders, type HeaderChanges, upstreamHeaders } from './headers.js'
@@ -36,6 +36,11 @@ export interface ForwardInput {
   stripAuthorization: boolean
   /** Header changes from policies (`transformations`), applied after the proxy's own headers. */
   requestHeaders?: HeaderChanges | undefined
+  /**
+   * An MCP 2026-07-28 `subscriptions/listen` POST: its answer is a long-lived stream, forwarded on
+   * a connection of its own outside the request budget, up to `limits.maxListenStreams`.
+   */
+  listen?: boolean | undefined
   /** The request body already read by the MCP-aware policy: sent as is instead of `req`. */
   requestBody?: Buffer | undefined
   /**
@@ -200,7 +205,18 @@ export async function forward(input: ForwardInput): Promise<ForwardResult> {
   let release: (() => void) | undefined
   let body: Readable | null = null
   // An event stream has a connection of its own; every other request takes a slot of the pool.
-  const stream = isEventStream(req) ? upstream.openStream() : undefined
+  // MCP 2026-07-28 Subscriptions: a listen stream "stays open and delivers notifications until
+  // the client cancels it", so it is one too, with a bound of its own.
+  const stream = input.listen
+    ? upstream.openListenStream()
+    : isEventStream(req)
+      ? upstream.openStream()
+      : undefined
+  if (input.listen && !stream) {
+    exchange.detach()
+    const max = upstream.maxListenStreams
+    return failed(input, listenStreamsFull(input.backendName, max), started)
+  }
   try {
     if (!stream) {
       const slot = await upstream.admission.acquire(upstream.responseTimeoutMs, exchange)

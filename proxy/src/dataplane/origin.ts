@@ -13,7 +13,9 @@
  * 1. Host must be accepted: an IP address or `localhost` (DNS rebinding needs a DNS name it
  *    controls, so these cannot be rebound), or one of `allowedHosts` (default: the host of the
  *    configured MCP resource, if the route has one). Else 403 `host_not_allowed`.
- * 2. Origin must be accepted: same-origin with the (accepted) Host, or one of `allowedOrigins`
+ * 2. Origin must be accepted: same-origin with the (accepted) Host and the listener's scheme (an
+ *    `https://` page is not the origin of a plain-HTTP listener, nor the reverse: RFC 6454 §4,
+ *    an origin is scheme, host and port), or one of `allowedOrigins`
  *    (default: the route's CORS `allowOrigins` plus the resource's origin; `*` accepts any).
  *    Else 403 `origin_not_allowed`.
  */
@@ -31,6 +33,12 @@ export interface OriginCheckOptions {
   allowedHosts?: readonly string[] | undefined
   /** The route's CORS filter `allowOrigins`, if it has one. */
   corsOrigins?: readonly string[] | undefined
+  /**
+   * The scheme the gateway's listeners serve, which a same-origin request's Origin carries.
+   * Default `http`: gateways listen on plain HTTP (TLS, when any, ends in front of them, and the
+   * public `https://` origin is accepted through `allowedOrigins` or the resource's origin).
+   */
+  scheme?: 'http' | 'https' | undefined
 }
 
 /** The verdict on one request. */
@@ -72,12 +80,14 @@ function isUnrebindable(host: string): boolean {
   return isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost')
 }
 
-/** The Host an origin's request would carry (default ports dropped, as browsers do). */
-function hostOfOrigin(origin: string): string | undefined {
+/** Whether `origin` is the origin of a request to `host` over `protocol` (`http:`). */
+function sameOrigin(origin: string, protocol: string, host: string): boolean {
   try {
-    return new URL(origin).host
+    // `host` drops default ports, as browsers do in Origin.
+    const url = new URL(origin)
+    return url.protocol === protocol && url.host === host
   } catch {
-    return undefined
+    return false
   }
 }
 
@@ -96,6 +106,7 @@ export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
     ),
   ]
   const anyOrigin = allowedOrigins.includes('*')
+  const protocol = `${options.scheme ?? 'http'}:`
   return {
     allowedOrigins,
     allowedHosts,
@@ -110,7 +121,7 @@ export function compileOriginCheck(options: OriginCheckOptions): OriginCheck {
           description: `Host "${host}" is not a name of this MCP endpoint (DNS rebinding protection): a request with Origin must be sent to ${[...allowedHosts, 'localhost or an IP address'].join(', ')}; configure traffic.originValidation.allowedHosts of a policy attached to the route to accept another name`,
         }
       }
-      if (anyOrigin || allowedOrigins.includes(origin) || hostOfOrigin(origin) === host) {
+      if (anyOrigin || allowedOrigins.includes(origin) || sameOrigin(origin, protocol, host)) {
         return { ok: true }
       }
       return {

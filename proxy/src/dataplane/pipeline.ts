@@ -20,6 +20,7 @@ import {
   type LocalResponse,
   sendLocal,
 } from '../http/local-response.js'
+import { headerEra } from '../mcp/era.js'
 import type { McpForward } from '../mcp/route-policy.js'
 import type { Logging } from '../telemetry/logging.js'
 import type { RequestTask, TaskRegistry } from '../telemetry/tasks.js'
@@ -349,6 +350,36 @@ async function inspectMcp(
   return forwardTo(steps, ctx, rule, admitted, ALLOWED, verdict.forward)
 }
 
+/**
+ * The session step of a modern request (2026-07-28 and later): none. That revision has no
+ * sessions (Streamable HTTP §Earlier Streamable HTTP Revisions: "An `Mcp-Session-Id` header on a
+ * request: ignore it, and do not mint or echo session IDs"), so nothing is checked or bound, and
+ * the header is not forwarded ({@link withoutSession}): a dual-era backend never sees another
+ * user's 2025 session id on a request the session binding did not judge.
+ */
+const MODERN_GATE = { ok: true, onResponseHead: async () => {} } as const
+
+/** The request header changes of a modern request: the policies', and no `Mcp-Session-Id`. */
+function withoutSession(
+  mcp: Record<string, string> | undefined,
+  auth: HeaderChanges | undefined,
+): HeaderChanges {
+  return {
+    set: { ...auth?.set, ...mcp },
+    remove: [...(auth?.remove ?? []), 'mcp-session-id'],
+  }
+}
+
+/**
+ * A `subscriptions/listen` on a route that does not read bodies, told by its headers (MCP
+ * 2026-07-28 Streamable HTTP §Standard Request Headers: `Mcp-Method` mirrors `method`; the
+ * backend, which reads the body, rejects a header that lies). A lie gains a connection of its own
+ * within `limits.maxListenStreams`, not a way past a policy.
+ */
+function isListenByHeader(req: IncomingMessage): boolean {
+  return req.method === 'POST' && req.headers['mcp-method'] === 'subscriptions/listen'
+}
+
 /** Binds the MCP session to its user, then forwards to the backend and streams its answer. */
 async function forwardTo(
   steps: Steps,
@@ -358,17 +389,28 @@ async function forwardTo(
   outcome: RequestOutcome,
   mcp?: McpForward,
 ): Promise<Answered> {
-  const gate = await sessionGate({
-    // A broker policy whose store persists holds its routes' bindings (they survive a restart).
-    sessions: rule.policies.find((p) => p.sessions)?.sessions ?? steps.deps.sessions,
-    backend: rule.backend,
-    method: ctx.method,
-    headers: ctx.req.headers,
-    claims: admitted.claims,
-    trace: ctx.trace,
-    log: steps.log,
-  })
+  const modern = headerEra(ctx.req.headers) === 'modern'
+  const gate = modern
+    ? MODERN_GATE
+    : await sessionGate({
+        // A broker policy whose store persists holds its routes' bindings (they survive a restart).
+        sessions: rule.policies.find((p) => p.sessions)?.sessions ?? steps.deps.sessions,
+        backend: rule.backend,
+        method: ctx.method,
+        headers: ctx.req.headers,
+        claims: admitted.claims,
+        trace: ctx.trace,
+        log: steps.log,
+      })
   if (!gate.ok) return send(ctx, gate.response, outcome)
+  const requestHeaders = modern
+    ? withoutSession(mcp?.requestHeaders, admitted.requestHeaders)
+    : mcp?.requestHeaders
+      ? {
+          set: { ...admitted.requestHeaders?.set, ...mcp.requestHeaders },
+          remove: admitted.requestHeaders?.remove ?? [],
+        }
+      : admitted.requestHeaders
   const result = await forward({
     req: ctx.req,
     res: ctx.res,
@@ -377,12 +419,8 @@ async function forwardTo(
     pathAndQuery: ctx.path + ctx.query,
     responseHeaders: mcp?.responseHeaders ? { ...ctx.cors, ...mcp.responseHeaders } : ctx.cors,
     stripAuthorization: admitted.authenticated,
-    requestHeaders: mcp?.requestHeaders
-      ? {
-          set: { ...admitted.requestHeaders?.set, ...mcp.requestHeaders },
-          remove: admitted.requestHeaders?.remove ?? [],
-        }
-      : admitted.requestHeaders,
+    requestHeaders,
+    listen: mcp ? mcp.listen === true : modern && isListenByHeader(ctx.req),
     requestBody: mcp?.body,
     filterResponse: mcp?.filterResponse,
     onResponseHead: gate.onResponseHead,

@@ -16,26 +16,42 @@ export interface Router<T> {
   match(path: string): { entry: RouteEntry<T> } | undefined
 }
 
-function prefixMatches(prefix: string, path: string): boolean {
-  if (prefix === '/') return true
-  const p = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
-  if (!path.startsWith(p)) return false
-  return path.length === p.length || path.charCodeAt(p.length) === 47 /* / */
-}
-
-/** Builds a router; entries are ordered once so that a request walks them at most once. */
+/**
+ * Builds a router. Matching costs a lookup per path element, whatever the number of entries (a
+ * scan of every prefix cost 10,000 comparisons a request with 10,000 routes): prefixes are indexed
+ * by their value without one trailing slash (`/mcp/` and `/mcp` match the same paths), and a
+ * path's candidates are itself and each of its element boundaries, longest first.
+ */
 export function createRouter<T>(entries: readonly RouteEntry<T>[]): Router<T> {
   const exact = new Map<string, RouteEntry<T>>()
   for (const e of entries) if (e.type === 'Exact' && !exact.has(e.value)) exact.set(e.value, e)
-  const prefixes = entries
+  // For one key, the entry the longest-prefix rule picks: the longest value (`/mcp/` before
+  // `/mcp`), then configuration order (the sort is stable).
+  const prefixes = new Map<string, RouteEntry<T>>()
+  let root: RouteEntry<T> | undefined
+  const sorted = entries
     .filter((e) => e.type === 'PathPrefix')
     .sort((a, b) => b.value.length - a.value.length)
+  for (const e of sorted) {
+    if (e.value === '/') {
+      root ??= e
+      continue
+    }
+    const key = e.value.endsWith('/') ? e.value.slice(0, -1) : e.value
+    if (!prefixes.has(key)) prefixes.set(key, e)
+  }
   return {
     match(path) {
       const e = exact.get(path)
       if (e) return { entry: e }
-      for (const p of prefixes) if (prefixMatches(p.value, path)) return { entry: p }
-      return undefined
+      if (prefixes.size > 0) {
+        // `/a/b/c`: `/a/b/c`, `/a/b`, `/a` (a key never ends with the `/` it was cut at).
+        for (let end = path.length; end > 0; end = path.lastIndexOf('/', end - 1)) {
+          const p = prefixes.get(end === path.length ? path : path.slice(0, end))
+          if (p) return { entry: p }
+        }
+      }
+      return root ? { entry: root } : undefined
     },
   }
 }

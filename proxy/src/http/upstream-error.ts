@@ -86,3 +86,15 @@ export function busy(backend: string, waitedMs: number): RequestError {
     { headers: { 'retry-after': '1' } },
   )
 }
+
+/**
+ * The backend already holds `limits.maxListenStreams` `subscriptions/listen` streams (MCP
+ * 2026-07-28 Subscriptions): refused at once, as a stream slot frees only when a client leaves.
+ */
+export function listenStreamsFull(backend: string, max: number): RequestError {
+  return new RequestError(
+    'GW_ERR_UPSTREAM_STREAMS_FULL',
+    `backend "${backend}" already holds ${max} subscriptions/listen streams (limits.maxListenStreams); retry later`,
+    { headers: { 'retry-after': '5' } },
+  )
+}

@@ -11,6 +11,10 @@
  *   `limits.maxConnections`. Not a pool: an undici `Pool` keeps every client it ever made (about
  *   9 KiB each, so the memory of a peak of streams never came back) and scans all of them for a
  *   free one on each new stream (quadratic in the streams held).
+ * - `subscriptions/listen` streams (MCP 2026-07-28 Subscriptions: "a single long-lived
+ *   POST-response stream", which replaced the GET stream) likewise, through
+ *   {@link Upstream.openListenStream}, but at most `limits.maxListenStreams` at once: a connected
+ *   modern client holds one for as long as it runs, so they are bounded per backend.
  * - `dispatcher`, a pool for every other request, behind {@link Admission}: at most
  *   `limits.maxRequests` in flight; the next ones wait at most `timeouts.response` (then 503).
  */
@@ -49,6 +53,13 @@ export interface Upstream {
   readonly dispatcher: Dispatcher
   /** A connection of its own for one long-lived event stream: no cap, none kept afterwards. */
   openStream(): StreamConnection
+  /**
+   * A connection of its own for one `subscriptions/listen` stream, or `undefined` when
+   * `limits.maxListenStreams` are open.
+   */
+  openListenStream(): StreamConnection | undefined
+  /** `limits.maxListenStreams`. */
+  readonly maxListenStreams: number
   /** The budget of finite requests in flight (`limits.maxRequests`). */
   readonly admission: Admission
   /** Time to response headers, in milliseconds (`timeouts.response`), waiting included. */
@@ -181,19 +192,29 @@ export function createUpstream(
     factory: (url, opts) => new SlotSafeClient(url, opts),
   })
   const streams = new Set<Client>()
+  const openStream = (onDone?: () => void): StreamConnection => {
+    const client = new Client(origin, clientOptions)
+    streams.add(client)
+    return {
+      dispatcher: client,
+      done() {
+        if (!streams.delete(client)) return
+        onDone?.()
+        client.destroy().catch(() => undefined)
+      },
+    }
+  }
+  const maxListen = backend.limits.maxListenStreams
+  let listening = 0
   return {
     origin,
     dispatcher,
-    openStream() {
-      const client = new Client(origin, clientOptions)
-      streams.add(client)
-      return {
-        dispatcher: client,
-        done() {
-          if (!streams.delete(client)) return
-          client.destroy().catch(() => undefined)
-        },
-      }
+    openStream: () => openStream(),
+    maxListenStreams: maxListen,
+    openListenStream() {
+      if (listening >= maxListen) return undefined
+      listening++
+      return openStream(() => listening--)
     },
     admission: new Admission(backend.limits.maxRequests),
     responseTimeoutMs,
@@ -202,6 +223,7 @@ export function createUpstream(
       const grace = new Promise((r) => (timer = setTimeout(r, CLOSE_GRACE_MS)))
       const open = [...streams]
       streams.clear()
+      listening = 0
       await Promise.race([Promise.all([dispatcher.close(), ...open.map((c) => c.close())]), grace])
       clearTimeout(timer)
       await Promise.all([dispatcher.destroy(), ...open.map((c) => c.destroy())])

@@ -23,9 +23,14 @@ export const RPC_ERROR = {
   parseError: -32700,
   invalidRequest: -32600,
   invalidParams: -32602,
-  /** MCP draft (2026-07-28) Streamable HTTP, Server Validation: `HeaderMismatch`. */
-  headerMismatch: -32001,
-  /** MCP 2025-06-18 Resources, Error Handling: resource not found. */
+  /** JSON-RPC 2.0 §5.1; MCP 2026-07-28 Streamable HTTP §Protocol Version Header (with 404). */
+  methodNotFound: -32601,
+  /**
+   * MCP 2026-07-28 Streamable HTTP §Server Validation: `HeaderMismatch`, "-32020" (changelog minor
+   * 12 renumbered it from the draft's -32001).
+   */
+  headerMismatch: -32020,
+  /** MCP 2025-06-18 Resources, Error Handling: resource not found (2026-07-28: -32602). */
   resourceNotFound: -32002,
 } as const
 
@@ -52,6 +57,19 @@ export interface McpMessage {
   /** The method; `''` for a response (the client answering a server request). */
   method: string
   target: McpTarget | undefined
+  /** `params._meta["io.modelcontextprotocol/protocolVersion"]` (MCP 2026-07-28), when a string. */
+  version?: string
+  /** Read under 2026-07-28 rules (see {@link ParseOptions}). */
+  modern?: boolean
+  /** A method 2026-07-28 removed, in a message read under its rules (era.ts). */
+  removed?: boolean
+  /** `params.taskId` of `tasks/get|update|cancel` (the `io.modelcontextprotocol/tasks` extension). */
+  taskId?: string
+  /**
+   * `subscriptions/listen` (MCP 2026-07-28 Subscriptions §Notification Filter): the resource URIs
+   * of `params.notifications.resourceSubscriptions`, each judged as a read of that resource.
+   */
+  resourceSubscriptions?: readonly string[]
 }
 
 /** The body, parsed. */
@@ -85,7 +103,81 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-function readMessage(raw: unknown): McpMessage | McpBodyError {
+/** How {@link parseMcpBody} reads messages. */
+export interface ParseOptions {
+  /**
+   * The request says 2026-07-28 or later in `MCP-Protocol-Version`: every message is read under
+   * that revision's rules (a message whose `_meta` says so is, whatever the header).
+   */
+  modern?: boolean
+}
+
+/** `_meta` key of the request's protocol version (MCP 2026-07-28 changelog, major change 2). */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
+
+function metaVersion(params: unknown): string | undefined {
+  const meta = isObject(params) ? params._meta : undefined
+  const v = isObject(meta) ? meta[META_PROTOCOL_VERSION] : undefined
+  return typeof v === 'string' ? v : undefined
+}
+
+/**
+ * A message read under 2026-07-28 rules: a method that revision removed names no target (its
+ * `resources/subscribe` is not judged by 2025 rules; era.ts answers it), and the
+ * tasks extension's `taskId` is kept for `Mcp-Name`.
+ */
+function readModern(
+  raw: Record<string, unknown>,
+  message: { type: 'request' | 'notification'; id: JsonRpcId | undefined; method: string },
+  version: string | undefined,
+): McpMessage | undefined {
+  const base = { ...message, target: undefined, modern: true, ...(version ? { version } : {}) }
+  if (REMOVED_METHODS.has(message.method)) return { ...base, removed: true }
+  if (message.method === 'subscriptions/listen') {
+    const filter = isObject(raw.params) ? raw.params.notifications : undefined
+    const uris = isObject(filter) ? filter.resourceSubscriptions : undefined
+    if (!Array.isArray(uris)) return base
+    // A URI that is not a string cannot be judged: it is judged as the empty name, which no
+    // allow rule names (fail closed), rather than left out.
+    return { ...base, resourceSubscriptions: uris.map((u) => (typeof u === 'string' ? u : '')) }
+  }
+  if (TASK_METHODS.has(message.method)) {
+    const taskId = isObject(raw.params) ? raw.params.taskId : undefined
+    return typeof taskId === 'string' ? { ...base, taskId } : base
+  }
+  return undefined
+}
+
+/**
+ * MCP 2026-07-28 changelog, major changes 2, 4, 5 and 6: methods removed from the core protocol
+ * (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`/`unsubscribe`; the tasks
+ * extension removed `tasks/result` and `tasks/list`).
+ */
+export const REMOVED_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'notifications/initialized',
+  'notifications/roots/list_changed',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'tasks/result',
+  'tasks/list',
+])
+
+/** `io.modelcontextprotocol/tasks` (SEP-2663): methods whose `Mcp-Name` is `params.taskId`. */
+export const TASK_METHODS: ReadonlySet<string> = new Set([
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+])
+
+/** Whether a protocol version is 2026-07-28 or later (`YYYY-MM-DD` compares as a string). */
+export function isModernVersion(version: string | undefined): boolean {
+  return version !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= '2026-07-28'
+}
+
+function readMessage(raw: unknown, options: ParseOptions = {}): McpMessage | McpBodyError {
   if (!isObject(raw) || raw.jsonrpc !== '2.0') {
     return {
       code: RPC_ERROR.invalidRequest,
@@ -112,9 +204,20 @@ function readMessage(raw: unknown): McpMessage | McpBodyError {
     return { code: RPC_ERROR.invalidRequest, message: 'Invalid Request: id is null', id: null }
   }
   const type = id === undefined ? 'notification' : 'request'
-  if (method === COMPLETE && type === 'request') return readCompletion(raw, id as JsonRpcId)
+  const version = metaVersion(raw.params)
+  const modern = options.modern === true || isModernVersion(version)
+  if (modern) {
+    const read = readModern(raw, { type, id: id as JsonRpcId | undefined, method }, version)
+    if (read) return read
+  }
+  const era = modern ? { modern: true } : {}
+  const stamp = version !== undefined ? { version, ...era } : era
+  if (method === COMPLETE && type === 'request') {
+    const completion = readCompletion(raw, id as JsonRpcId)
+    return isMcpBodyError(completion) ? completion : { ...completion, ...stamp }
+  }
   const spec = TARGET_PARAM[method]
-  if (!spec || type === 'notification') return { type, id, method, target: undefined }
+  if (!spec || type === 'notification') return { type, id, method, target: undefined, ...stamp }
   const params = raw.params
   const name = isObject(params) ? params[spec.param] : undefined
   if (typeof name !== 'string' || name.length === 0) {
@@ -128,7 +231,7 @@ function readMessage(raw: unknown): McpMessage | McpBodyError {
   if (spec.kind === 'tool' && isObject(params) && isObject(params.arguments)) {
     target.arguments = params.arguments
   }
-  return { type, id, method, target }
+  return { type, id, method, target, ...stamp }
 }
 
 /** MCP 2025-06-18 Utilities, Completion: the method that names a prompt or resource in `ref`. */
@@ -159,7 +262,7 @@ function readCompletion(raw: Record<string, unknown>, id: JsonRpcId): McpMessage
  * Parses a `POST /mcp` body.
  * @returns the messages, or the JSON-RPC error to refuse the body with.
  */
-export function parseMcpBody(body: Buffer): McpBody | McpBodyError {
+export function parseMcpBody(body: Buffer, options: ParseOptions = {}): McpBody | McpBodyError {
   let raw: unknown
   try {
     raw = JSON.parse(body.toString('utf8'))
@@ -171,7 +274,7 @@ export function parseMcpBody(body: Buffer): McpBody | McpBodyError {
     }
   }
   if (!Array.isArray(raw)) {
-    const message = readMessage(raw)
+    const message = readMessage(raw, options)
     return isMcpBodyError(message) ? message : { batch: false, messages: [message] }
   }
   if (raw.length === 0) {
@@ -186,7 +289,7 @@ export function parseMcpBody(body: Buffer): McpBody | McpBodyError {
   }
   const messages: McpMessage[] = []
   for (const item of raw) {
-    const message = readMessage(item)
+    const message = readMessage(item, options)
     if (isMcpBodyError(message)) return message
     messages.push(message)
   }
@@ -198,11 +301,20 @@ export function isMcpBodyError(v: McpBody | McpMessage | McpBodyError): v is Mcp
   return 'code' in v
 }
 
-/** A JSON-RPC error response (§5). */
+/** A JSON-RPC error response (§5), with `data` when given. */
 export function rpcError(
   id: JsonRpcId | null | undefined,
   code: number,
   message: string,
-): { jsonrpc: '2.0'; id: JsonRpcId | null; error: { code: number; message: string } } {
-  return { jsonrpc: '2.0', id: id ?? null, error: { code, message } }
+  data?: Readonly<Record<string, unknown>>,
+): {
+  jsonrpc: '2.0'
+  id: JsonRpcId | null
+  error: { code: number; message: string; data?: Readonly<Record<string, unknown>> }
+} {
+  return {
+    jsonrpc: '2.0',
+    id: id ?? null,
+    error: data === undefined ? { code, message } : { code, message, data },
+  }
 }

@@ -21,8 +21,18 @@ export const LIST_METHODS: Readonly<
 
 const FIELDS = Object.values(LIST_METHODS)
 
-/** Whether a listed item stays visible to the caller. */
-export type ItemVisible = (kind: TargetKind, name: string) => boolean
+/** Whether a listed item stays visible to the caller (`item`: the listed object itself). */
+export type ItemVisible = (kind: TargetKind, name: string, item: unknown) => boolean
+
+/**
+ * Caching hints of a filtered list result (MCP 2026-07-28 Caching §Cache Scope Field: "`private`
+ * is appropriate for … filtered list results that vary per user"; "Caches MUST NOT be shared
+ * across authorization contexts"): set on results the gateway filtered, in the modern era only.
+ */
+export interface ListCacheHints {
+  /** Cap on `ttlMs` (the operator's `mcpAuthorization.maxListTtl`); `undefined`: none. */
+  maxTtlMs?: number | undefined
+}
 
 /**
  * Whether a body holds a list request, so that its answer must go through the list filter. Which
@@ -66,7 +76,7 @@ function filterField(
   }
   const kept = items.filter((item) => {
     const name = itemName(item, kind)
-    return name !== undefined && visible(kind, name)
+    return name !== undefined && visible(kind, name, item)
   })
   if (kept.length !== items.length) {
     result[field] = kept
@@ -80,7 +90,11 @@ function filterField(
  * cannot be judged item by item and is emptied.
  * @returns what it did; `hidden` is empty when nothing was removed.
  */
-export function filterListMessage(message: unknown, visible: ItemVisible): FilterOutcome {
+export function filterListMessage(
+  message: unknown,
+  visible: ItemVisible,
+  cache?: ListCacheHints,
+): FilterOutcome {
   const outcome: FilterOutcome = { matched: false, hidden: {} }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return outcome
   const result = (message as Record<string, unknown>).result
@@ -92,7 +106,22 @@ export function filterListMessage(message: unknown, visible: ItemVisible): Filte
       filterField(r, field, kind, visible, outcome)
     }
   }
+  if (outcome.matched && cache) markPrivate(r, cache)
   return outcome
+}
+
+/**
+ * Marks a filtered result `cacheScope: "private"` whatever the backend said (it lists for every
+ * user; the gateway made it this user's), and caps `ttlMs`. MCP 2026-07-28 Caching §Time-to-Live:
+ * "Servers MUST provide a `ttlMs` value that is `>= 0`": a missing or invalid one is left to the
+ * backend's conformance, a larger one than the cap is lowered to it.
+ */
+function markPrivate(result: Record<string, unknown>, cache: ListCacheHints): void {
+  result.cacheScope = 'private'
+  const max = cache.maxTtlMs
+  if (max !== undefined && typeof result.ttlMs === 'number' && result.ttlMs > max) {
+    result.ttlMs = max
+  }
 }
 
 /**
@@ -100,10 +129,14 @@ export function filterListMessage(message: unknown, visible: ItemVisible): Filte
  * §6, in one body or one SSE event).
  * @returns the merged outcome of every message.
  */
-export function filterListMessages(parsed: unknown, visible: ItemVisible): FilterOutcome {
+export function filterListMessages(
+  parsed: unknown,
+  visible: ItemVisible,
+  cache?: ListCacheHints,
+): FilterOutcome {
   const total: FilterOutcome = { matched: false, hidden: {} }
   for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    const outcome = filterListMessage(message, visible)
+    const outcome = filterListMessage(message, visible, cache)
     total.matched ||= outcome.matched
     for (const [kind, n] of Object.entries(outcome.hidden) as Array<[TargetKind, number]>) {
       total.hidden[kind] = (total.hidden[kind] ?? 0) + n

@@ -21,7 +21,7 @@ import { StringDecoder } from 'node:string_decoder'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { GatehouseError, RequestError } from '../errors.js'
 import type { TargetKind } from './json-rpc.js'
-import { filterListMessages, hidAny, type ItemVisible } from './list-filter.js'
+import { filterListMessages, hidAny, type ItemVisible, type ListCacheHints } from './list-filter.js'
 
 /** Largest single message (SSE event or JSON body) the filter holds while looking for a list. */
 export const MAX_FILTERED_MESSAGE_BYTES = 8 * 1024 * 1024
@@ -34,6 +34,8 @@ export interface ResponseFilterOptions {
   onHidden?: (kind: TargetKind, count: number) => void
   /** Default {@link MAX_FILTERED_MESSAGE_BYTES}. */
   maxMessageBytes?: number
+  /** Caching hints set on filtered results (modern era: list-filter.ts); absent: none. */
+  cache?: ListCacheHints | undefined
 }
 
 type Headers = Record<string, string | string[] | undefined>
@@ -183,7 +185,7 @@ class SseListFilter extends Transform {
     } catch {
       return kept && `${kept}\n`
     }
-    const outcome = filterListMessages(message, this.#options.visible)
+    const outcome = filterListMessages(message, this.#options.visible, this.#options.cache)
     if (hidAny(outcome)) report(outcome, this.#options.onHidden)
     else if (!mayHoldList(event)) return event
     return `${kept}data: ${JSON.stringify(message)}\n\n`
@@ -242,7 +244,7 @@ class JsonListFilter extends Transform {
       else done(null, body)
       return
     }
-    const outcome = filterListMessages(parsed, this.#options.visible)
+    const outcome = filterListMessages(parsed, this.#options.visible, this.#options.cache)
     if (hidAny(outcome)) report(outcome, this.#options.onHidden)
     else if (!mayHoldList(body.toString('latin1'))) {
       done(null, body)

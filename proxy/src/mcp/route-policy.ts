@@ -15,25 +15,14 @@
 import type { Readable } from 'node:stream'
 import type { CelCompiler } from '../config/cel.js'
 import type { PolicyConfig } from '../config/schema.js'
-import { ERRORS, type RequestErrorCode } from '../errors.js'
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
 import { toolsKnownChannel } from '../telemetry/channels.js'
 import type { RequestTrace } from '../telemetry/trace-bus.js'
 import type { McpDecision } from '../telemetry/trace-events.js'
 import { compileMcpAuthorization, type McpAuthorization } from './authorization.js'
-import { checkMirroredHeaders } from './headers.js'
-import {
-  COMPLETE,
-  isMcpBodyError,
-  MCP_MAX_BODY_BYTES,
-  type McpBodyError,
-  type McpMessage,
-  type McpTarget,
-  parseMcpBody,
-  RPC_ERROR,
-  rpcError,
-} from './json-rpc.js'
-import { requestsList } from './list-filter.js'
+import type { McpEra } from './era.js'
+import { COMPLETE, type McpMessage, type McpTarget, RPC_ERROR, rpcError } from './json-rpc.js'
+import { type ListCacheHints, requestsList } from './list-filter.js'
 import {
   compileRateLimits,
   compileSharedRateLimits,
@@ -41,11 +30,21 @@ import {
   rateLimitHeaders,
   type SharedBuckets,
 } from './local-rate-limit.js'
+import { ToolParamHeaders } from './param-headers.js'
 import { isMcpAware, limitsOf } from './policy-config.js'
+import { jsonRpcAnswer, readMessages } from './read-request.js'
 import { filterResponseBody } from './response-filter.js'
+
+/** MCP 2026-07-28 Subscriptions: the request whose answer is a long-lived stream. */
+const LISTEN = 'subscriptions/listen'
 
 /** What forwarding a request needs from the MCP stage. */
 export interface McpForward {
+  /**
+   * A modern `subscriptions/listen`: its answer is a long-lived stream, forwarded outside the
+   * backend's request budget (`limits.maxListenStreams` bounds them instead).
+   */
+  listen?: boolean
   /** The body as read, sent to the backend unchanged instead of the (consumed) request stream. */
   body?: Buffer
   /** Headers set on the request to the backend. */
@@ -108,26 +107,30 @@ function allowsMessage(
   return authorization.allows(jwt, USE_METHOD[target.kind], target)
 }
 
+/**
+ * The resources a `subscriptions/listen` asks updates of (MCP 2026-07-28 Subscriptions), each
+ * judged as a `resources/read` of it: who may not read a resource does not learn when it changes.
+ * @returns the decisions and the first denied resource; `undefined` for another message.
+ */
+function listenedResources(
+  authorization: McpAuthorization,
+  jwt: Readonly<Record<string, unknown>>,
+  m: McpMessage,
+): { decisions: McpDecision[]; denied: McpTarget | undefined } | undefined {
+  if (!m.resourceSubscriptions) return undefined
+  const decisions: McpDecision[] = []
+  let denied: McpTarget | undefined
+  for (const uri of m.resourceSubscriptions) {
+    const target: McpTarget = { kind: 'resource', name: uri }
+    const allowed = authorization.allows(jwt, USE_METHOD.resource, target)
+    if (!allowed) denied ??= target
+    decisions.push({ method: m.method, kind: 'resource', name: uri, allowed })
+  }
+  return { decisions, denied }
+}
+
 /** Claims seen by rules when the request carries no verified token (Optional mode). */
 const NO_CLAIMS: Readonly<Record<string, unknown>> = Object.freeze({})
-
-/** A JSON-RPC answer of the gateway: the status of `code` (errors.ts), which is kept for logs only. */
-function json(
-  code: RequestErrorCode,
-  body: unknown,
-  headers: Record<string, string> = {},
-): LocalResponse {
-  return {
-    status: ERRORS[code].status,
-    code,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
-    body,
-  }
-}
-
-function refusal(err: McpBodyError): LocalResponse {
-  return json('GW_ERR_MCP_INVALID_MESSAGE', rpcError(err.id, err.code, err.message))
-}
 
 /** MCP 2025-06-18 Transports, Streamable HTTP: the methods a client sends to the MCP endpoint. */
 const ALLOWED_METHODS = 'GET, POST, DELETE'
@@ -158,7 +161,13 @@ function unreadRequest(
   return undefined
 }
 
-/** The JSON-RPC error for a denied target, worded as for a name the server does not have. */
+/**
+ * The JSON-RPC error for a denied target, worded as for a name the server does not have. A
+ * resource the server lacks is -32002 up to 2025-11-25, and in 2026-07-28 -32602 with the URI in
+ * `data` (Resources §Error Handling: "Resource not found: `-32602` (Invalid Params)", example
+ * `"data": { "uri": … }`; changelog minor 6), so a denied resource looks like a missing one in
+ * each era.
+ */
 function deniedError(message: McpMessage, target: McpTarget) {
   switch (target.kind) {
     case 'tool':
@@ -166,59 +175,10 @@ function deniedError(message: McpMessage, target: McpTarget) {
     case 'prompt':
       return rpcError(message.id, RPC_ERROR.invalidParams, `Prompt ${target.name} not found`)
     case 'resource':
-      return rpcError(message.id, RPC_ERROR.resourceNotFound, `Resource ${target.name} not found`)
+      return message.modern
+        ? rpcError(message.id, RPC_ERROR.invalidParams, 'Resource not found', { uri: target.name })
+        : rpcError(message.id, RPC_ERROR.resourceNotFound, `Resource ${target.name} not found`)
   }
-}
-
-/**
- * Reads and parses a POST body: its JSON-RPC messages, or the refusal of a body above
- * {@link MCP_MAX_BODY_BYTES}, one that is not JSON-RPC, or one whose `Mcp-*` headers do not
- * mirror it.
- */
-async function readMessages(
-  req: McpStageRequest,
-): Promise<
-  { body: Buffer; messages: readonly McpMessage[]; batch: boolean } | { response: LocalResponse }
-> {
-  const trace = req.trace
-  let body: Buffer
-  try {
-    body = await req.body(MCP_MAX_BODY_BYTES)
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'GW_ERR_BODY_TOO_LARGE') throw err
-    trace?.event('mcp_request', { error: 'body too large', limit: MCP_MAX_BODY_BYTES })
-    return {
-      response: json(
-        'GW_ERR_BODY_TOO_LARGE',
-        rpcError(
-          null,
-          RPC_ERROR.invalidRequest,
-          `Request body above ${MCP_MAX_BODY_BYTES} bytes: the gateway reads MCP requests to apply its policy`,
-        ),
-      ),
-    }
-  }
-  const parsed = parseMcpBody(body)
-  if (isMcpBodyError(parsed)) {
-    trace?.event('mcp_request', { error: parsed.message, code: parsed.code })
-    return { response: refusal(parsed) }
-  }
-  const messages = parsed.messages
-  trace?.event('mcp_request', {
-    batch: parsed.batch,
-    messages: messages.map((m) => ({
-      type: m.type,
-      method: m.method,
-      id: m.id ?? null,
-      ...(m.target ? { [m.target.kind]: m.target.name } : {}),
-    })),
-  })
-  const mismatch = checkMirroredHeaders(req.headersDistinct, parsed)
-  if (mismatch) {
-    trace?.event('mcp_request', { error: mismatch.message, code: mismatch.code })
-    return { response: refusal(mismatch) }
-  }
-  return { body, messages, batch: parsed.batch }
 }
 
 /** Rate-limit buckets held by another process, and the name (the route) the limits go by there. */
@@ -236,6 +196,10 @@ export class McpRoutePolicy {
   readonly toolNames: readonly string[]
   /** Whether {@link toolNames} went out on the channel (once someone listened). */
   #announced = false
+  /** The `x-mcp-header` annotations of the tools this route listed (modern era). */
+  readonly #params = new ToolParamHeaders()
+  /** Caching hints of filtered lists (modern era): `cacheScope: "private"`, `ttlMs` capped. */
+  readonly #listCache: ListCacheHints
 
   /**
    * @param shared - where the rate-limit buckets live when not here (the cluster primary).
@@ -258,6 +222,11 @@ export class McpRoutePolicy {
           ? compileSharedRateLimits(limits, shared.buckets, shared.scope, cel)
           : compileRateLimits(limits, undefined, cel)
     this.toolNames = this.authorization?.toolNames ?? []
+    const caps = entries.flatMap((e) => {
+      const ttl = e.policy.traffic.mcpAuthorization?.maxListTtl
+      return ttl ? [ttl.ms] : []
+    })
+    this.#listCache = { maxTtlMs: caps.length > 0 ? Math.min(...caps) : undefined }
   }
 
   /**
@@ -279,20 +248,25 @@ export class McpRoutePolicy {
     }
     const forward: McpForward = {}
     let messages: readonly McpMessage[] = []
+    let era: McpEra = 'legacy'
     // Issue #24 item 3: under /.well-known/ too. What reaches this stage was not answered by the
     // OAuth endpoints (the pipeline serves them first), so it is judged like any other request.
     if (req.method === 'POST') {
-      const read = await readMessages(req)
+      const read = await readMessages(req, this.#params.lookup)
       if ('response' in read) return { response: read.response, outcome: 'mcp_invalid' }
       forward.body = read.body
       messages = read.messages
+      era = read.era
+      if (era === 'modern' && messages[0]?.method === LISTEN && messages[0].type === 'request') {
+        forward.listen = true
+      }
       const denial = this.#authorize(jwt, messages, read.batch, trace)
       if (denial) return { response: denial, outcome: 'mcp_denied' }
     }
     const limited = await this.#limit(jwt, messages, trace)
     if (limited && 'response' in limited) return limited
     if (limited) forward.responseHeaders = limited.headers
-    Object.assign(forward, this.#listFilter(req.method, messages, jwt, trace))
+    Object.assign(forward, this.#listFilter(req.method, messages, jwt, trace, era))
     return { forward }
   }
 
@@ -343,22 +317,27 @@ export class McpRoutePolicy {
     messages: readonly McpMessage[],
     jwt: Readonly<Record<string, unknown>>,
     trace: RequestTrace | undefined,
+    era: McpEra,
   ): Pick<McpForward, 'requestHeaders' | 'filterResponse'> {
     const authorization = this.authorization
     if (!this.#filtersLists(method, messages) || !authorization) return {}
+    const params = this.#params
     return {
       requestHeaders: { 'accept-encoding': 'identity' },
       filterResponse: (body, headers, status) =>
         filterResponseBody(body, headers, status, {
           // An item is visible when the request that uses it would be allowed.
-          visible: (kind, name) => {
+          visible: (kind, name, item) => {
             // A listed tool is a real one: the metrics give it a label of its own.
             if (kind === 'tool' && toolsKnownChannel.hasSubscribers) {
               toolsKnownChannel.publish({ names: [name] })
             }
+            // Its x-mcp-header annotations let the gateway judge Mcp-Param-* (param-headers.ts).
+            if (kind === 'tool' && era === 'modern') params.learn(item)
             return authorization.allows(jwt, USE_METHOD[kind], { kind, name })
           },
           onHidden: (kind, hidden) => trace?.event('mcp_list_filtered', { kind, hidden }),
+          cache: era === 'modern' ? this.#listCache : undefined,
         }),
     }
   }
@@ -382,6 +361,11 @@ export class McpRoutePolicy {
     const denied = new Map<McpMessage, McpTarget>()
     const decisions: McpDecision[] = []
     for (const m of messages) {
+      const subscribed = m.type === 'request' ? listenedResources(authorization, jwt, m) : undefined
+      if (subscribed) {
+        if (subscribed.denied) denied.set(m, subscribed.denied)
+        decisions.push(...subscribed.decisions)
+      }
       if (m.type !== 'request' || !m.target) continue
       const allowed = allowsMessage(authorization, jwt, m.method, m.target)
       if (!allowed) denied.set(m, m.target)
@@ -408,7 +392,7 @@ export class McpRoutePolicy {
               'Request not forwarded: the gateway refused another request of this batch',
             )
       })
-    return json('GW_ERR_MCP_TARGET_DENIED', batch ? answers : answers[0])
+    return jsonRpcAnswer('GW_ERR_MCP_TARGET_DENIED', batch ? answers : answers[0])
   }
 
   /** A view for `/config_dump`. */

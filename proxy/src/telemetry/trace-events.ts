@@ -105,7 +105,12 @@ export interface TraceEventMap {
   authentication: { policy: string } & AuthenticationVerdict
   authorization: { policy: string; allowed: boolean; rules: readonly RuleOutcome[] }
   mcp_request:
-    | { batch: boolean; messages: McpSummary[] }
+    | {
+        batch: boolean
+        /** The protocol era (mcp/era.ts): `modern` is 2026-07-28 and later. */
+        era?: 'modern' | 'legacy' | 'invalid'
+        messages: McpSummary[]
+      }
     | { error: string; code?: number | string; limit?: number }
   mcp_authorization: { decisions: McpDecision[] }
   rate_limit: { admitted: boolean; retryAfterSec: number; limits: readonly LimitSummary[] }

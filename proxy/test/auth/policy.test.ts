@@ -58,6 +58,8 @@ function config(
               backendRefs: [{ name: 'backend' }],
             },
           ],
+          // Some policies under test have no jwtAuthentication.
+          allowUnauthenticated: true,
         },
       },
       policies: {

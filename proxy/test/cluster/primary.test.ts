@@ -76,6 +76,7 @@ function config(extraRoute: boolean, port: number): GatehouseConfigInput {
         backendRefs: [{ name: 'slow' }],
       },
     ],
+    allowUnauthenticated: true,
   })
   return {
     ...c,
@@ -369,6 +370,42 @@ describe.skipIf(skip !== undefined)(
       const res = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)
       expect(res.status).toBe(200)
       await res.body?.cancel()
+    })
+
+    it('restarts a killed worker from the configuration the primary accepted, not from a refused file', async () => {
+      const good = stringify(config(true, Number(new URL(base).port)))
+      writeFileSync(file, 'gateways: {')
+      const refused = await fetch(`${admin}/reload`, { method: 'POST' })
+      expect(refused.status).toBe(422)
+      const [, second] = await workers()
+      const pid = second?.pid as number
+      process.kill(pid, 'SIGKILL')
+      // Reading the broken file, it would exit at once, again and again (restarts climbing).
+      const now = await until(
+        'worker 2 restarted from the accepted configuration',
+        workers,
+        (ws) => ws[1]?.state === 'ready' && ws[1].pid !== pid,
+      )
+      expect(now[1]?.restarts).toBe((second?.restarts ?? 0) + 1)
+      expect(output).not.toMatch(/worker 2 \(pid \d+\) exited \(code 1\)/)
+      // It serves the accepted configuration's /extra route, as the other worker does.
+      const counts = (await workers()).map((w) => w.requests ?? 0)
+      const pending = Array.from({ length: 4 }, () =>
+        fetch(`${base}/extra`, { signal: AbortSignal.timeout(50_000) }).then((r) => r.status),
+      )
+      await until(
+        'held /extra requests',
+        async () => held.length,
+        (n) => n === 4,
+      )
+      for (const res of held.splice(0)) res.end('ok')
+      expect(await Promise.all(pending)).toEqual([200, 200, 200, 200])
+      const done = (await workers()).map((w, i) => (w.requests ?? 0) - (counts[i] ?? 0))
+      expect(
+        done.every((n) => n > 0),
+        `per worker: ${done}`,
+      ).toBe(true)
+      writeFileSync(file, good)
     })
 
     it('drains every worker on /quitquitquit, then exits 0', async () => {

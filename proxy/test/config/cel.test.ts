@@ -6,6 +6,7 @@
 import { Environment } from '@marcbachmann/cel-js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildSnapshot, compile, compileOrThrow } from '../../src/compile.js'
+import { newCelCompiler } from '../../src/config/cel.js'
 import { parseConfig } from '../../src/config/load.js'
 import { ConfigError } from '../../src/errors.js'
 import { createLogging } from '../../src/telemetry/logging.js'
@@ -132,5 +133,53 @@ describe('CEL compiled once per compilation', () => {
     expect(program(first)).toBeDefined()
     expect(program(first)).not.toBe(program(second))
     expect(parse).toHaveBeenCalledTimes(2)
+  })
+})
+
+describe('CEL "in" on claims of undeclared type', () => {
+  const run = (
+    expression: string,
+    variables: Record<string, unknown>,
+    scope: 'claims' | 'mcp' = 'claims',
+  ) => newCelCompiler().compile(expression, scope, 'bool').run(variables)
+
+  it('does not pass "Everyone" in jwt.groups for a token whose groups is the object {"Everyone": true}', () => {
+    for (const expression of ['"Everyone" in jwt.groups', '"Everyone" in jwt["groups"]']) {
+      expect(run(expression, { jwt: { groups: ['Everyone'] } })).toBe(true)
+      expect(run(expression, { jwt: { groups: ['Other'] } })).toBe(false)
+      expect(() => run(expression, { jwt: { groups: { Everyone: true } } })).toThrow(
+        'jwt.groups is an object',
+      )
+    }
+  })
+
+  it('refuses an object operand at any depth of a claim and of a tool argument', () => {
+    expect(() =>
+      run('"admin" in jwt.realm_access.roles', { jwt: { realm_access: { roles: { admin: 1 } } } }),
+    ).toThrow('jwt.realm_access.roles is an object')
+    expect(() =>
+      run(
+        '"x" in mcp.tool.arguments.tags',
+        { jwt: {}, mcp: { tool: { name: 't', arguments: { tags: { x: 1 } } } } },
+        'mcp',
+      ),
+    ).toThrow('mcp.tool.arguments.tags is an object')
+  })
+
+  it('keeps key tests where the type is declared a map: jwt and mcp.tool.arguments', () => {
+    expect(run('"sub" in jwt', { jwt: { sub: 'alice' } })).toBe(true)
+    expect(
+      run(
+        '"path" in mcp.tool.arguments',
+        { jwt: {}, mcp: { tool: { name: 't', arguments: { path: '/' } } } },
+        'mcp',
+      ),
+    ).toBe(true)
+  })
+
+  it('tests the keys of an object claim with exists, the documented form', () => {
+    const rule = 'jwt.resource_access.exists(k, k == "my-client")'
+    expect(run(rule, { jwt: { resource_access: { 'my-client': { roles: [] } } } })).toBe(true)
+    expect(run(rule, { jwt: { resource_access: { other: {} } } })).toBe(false)
   })
 })

@@ -22,7 +22,7 @@ describe('configuration warnings', () => {
       {
         path: 'routes.mcp.rules[0].filters[0].cors.allowHeaders',
         message: expect.stringMatching(
-          /^lacks Mcp-Session-Id, MCP-Protocol-Version: browser MCP clients/,
+          /^lacks Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name: browser MCP clients/,
         ),
       },
     ])
@@ -30,7 +30,15 @@ describe('configuration warnings', () => {
 
   it('is quiet when the headers are allowed (any case), or all are', () => {
     for (const headers of [
-      ['Origin', 'Authorization', 'Content-Type', 'mcp-session-id', 'mcp-protocol-version'],
+      [
+        'Origin',
+        'Authorization',
+        'Content-Type',
+        'mcp-session-id',
+        'mcp-protocol-version',
+        'MCP-METHOD',
+        'mcp-name',
+      ],
       ['*'],
     ]) {
       expect(configWarnings(parseConfig(base(headers))), headers.join()).toEqual([])
@@ -38,7 +46,13 @@ describe('configuration warnings', () => {
   })
 
   it('names only what is missing', () => {
-    const config = base(['Authorization', 'Content-Type', 'Mcp-Session-Id'])
+    const config = base([
+      'Authorization',
+      'Content-Type',
+      'Mcp-Session-Id',
+      'Mcp-Method',
+      'Mcp-Name',
+    ])
     expect(configWarnings(parseConfig(config))[0]?.message).toMatch(/^lacks MCP-Protocol-Version:/)
   })
 

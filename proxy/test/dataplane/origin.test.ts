@@ -181,6 +181,18 @@ describe('Origin validation is a route-level setting (traffic.originValidation)'
     ).toBe(200)
   })
 
+  it("refuses an Origin with the listener's host but another scheme: it is not same-origin", async () => {
+    const g = await noAuth()
+    const { port } = new URL(g.url)
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
+      for (const scheme of ['https', 'ws', 'ftp']) {
+        const r = await send(g, { host, origin: `${scheme}://${host}` }, { token: false })
+        expect(r.status, `${scheme}://${host}`).toBe(403)
+        expect(JSON.parse(r.body)).toMatchObject({ error: 'origin_not_allowed' })
+      }
+    }
+  })
+
   it('takes allowedHosts and allowedOrigins from a policy without authentication', async () => {
     const g = await noAuth({
       origins: {

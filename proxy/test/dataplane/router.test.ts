@@ -69,3 +69,64 @@ describe('createRouter', () => {
     expect(target([prefix('/a'), exact('/b')], '/c')).toBeUndefined()
   })
 })
+
+describe('createRouter at scale', () => {
+  /** The rule as the Gateway API states it: Exact first, then the longest matching prefix. */
+  function reference(entries: RouteEntry<string>[], path: string): string | undefined {
+    const hit = entries.find((e) => e.type === 'Exact' && e.value === path)
+    if (hit) return hit.target
+    const matches = (prefix: string) => {
+      if (prefix === '/') return true
+      const p = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix
+      return path.startsWith(p) && (path.length === p.length || path[p.length] === '/')
+    }
+    let best: RouteEntry<string> | undefined
+    for (const e of entries) {
+      if (e.type !== 'PathPrefix' || !matches(e.value)) continue
+      if (!best || e.value.length > best.value.length) best = e
+    }
+    return best?.target
+  }
+
+  it('agrees with the longest-prefix rule on random entries and paths', () => {
+    let seed = 7
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed % n
+    }
+    const parts = ['a', 'ab', 'b', '', 'mcp']
+    const randomPath = () =>
+      `/${Array.from({ length: 1 + random(4) }, () => parts[random(parts.length)]).join('/')}${random(4) === 0 ? '/' : ''}`
+    for (let round = 0; round < 200; round++) {
+      const entries = Array.from({ length: 1 + random(12) }, (_, i) => {
+        const value = random(10) === 0 ? '/' : randomPath()
+        return random(3) === 0 ? exact(value, `${i}=${value}`) : prefix(value, `${i}${value}`)
+      })
+      const router = createRouter(entries)
+      for (let i = 0; i < 30; i++) {
+        const path = randomPath()
+        expect(router.match(path)?.entry.target, `${path} in ${JSON.stringify(entries)}`).toBe(
+          reference(entries, path),
+        )
+      }
+    }
+  })
+
+  it('finds a route among 10,000 by its path elements, not by walking them', () => {
+    const entries = Array.from({ length: 10_000 }, (_, i) => prefix(`/t${i}/mcp`))
+    const walked: string[] = []
+    const watched = entries.map((e) => ({
+      ...e,
+      get value() {
+        walked.push(e.value)
+        return e.value
+      },
+    }))
+    const router = createRouter(watched)
+    walked.length = 0
+    expect(router.match('/t9999/mcp/x')?.entry.target).toBe('/t9999/mcp')
+    expect(router.match('/t5/other')).toBeUndefined()
+    // Matching reads no entry: it looks its candidates up.
+    expect(walked).toEqual([])
+  })
+})

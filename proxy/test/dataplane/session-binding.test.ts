@@ -44,6 +44,7 @@ beforeAll(async () => {
     mcp,
     open: {
       parentRefs: [{ name: 'open' }],
+      allowUnauthenticated: true,
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: '/mcp' } }],

@@ -199,7 +199,7 @@ describe('authentication (seed: Authentication 1-2, Errors)', () => {
     expect(warnings.map((l) => l.path)).toEqual([
       'routes.mcp.rules[0].filters[0].cors.allowHeaders',
     ])
-    expect(String(warnings[0]?.msg)).toContain('lacks Mcp-Session-Id, MCP-Protocol-Version')
+    expect(String(warnings[0]?.msg)).toContain('lacks Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name')
   })
 })
 

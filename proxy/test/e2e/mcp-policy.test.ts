@@ -154,7 +154,7 @@ describe('per-tool authorization through gatehouse', () => {
       { 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
     )
     expect(res.status).toBe(400)
-    expect(await res.json()).toMatchObject({ id: 41, error: { code: -32001 } })
+    expect(await res.json()).toMatchObject({ id: 41, error: { code: -32020 } })
     await c.client.close()
   })
 })

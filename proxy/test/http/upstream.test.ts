@@ -99,3 +99,28 @@ describe('createUpstream: event streams', () => {
     }
   })
 })
+
+describe('createUpstream: subscriptions/listen streams (MCP 2026-07-28)', () => {
+  it('opens at most limits.maxListenStreams at once, and gives a slot back when one is done', async () => {
+    const upstream = createUpstream(
+      BackendConfigSchema.parse({
+        static: { host: '127.0.0.1', port: 1 },
+        limits: { maxRequests: 1, maxListenStreams: 2 },
+      }),
+    )
+    const a = upstream.openListenStream()
+    const b = upstream.openListenStream()
+    expect(a).toBeDefined()
+    expect(b).toBeDefined()
+    expect(upstream.openListenStream()).toBeUndefined()
+    // GET streams are apart from the bound.
+    const get = upstream.openStream()
+    a?.done()
+    a?.done()
+    const c = upstream.openListenStream()
+    expect(c).toBeDefined()
+    expect(upstream.openListenStream()).toBeUndefined()
+    for (const s of [b, c, get]) s?.done()
+    await upstream.close()
+  })
+})

@@ -32,6 +32,7 @@ function config(tls: Record<string, unknown>): GatehouseConfigInput {
             backendRefs: [{ name: 'idp' }],
           },
         ],
+        allowUnauthenticated: true,
       },
     },
   }

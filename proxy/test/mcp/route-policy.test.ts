@@ -1,74 +1,9 @@
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { CelCompiler } from '../../src/config/cel.js'
-import { RequestError } from '../../src/errors.js'
-import { parseConfig } from '../../src/index.js'
 import { checkMcpPolicy } from '../../src/mcp/policy-config.js'
-import {
-  compileMcpRoutePolicy,
-  type McpRoutePolicy,
-  type McpStageRequest,
-  type McpVerdict,
-} from '../../src/mcp/route-policy.js'
-import type { TraceEventType } from '../../src/telemetry/trace-bus.js'
-
-type Traffic = Record<string, unknown>
-
-function policyConfig(traffic: Traffic) {
-  const config = parseConfig(
-    JSON.stringify({
-      gateways: { default: { port: 3000 } },
-      backends: { b: { static: { host: '127.0.0.1', port: 1 } } },
-      routes: {
-        mcp: { rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'b' }] }] },
-      },
-      policies: { p: { targetRefs: [{ name: 'mcp' }], traffic } },
-    }),
-    'test.yaml',
-  )
-  const policy = config.policies.p
-  if (!policy) throw new Error('no policy')
-  return policy
-}
-
-function routePolicy(traffic: Traffic): McpRoutePolicy {
-  const compiled = compileMcpRoutePolicy([{ name: 'p', policy: policyConfig(traffic) }])
-  if (!compiled) throw new Error('not MCP-aware')
-  return compiled
-}
-
-function request(
-  body: unknown,
-  options: { method?: string; headers?: Record<string, string[]>; events?: unknown[] } = {},
-): McpStageRequest {
-  const text = typeof body === 'string' ? body : JSON.stringify(body)
-  return {
-    method: options.method ?? 'POST',
-    path: '/mcp',
-    headersDistinct: options.headers ?? {},
-    body: async (limit = 65536) => {
-      if (Buffer.byteLength(text) > limit)
-        throw new RequestError('GW_ERR_BODY_TOO_LARGE', 'too large')
-      return Buffer.from(text)
-    },
-    trace: {
-      requestId: 't',
-      watched: true,
-      event: (type: TraceEventType, data: unknown) => options.events?.push({ type, data }),
-      finish: () => {},
-    },
-  }
-}
-
-function answer(v: McpVerdict) {
-  if (!('response' in v)) throw new Error('forwarded')
-  return v.response
-}
-
-function forwarded(v: McpVerdict) {
-  if (!('forward' in v)) throw new Error(`answered ${v.response.status}`)
-  return v.forward
-}
+import { compileMcpRoutePolicy } from '../../src/mcp/route-policy.js'
+import { answer, forwarded, policyConfig, request, routePolicy } from './route-policy-kit.js'
 
 const callTool = (name: string, id: number | string = 1) => ({
   jsonrpc: '2.0',
@@ -157,7 +92,7 @@ describe('McpRoutePolicy.inspect', () => {
       ),
     )
     expect(r.status).toBe(400)
-    expect(r.body).toMatchObject({ id: 9, error: { code: -32001 } })
+    expect(r.body).toMatchObject({ id: 9, error: { code: -32020 } })
   })
 
   it('answers 413 for a body above the bound', async () => {

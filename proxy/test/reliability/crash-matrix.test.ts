@@ -155,7 +155,11 @@ beforeAll(async () => {
         timeouts: { response: '1s' },
       },
     },
-    routes: { plain: { rules: [rule('/plain')] }, mcp: { rules: [rule('/mcp')] } },
+    // Public on purpose: the faults are the backend's, not the client's.
+    routes: {
+      plain: { rules: [rule('/plain')], allowUnauthenticated: true },
+      mcp: { rules: [rule('/mcp')], allowUnauthenticated: true },
+    },
     policies: {
       tools: {
         targetRefs: [{ name: 'mcp' }],

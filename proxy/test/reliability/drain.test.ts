@@ -61,6 +61,7 @@ async function startGatehouse(backendPort: number): Promise<{ child: ChildProces
       routes: {
         main: {
           rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'backend' }] }],
+          allowUnauthenticated: true,
         },
       },
     }),

@@ -36,6 +36,7 @@ beforeAll(async () => {
             backendRefs: [{ name: 'backend' }],
           },
         ],
+        allowUnauthenticated: true,
       },
     },
     policies: {

@@ -31,7 +31,10 @@ function routePolicy(rules: unknown[]) {
       gateways: { default: { port: 3000 } },
       backends: { b: { static: { host: '127.0.0.1', port: 1 } } },
       routes: {
-        mcp: { rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'b' }] }] },
+        mcp: {
+          rules: [{ matches: [{ path: { value: '/mcp' } }], backendRefs: [{ name: 'b' }] }],
+          allowUnauthenticated: true,
+        },
       },
       policies: { p: { targetRefs: [{ name: 'mcp' }], traffic: { mcpAuthorization: { rules } } } },
     }),

@@ -3,13 +3,17 @@
  * reads them. A file may hold several documents (`---`); a directory contributes its `.yaml`,
  * `.yml` and `.json` files in name order, skipping hidden entries (a Kubernetes ConfigMap volume's
  * `..data` and `..<timestamp>` entries: its files are symlinks through `..data`, read once each).
- * `${ENV}` is substituted in each document's scalars, as for the standalone file (`../env.ts`).
+ * `${ENV}` is substituted in each document's scalars, as for the standalone file (`../env.ts`),
+ * except in well-known kinds gatehouse skips (`./foreign-kinds.ts`): a `${VAR}` in a CRD's description
+ * is not gatehouse's to resolve.
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Document, isMap, isSeq, LineCounter, parseAllDocuments } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../../errors.js'
 import { substituteScalars } from '../env.js'
+import { documentIssues, documentValue, yamlOptions } from '../yaml.js'
+import { isForeignKind } from './foreign-kinds.js'
 
 /** One parsed YAML document and where it came from. */
 export interface SourceDocument {
@@ -65,28 +69,59 @@ export function parseDocuments(
   env: NodeJS.ProcessEnv = process.env,
 ): SourceDocument[] {
   const lines = new LineCounter()
-  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true })
+  const docs = parseAllDocuments(text, yamlOptions(lines))
   const list = Array.isArray(docs) ? docs : []
-  const issues: ConfigIssue[] = []
-  for (const doc of list) {
-    for (const e of doc.errors) {
-      const line = e.linePos?.[0]?.line
-      issues.push({
-        path: '',
-        message: `YAML: ${e.message.split('\n')[0]}${line ? ` (line ${line})` : ''}`,
-      })
-    }
-  }
+  // Kind, line and column only: never the text (`../yaml.ts`); the resource it is in, when known.
+  const issues: ConfigIssue[] = list.flatMap((doc) =>
+    documentIssues(doc, lines).map((issue) => ({ ...issue, path: labelOf(doc) ?? issue.path })),
+  )
   if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_PARSE', issues, file)
   const out: SourceDocument[] = []
   list.forEach((doc, index) => {
-    for (const issue of substituteScalars(doc, env)) issues.push(issue)
-    const value = doc.toJS()
+    const foreign = isMap(doc.contents) && isForeignKind(doc.get('apiVersion'), doc.get('kind'))
+    if (!foreign) {
+      const id = resourceLabel(doc)
+      for (const issue of substituteScalars(doc, env))
+        issues.push({
+          path: id ? `${id}: ${issue.path}` : issue.path,
+          message:
+            issue.message +
+            lineOf({ file, text, index, doc, lines, value: undefined }, fieldsOf(issue.path)),
+        })
+    }
+    const read = documentValue(doc)
+    if ('issue' in read) {
+      issues.push({ ...read.issue, path: labelOf(doc) ?? read.issue.path })
+      return
+    }
+    const value = read.value
     if (value === null || value === undefined) return
     out.push({ file, text, index, doc, lines, value })
   })
   if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', issues, file)
   return out
+}
+
+/** `a.b[0]` → `['a', 'b', '0']`. */
+const fieldsOf = (path: string): string[] =>
+  path === '' ? [] : path.replace(/\[(\d+)\]/g, '.$1').split('.')
+
+/** {@link resourceLabel}, for a document that may not have parsed. */
+function labelOf(doc: Document): string | undefined {
+  try {
+    return isMap(doc.contents) ? resourceLabel(doc) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `Kind namespace/name` of a document that is a resource, for messages. */
+function resourceLabel(doc: Document): string | undefined {
+  const kind = doc.get('kind')
+  const name = doc.getIn(['metadata', 'name'])
+  if (typeof kind !== 'string' || typeof name !== 'string') return undefined
+  const ns = doc.getIn(['metadata', 'namespace'])
+  return `${kind} ${typeof ns === 'string' ? ns : 'default'}/${name}`
 }
 
 /** Reads every document of the given files and directories, in order. */

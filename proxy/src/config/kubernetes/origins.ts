@@ -56,10 +56,11 @@ export class Origins {
     const rest = parts.slice(best.prefix.length).map((p) => (/^\d+$/.test(p) ? Number(p) : p))
     const field = [...best.field, ...rest]
     if (best.fragment) {
-      return { path: issue.path, message: issue.message + lineOf(best.fragment, field) }
+      return { ...issue, message: issue.message + lineOf(best.fragment, field) }
     }
     const r = best.resource as Resource
     return {
+      ...issue,
       path: `${resourceId(r)}: ${formatPath(field)}`,
       message: issue.message + lineOf(r.source, [...r.path, ...field]),
     }

@@ -27,6 +27,13 @@ export interface Resource {
   namespace: string
   /** `metadata.generation`, default 1 (what `kubectl apply` starts at). */
   generation: number
+  /** `metadata.annotations` whose values are strings. */
+  annotations: Record<string, string>
+  /**
+   * `metadata.creationTimestamp` in milliseconds, when written and valid: Gateway API gives a
+   * tie between routes to the oldest (then to `{namespace}/{name}` in alphabetical order).
+   */
+  created?: number
   spec: Record<string, unknown>
   /** The document it is in and its path there (`[]`, or `['items', 3]` inside a List). */
   source: SourceDocument
@@ -100,6 +107,17 @@ function collect(
     return
   }
   const slash = v.apiVersion.lastIndexOf('/')
+  const annotations = isObject(metadata.annotations)
+    ? Object.fromEntries(
+        Object.entries(metadata.annotations).filter(
+          (e): e is [string, string] => typeof e[1] === 'string',
+        ),
+      )
+    : {}
+  const created =
+    typeof metadata.creationTimestamp === 'string' || metadata.creationTimestamp instanceof Date
+      ? new Date(metadata.creationTimestamp as string | Date).getTime()
+      : Number.NaN
   out.resources.push({
     apiVersion: v.apiVersion,
     group: slash < 0 ? '' : v.apiVersion.slice(0, slash),
@@ -107,6 +125,8 @@ function collect(
     name: metadata.name,
     namespace: typeof metadata.namespace === 'string' ? metadata.namespace : 'default',
     generation: typeof metadata.generation === 'number' ? metadata.generation : 1,
+    annotations,
+    ...(Number.isFinite(created) ? { created } : {}),
     spec: isObject(v.spec) ? v.spec : {},
     source,
     path,

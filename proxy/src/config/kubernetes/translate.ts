@@ -14,22 +14,19 @@ import type { ConfigIssue } from '../../errors.js'
 import type { SourceDocument } from './documents.js'
 import { Findings, notOk, ok } from './findings.js'
 import { resolveParentRef, translateGateways } from './gateways.js'
+import { admitResources } from './kinds.js'
 import { Origins } from './origins.js'
+import {
+  byPrecedence,
+  canonical,
+  type PathMatch,
+  protectedConflicts,
+  type RouteCandidate,
+} from './precedence.js'
 import { type ObjectRef, type RefProblem, ResourceIndex, resolveBackendRef } from './references.js'
 import { GATEWAY_API_GROUP, type Resource, resourceId } from './resources.js'
 import { translateTls } from './tls.js'
-
-/** The API versions read, by kind (`{group}` is the configured API group). */
-const VERSIONS: Record<string, readonly string[]> = {
-  Gateway: ['v1', 'v1beta1'],
-  HTTPRoute: ['v1', 'v1beta1'],
-  BackendTLSPolicy: ['v1', 'v1alpha3'],
-  ReferenceGrant: ['v1beta1', 'v1'],
-  GatewayBackend: ['v1alpha1'],
-  GatewayPolicy: ['v1alpha1'],
-}
-
-const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
+import { unsupportedFields } from './unsupported.js'
 
 /** The result of a translation. */
 export interface Translation {
@@ -76,40 +73,7 @@ export function translateResources(
   const fail = (r: Resource, field: (string | number)[], message: string) =>
     t.errors.push(t.origins.locate(r, field, message))
 
-  const known: Resource[] = []
-  const seen = new Set<string>()
-  for (const r of resources) {
-    if (groups.get(r.kind) !== r.group) {
-      t.warnings.push({
-        path: `${resourceId(r)} (${r.apiVersion})`,
-        message: `not a kind gatehouse reads (it reads Gateway, HTTPRoute, BackendTLSPolicy and ReferenceGrant of ${GATEWAY_API_GROUP}, GatewayBackend and GatewayPolicy of ${apiGroup}); ignored`,
-      })
-      continue
-    }
-    const version = r.apiVersion.slice(r.group.length + 1)
-    if (!VERSIONS[r.kind]?.includes(version)) {
-      fail(
-        r,
-        ['apiVersion'],
-        `version ${version} of ${r.kind} is not supported; use ${r.group}/${VERSIONS[r.kind]?.[0]}`,
-      )
-      continue
-    }
-    if (!NAME.test(r.name)) {
-      fail(
-        r,
-        ['metadata', 'name'],
-        'gatehouse names are RFC 1123 DNS labels: 1-63 lowercase letters, digits and "-"',
-      )
-      continue
-    }
-    if (seen.has(resourceId(r))) {
-      fail(r, ['metadata', 'name'], `${resourceId(r)} is defined twice`)
-      continue
-    }
-    seen.add(resourceId(r))
-    known.push(r)
-  }
+  const known = admitResources(resources, groups, apiGroup, (w) => t.warnings.push(w), fail)
   const index = new ResourceIndex(known, groups)
   const keyOf = keys(known)
   const raw = t.raw as Record<
@@ -128,6 +92,24 @@ export function translateResources(
   translateTls(index, apiGroup, keyOf, raw.backends, t, fail)
 
   const listenersOf = translateGateways(index, keyOf, raw.gateways, t.findings, t.origins)
+  const publicAnnotation = `${apiGroup}/allow-unauthenticated`
+  /** Whether a resource says it is public (the annotation), reporting a value other than "true". */
+  const saysPublic = (r: Resource): boolean => {
+    const value = r.annotations[publicAnnotation]
+    if (value === undefined) return false
+    if (value === 'true') return true
+    fail(
+      r,
+      ['metadata', 'annotations', publicAnnotation],
+      `expected "true" (the ${r.kind === 'Gateway' ? "Gateway's routes are" : 'route is'} meant to serve without authentication) or no annotation (authentication required), not ${JSON.stringify(value)}`,
+    )
+    return false
+  }
+  for (const gw of index.all('Gateway')) {
+    if (!saysPublic(gw)) continue
+    for (const l of listenersOf.get(`${gw.namespace}/${gw.name}`) ?? [])
+      (raw.gateways[l.key] as Record<string, unknown>).allowUnauthenticated = true
+  }
   const standaloneGateways = new Set(
     fragments.flatMap((f) => Object.keys((f.value as { gateways?: object }).gateways ?? {})),
   )
@@ -191,6 +173,31 @@ export function translateResources(
     }
   }
 
+  // The authentication each route is covered by, for the cross-namespace conflicts: the policy's
+  // traffic with its key-set backends resolved, so that two policies naming "idp" in their own
+  // namespaces (two backends) are not equal.
+  const protection = new Map<Resource, { traffic: Set<string>; by: string[] }>()
+  for (const [p, targets] of policyTargets) {
+    const written = p.spec.traffic as { jwtAuthentication?: unknown } | undefined
+    if (policyProblems.has(p) || written?.jwtAuthentication === undefined) continue
+    const traffic = structuredClone(written) as {
+      jwtAuthentication: { providers?: unknown }
+    }
+    for (const provider of list(traffic.jwtAuthentication.providers)) {
+      const remote = (provider.jwks as { remote?: { backendRef?: ObjectRef } } | undefined)?.remote
+      if (!remote?.backendRef) continue
+      const resolved = resolveBackendRef(remote.backendRef, p, apiGroup, index)
+      if ('backend' in resolved) remote.backendRef = { name: resourceId(resolved.backend) }
+    }
+    for (const route of targets) {
+      const entry = protection.get(route) ?? { traffic: new Set<string>(), by: [] }
+      entry.traffic.add(canonical(traffic))
+      entry.by.push(`GatewayPolicy ${p.namespace}/${p.name}`)
+      protection.set(route, entry)
+    }
+  }
+  const candidates: Array<RouteCandidate & { key: string; value: Record<string, unknown> }> = []
+
   for (const route of index.all('HTTPRoute')) {
     const key = keyOf(route)
     t.findings.of(route).key = key
@@ -199,7 +206,9 @@ export function translateResources(
     )
     const rules: unknown[] = []
     let refProblem: RefProblem | undefined
-    list(route.spec.rules).forEach((rule, i) => {
+    list(route.spec.rules).forEach((written, i) => {
+      const { found, rule } = unsupportedFields(written)
+      for (const u of found) fail(route, ['spec', 'rules', i, ...u.field], u.message)
       const refs = list(rule.backendRefs).map((ref) =>
         resolveBackendRef(ref, route, apiGroup, index),
       )
@@ -269,9 +278,47 @@ export function translateResources(
           'gatehouse does not match requests by host name; the route serves every host on its listeners',
       })
     }
-    raw.routes[key] = { parentRefs: attached.map((name) => ({ name })), rules }
-    t.origins.add(['routes', key], route, ['spec'])
-    t.origins.add(['routes', key, 'parentRefs'], route, ['spec', 'parentRefs'])
+    const value: Record<string, unknown> = {
+      parentRefs: attached.map((name) => ({ name })),
+      rules,
+      ...(saysPublic(route) ? { allowUnauthenticated: true } : {}),
+    }
+    candidates.push({
+      route,
+      key,
+      value,
+      listeners: attached,
+      matches: rules
+        .flatMap((r) => list((r as { matches?: unknown }).matches))
+        .flatMap((m) => {
+          const path = m.path as Partial<PathMatch> | undefined
+          return typeof path?.value === 'string'
+            ? [{ type: path.type === 'Exact' ? 'Exact' : 'PathPrefix', value: path.value } as const]
+            : []
+        }),
+      protection: protection.get(route)?.traffic ?? new Set(),
+      protectedBy: protection.get(route)?.by ?? [],
+    })
+  }
+
+  // Gateway API precedence: routes are written oldest first, then by namespace/name, and the
+  // router keeps the first of equal matches. A route that would take a protected path of another
+  // namespace is left out, with a condition saying why.
+  const conflicts = protectedConflicts(candidates)
+  for (const c of [...candidates].sort((a, b) => byPrecedence(a.route, b.route))) {
+    const conflict = conflicts.get(c.route)
+    if (conflict) {
+      const refused = notOk('Accepted', 'ProtectedPathConflict', conflict)
+      t.findings.set(c.route, refused)
+      for (const parent of t.findings.of(c.route).parents ?? [])
+        parent.conditions = parent.conditions.map((cond) =>
+          cond.type === 'Accepted' && cond.status === 'True' ? refused : cond,
+        )
+      continue
+    }
+    raw.routes[c.key] = c.value
+    t.origins.add(['routes', c.key], c.route, ['spec'])
+    t.origins.add(['routes', c.key, 'parentRefs'], c.route, ['spec', 'parentRefs'])
   }
 
   for (const p of index.all('GatewayPolicy')) {

@@ -4,11 +4,12 @@
  */
 import { z } from 'zod'
 import { Duration } from '../duration.js'
+import { describeValue } from '../issues.js'
 
 /** A name of a gateway, backend, route or policy: an RFC 1123 DNS label. */
 export const name = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, {
   error: (iss) =>
-    `expected an RFC 1123 DNS label (the Kubernetes object-name rule): 1-63 characters, lowercase letters, digits and "-", starting and ending with a letter or digit; got ${JSON.stringify(iss.input)}`,
+    `expected an RFC 1123 DNS label (the Kubernetes object-name rule): 1-63 characters, lowercase letters, digits and "-", starting and ending with a letter or digit; got ${describeValue(iss.input)}`,
 })
 
 // Durations: bounded, so a typo cannot disable a timeout (Node's timers fire at once beyond
@@ -29,7 +30,7 @@ export function duration(min: string, max: string) {
   const lo = Duration.of(min).ms
   const hi = Duration.of(max).ms
   const format = (v: unknown) =>
-    `expected a duration such as "500ms", "30s", "5m" or "1h" (${DURATION_FORMAT}), got ${JSON.stringify(v)}`
+    `expected a duration such as "500ms", "30s", "5m" or "1h" (${DURATION_FORMAT}), got ${describeValue(v)}`
   return z
     .string({ error: (iss) => format(iss.input) })
     .regex(DURATION_PATTERN, { error: (iss) => format(iss.input) })
@@ -45,7 +46,7 @@ export function duration(min: string, max: string) {
       if (d.ms < lo || d.ms > hi) {
         ctx.addIssue({
           code: 'custom',
-          message: `expected a duration from ${min} to ${max}, got ${JSON.stringify(v)}`,
+          message: `expected a duration from ${min} to ${max}, got ${describeValue(v)}`,
           continue: true,
         })
       }
@@ -71,8 +72,8 @@ export function count(min: number, max: number) {
   )
 }
 
-/** An integer from `min` to `max`; every failure answered with `message(<the input as JSON>)`. */
+/** An integer from `min` to `max`; every failure answered with `message(<what the input is>)`. */
 function boundedInteger(min: number, max: number, message: (input: string) => string) {
-  const error = (iss: { input?: unknown }) => message(JSON.stringify(iss.input))
+  const error = (iss: { input?: unknown }) => message(describeValue(iss.input))
   return z.number({ error }).int({ error }).min(min, { error }).max(max, { error })
 }

@@ -164,6 +164,12 @@ export const GatewayConfigSchema = z
       .describe(
         "Path the gateway answers itself for a load balancer's health check (GET or HEAD): 200 `ok` while the policies of its routes have their keys, 503 `unavailable` otherwise, no detail (the admin interface's /ready gives the reasons). It takes precedence over routes. Unset: none.",
       ),
+    allowUnauthenticated: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: every route of this gateway may serve without authentication (a public listener). Default: a route that no policy with traffic.jwtAuthentication targets is refused, so that a policy that was misspelled, deleted or never attached cannot leave a route open. Kubernetes: the annotation <api-group>/allow-unauthenticated: "true" on the Gateway.',
+      ),
   })
   .describe('A listener. Routes attach to it with parentRefs.')
 
@@ -232,7 +238,12 @@ export const BackendConfigSchema = z
         maxRequests: count(1, 100_000)
           .default(1024)
           .describe(
-            'Requests in flight to this backend at once, 1-100000, open event streams (GET with Accept: text/event-stream) not counted: they have their own connections, uncapped. A request beyond it waits for a free slot, at most timeouts.response, then gets 503 upstream_busy.',
+            'Requests in flight to this backend at once, 1-100000, open event streams (GET with Accept: text/event-stream, and MCP 2026-07-28 subscriptions/listen) not counted: they have their own connections. A request beyond it waits for a free slot, at most timeouts.response, then gets 503 upstream_busy.',
+          ),
+        maxListenStreams: count(1, 1_000_000)
+          .default(4096)
+          .describe(
+            "MCP 2026-07-28 subscriptions/listen streams open to this backend at once, 1-1000000: each is a long-lived POST answer on a connection of its own, outside maxRequests (as the GET streams of 2025-11-25 sessions, which are not capped here). One beyond it gets 503 upstream_busy at once, without waiting. Keep it under the gateway's limits.maxConnections.",
           ),
       })
       .prefault({})
@@ -297,5 +308,11 @@ export const RouteConfigSchema = z
       .optional()
       .describe('Gateways carrying the route. Default: every gateway, when there is exactly one.'),
     rules: z.array(RouteRuleSchema).min(1),
+    allowUnauthenticated: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: this route is meant to be public and may serve without authentication. Default: a route that no policy with traffic.jwtAuthentication targets (and whose gateways do not allow it) is refused at load and on reload. Kubernetes: the annotation <api-group>/allow-unauthenticated: "true" on the HTTPRoute.',
+      ),
   })
   .describe('A route (HTTPRoute).')

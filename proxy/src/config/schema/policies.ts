@@ -95,6 +95,11 @@ export const McpAuthorizationSchema = z
       .describe(
         'CEL rules over jwt and mcp (mcp.method, mcp.tool.name, mcp.tool.arguments, mcp.prompt.name, mcp.resource.uri). A plain expression is an allow rule. A matching deny rule denies; a require rule must hold; with any allow rule, what no allow rule matches is denied. Denied tools, prompts and resources are hidden from tools/list, prompts/list and resources/list, and a call to one gets a JSON-RPC error. An expression that cannot be evaluated counts against the request. [] inspects MCP traffic (metrics, access log) without restricting it.',
       ),
+    maxListTtl: duration('0s', '24h')
+      .optional()
+      .describe(
+        'Cap on the ttlMs caching hint of the tools/list, prompts/list and resources/list results this policy filters, 0s-24h (MCP 2026-07-28 Caching). Such results are always marked cacheScope "private" in 2026-07-28 traffic, as they vary per user; a larger ttlMs from the backend is lowered to this. Unset: the backend\'s ttlMs is kept.',
+      ),
   })
   .describe(
     "Per-tool authorization (agentgateway's mcpAuthorization): rules for each tool, prompt and resource an MCP request names.",

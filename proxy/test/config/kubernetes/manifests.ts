@@ -112,3 +112,18 @@ export function findingsOf(source: ConfigSource, kind: string, name: string) {
 export function condition(source: ConfigSource, kind: string, name: string, type: string) {
   return findingsOf(source, kind, name).conditions.find((c) => c.type === type)
 }
+
+/** The annotation that lets a route (or every route of a Gateway) serve without authentication. */
+export const PUBLIC = `${GROUP}/allow-unauthenticated`
+
+/** `doc` with `metadata` fields added (annotations, namespace, creationTimestamp, ...). */
+export function withMetadata(
+  doc: Record<string, unknown>,
+  metadata: Record<string, unknown>,
+): Record<string, unknown> {
+  return { ...doc, metadata: { ...(doc.metadata as object), ...metadata } }
+}
+
+/** `doc` marked public: `<group>/allow-unauthenticated: "true"`. */
+export const publicly = (doc: Record<string, unknown>) =>
+  withMetadata(doc, { annotations: { [PUBLIC]: 'true' } })

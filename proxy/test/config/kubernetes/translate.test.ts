@@ -11,6 +11,7 @@ import {
   healthy,
   load,
   policy,
+  publicly,
   res,
   route,
   writeDir,
@@ -48,14 +49,18 @@ describe('translateResources', () => {
 
   it('reads GatewayBackend and GatewayPolicy in the configured API group only', async () => {
     const dir = writeDir({ 'm.yaml': yamlOf(healthy()) })
-    const s = await loadConfigSources([dir], { env: {}, apiGroup: 'gateway.other.dev' })
-    expect(s.warnings.map((w) => w.path)).toContain(
-      `GatewayPolicy default/mcp-auth (${GROUP}/v1alpha1)`,
+    const err = await loadConfigSources([dir], { env: {}, apiGroup: 'gateway.other.dev' }).then(
+      () => undefined,
+      (e: unknown) => e,
     )
-    expect(Object.keys(s.config.policies)).toEqual([])
-    expect(
-      findingsOf(s, 'HTTPRoute', 'mcp').conditions.find((c) => c.type === 'ResolvedRefs')?.reason,
-    ).toBe('InvalidKind')
+    expect(err).toBeInstanceOf(ConfigError)
+    const issue = (err as ConfigError).issues.find(
+      (i) => i.path === 'GatewayPolicy default/mcp-auth: kind',
+    )
+    expect(issue?.message).toContain(
+      `GatewayPolicy of ${GROUP} (${GROUP}/v1alpha1) is not a kind gatehouse reads`,
+    )
+    expect(issue?.message).toContain('did you mean GatewayPolicy (gateway.other.dev)?')
   })
 
   it('reads the items of a kind: List', async () => {
@@ -73,7 +78,7 @@ describe('translateResources', () => {
       'Service default/svc (v1)',
       `GRPCRoute default/grpc (${GW}/v1)`,
     ])
-    expect(s.warnings[0]?.message).toContain('ignored')
+    expect(s.warnings[0]?.message).toContain('skipped')
   })
 
   it('names the resource, the field path and the line of a schema error', async () => {
@@ -156,7 +161,7 @@ describe('broken references report Gateway API reasons', () => {
 
   it('RefNotPermitted: a backend in another namespace without a ReferenceGrant, resolved with one', async () => {
     const ref = { group: GROUP, kind: 'GatewayBackend', name: 'mcp-backend', namespace: 'backends' }
-    const docs = [gateway(), backend('mcp-backend', 8090, 'backends'), route(ref)]
+    const docs = [gateway(), backend('mcp-backend', 8090, 'backends'), publicly(route(ref))]
     const denied = await load(docs)
     expect(condition(denied, 'HTTPRoute', 'mcp', 'ResolvedRefs')?.reason).toBe('RefNotPermitted')
     const grant = res(
@@ -195,7 +200,9 @@ describe('broken references report Gateway API reasons', () => {
   })
 
   it('TargetNotFound: a policy whose route does not exist', async () => {
-    const s = await load([...healthy().slice(0, 4), policy(undefined, 'other')])
+    // The route says it is public: without that, the route left without a policy is refused
+    // (translate.failsafe.test.ts).
+    const s = await load([...healthy().slice(0, 3), publicly(route()), policy(undefined, 'other')])
     expect(condition(s, 'GatewayPolicy', 'mcp-auth', 'Accepted')?.reason).toBe('TargetNotFound')
     expect(s.config.policies['mcp-auth']).toBeUndefined()
   })
