@@ -32,7 +32,7 @@ function secretValue(secret: Resource, key: string): string | undefined {
     if (!BASE64.test(v)) return ''
     return Buffer.from(v, 'base64').toString('utf8')
   }
-  const plain = (secret.stringData ?? {})[key]
+  const plain = secret.stringData?.[key]
   return typeof plain === 'string' ? plain : undefined
 }
 
@@ -155,7 +155,7 @@ export function resolveCaCertificateRef(
       message: `${id} not found (add it to the manifests, with the PEM CA bundle under data ca.crt)`,
     }
   }
-  const pem = (map.data ?? {})['ca.crt']
+  const pem = map.data?.['ca.crt']
   if (typeof pem !== 'string') {
     return { reason: 'InvalidCACertificateRef', message: `${id}: data.ca.crt is missing` }
   }
