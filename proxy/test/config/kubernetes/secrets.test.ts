@@ -98,7 +98,7 @@ async function start(caPem: string): Promise<{ gh: Gatehouse; logs: Record<strin
   const s = await load(manifests(caPem))
   const logs: Record<string, unknown>[] = []
   const gh = await startGatehouse({
-    config: { ...s.config, config: { ...s.config.config, adminAddr: 'off' } },
+    config: { ...s.config, config: { ...s.config.config, adminAddr: '127.0.0.1:0' } },
     ephemeralPorts: true,
     logging: capturedLogging(logs, 'debug'),
   })
@@ -149,8 +149,10 @@ describe('HTTPS listeners from Secrets and backend CAs from ConfigMaps', () => {
       const res = await trusting(a.caCertPem, 'a.example.test')(`https://127.0.0.1:${port}/mcp`)
       expect(res.status).toBe(200)
       expect(await res.text()).toBe('upstream over TLS')
-      // Nothing the Secrets hold reaches the logs.
-      const text = JSON.stringify(logs)
+      // Nothing the Secrets hold reaches the logs or the admin dump.
+      const dump = await (await fetch(`${gh.adminUrl}/config_dump`)).text()
+      expect(dump).toContain('"HTTPS"')
+      const text = JSON.stringify(logs) + dump
       for (const c of [a, b]) {
         expect(text).not.toContain(c.keyPem.split('\n')[1])
         expect(text).not.toContain(b64(c.keyPem).slice(0, 40))
