@@ -5,6 +5,8 @@
  * ConfigMap — on real servers — and each broken reference refused with its Gateway API reason,
  * naming the resource and field and never what the Secret holds.
  */
+import { X509Certificate } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
 import { join } from 'node:path'
 import { connect } from 'node:tls'
@@ -174,6 +176,49 @@ describe('HTTPS listeners from Secrets and backend CAs from ConfigMaps', () => {
     }
   })
 })
+
+describe('a Secret changed in the manifests', () => {
+  it('is served after a reload without a restart; a broken one is refused and the old one stays', async () => {
+    const next = await createTestCertificates('a.example.test')
+    const dir = writeDir({ 'm.yaml': yamlOf([httpsGateway(), secret('cert-a', a)]) })
+    const loadConfig = () => loadConfigSources([join(dir, 'm.yaml')], { env: {} })
+    const first = await loadConfig()
+    const gh = await startGatehouse({
+      config: first.config,
+      source: first,
+      loadConfig,
+      ephemeralPorts: true,
+      logging: capturedLogging([], 'info'),
+    })
+    try {
+      const port = gh.gateways[0]?.port as number
+      const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256
+      expect(await presentedFingerprint(port, 'a.example.test')).toBe(fingerprint(a.certPem))
+      writeFileSync(join(dir, 'm.yaml'), yamlOf([httpsGateway(), secret('cert-a', next)]))
+      expect((await gh.reload()).result).toBe('success')
+      expect(await presentedFingerprint(port, 'a.example.test')).toBe(fingerprint(next.certPem))
+      writeFileSync(
+        join(dir, 'm.yaml'),
+        yamlOf([httpsGateway(), secret('cert-a', next, { type: 'Opaque' })]),
+      )
+      expect((await gh.reload()).result).not.toBe('success')
+      expect(await presentedFingerprint(port, 'a.example.test')).toBe(fingerprint(next.certPem))
+    } finally {
+      await gh.stop()
+    }
+  })
+})
+
+function presentedFingerprint(port: number, servername: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false })
+    socket.once('secureConnect', () => {
+      resolve(socket.getPeerCertificate().fingerprint256)
+      socket.end()
+    })
+    socket.once('error', reject)
+  })
+}
 
 describe('broken references, each with its reason and never the content', () => {
   const planted = () => [a.keyPem.split('\n')[1] as string, b64(a.keyPem).slice(0, 40)]
