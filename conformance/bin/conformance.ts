@@ -6,7 +6,9 @@
  * `npm run conformance -- client --command "<cmd>"` judges an MCP client (src/client/cli.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { createInterface } from 'node:readline/promises'
+import { rootCertificates } from 'node:tls'
 import { controlClient } from '@gatehouse/mock-idp'
 import { Command, InvalidArgumentError, Option } from 'commander'
 import { stringify } from 'yaml'
@@ -65,6 +67,10 @@ const program = new Command()
     '--admin <admin_url>',
     'with --target: its admin interface (enables the admin profile)',
     url,
+  )
+  .option(
+    '--ca <pem_file>',
+    'with an https --target: the CA certificates (PEM) its certificate chains to, for the tls profile (default: the system CAs)',
   )
   .option(
     '--proxied-target <base_url>',
@@ -152,6 +158,7 @@ const opts = program.opts<{
   target?: string
   configuredBase?: string
   admin?: string
+  ca?: string
   proxiedTarget?: string
   scopedTarget?: string
   brokerTarget?: string
@@ -269,6 +276,7 @@ try {
         : {}),
       ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
       ...(opts.admin ? { admin: opts.admin } : {}),
+      ...(opts.target.startsWith('https:') ? { tls: httpsTarget(opts.target, opts.ca) } : {}),
       idp: {
         issuer: fixtures.idp.issuer,
         audience: fixtures.idp.audience,
@@ -328,3 +336,17 @@ if (passed + failed === 0) {
   )
 }
 setImmediate(() => process.exit(mustFailed > 0 || passed + failed === 0 ? 1 : 0))
+
+/**
+ * The tls profile's view of an https `--target`: the CA of `--ca` (else the system's), and its
+ * host as the server name to send (none for an IP address: SNI carries DNS names only, RFC 6066
+ * §3).
+ */
+function httpsTarget(base: string, ca: string | undefined): NonNullable<Target['tls']> {
+  const host = new URL(base).hostname
+  return {
+    base,
+    ca: ca ? [readFileSync(ca, 'utf8')] : [...rootCertificates],
+    serverNames: isIP(host.replace(/^\[|\]$/g, '')) ? [] : [host],
+  }
+}

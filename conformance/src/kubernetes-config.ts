@@ -5,6 +5,7 @@
  * (`config:`: the admin address, log level and drain timeout). The reference proxy loads both from
  * one directory, so the catalogue judges it started from manifests as from its own YAML.
  */
+import { readFileSync } from 'node:fs'
 import { stringify } from 'yaml'
 
 const GATEWAY_API = 'gateway.networking.k8s.io'
@@ -38,9 +39,36 @@ const backendRef = (ref: Obj): Obj => ({ group: API_GROUP, kind: 'GatewayBackend
 export function kubernetesFiles(config: Obj): Record<string, string> {
   const docs: Obj[] = []
   for (const [name, gw] of Object.entries((config.gateways ?? {}) as Record<string, Obj>)) {
-    const { port, address, allowUnauthenticated, ...rest } = gw
+    const { port, address, allowUnauthenticated, tls, ...rest } = gw
     if (Object.keys(rest).length > 0)
-      throw new Error(`gateways.${name}: only port and address translate`)
+      throw new Error(
+        `gateways.${name}: only port, address, allowUnauthenticated and tls translate`,
+      )
+    // An HTTPS gateway: one listener per certificate on the same port, its hostname the server
+    // name (SNI), its certificate a Secret of type kubernetes.io/tls.
+    const certificates = ((tls as Obj | undefined)?.certificates ?? []) as Obj[]
+    const listeners = tls
+      ? certificates.map((c, i) => {
+          const secret = `${name}-cert-${i}`
+          docs.push({
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: secret },
+            type: 'kubernetes.io/tls',
+            data: {
+              'tls.crt': readFileSync(String(c.certFile)).toString('base64'),
+              'tls.key': readFileSync(String(c.keyFile)).toString('base64'),
+            },
+          })
+          return {
+            name: `https-${i}`,
+            protocol: 'HTTPS',
+            port,
+            ...(c.hostname ? { hostname: c.hostname } : {}),
+            tls: { mode: 'Terminate', certificateRefs: [{ kind: 'Secret', name: secret }] },
+          }
+        })
+      : [{ name: 'http', protocol: 'HTTP', port }]
     docs.push(
       resource(
         `${GATEWAY_API}/v1`,
@@ -49,7 +77,7 @@ export function kubernetesFiles(config: Obj): Record<string, string> {
         {
           gatewayClassName: 'gatehouse',
           ...(address ? { addresses: [{ type: 'IPAddress', value: address }] } : {}),
-          listeners: [{ name: 'http', protocol: 'HTTP', port }],
+          listeners,
         },
         allowUnauthenticated === true ? PUBLIC : undefined,
       ),

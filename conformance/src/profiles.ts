@@ -18,6 +18,7 @@ export const TARGET_PROFILES = [
   'seed-cors',
   'mcp-policy',
   'admin',
+  'tls',
 ] as const
 /** One of {@link TARGET_PROFILES}. */
 export type TargetProfile = (typeof TARGET_PROFILES)[number]
@@ -54,6 +55,10 @@ export const TARGET_PROFILE: Record<
   admin: {
     what: 'the admin interface (--admin)',
     selects: (r) => r.profile === 'admin',
+  },
+  tls: {
+    what: 'an HTTPS listener: TLS 1.2, never TLS 1.0 or 1.1, the certificate chosen by SNI (--target https://… --ca <pem>)',
+    selects: (r) => r.profile === 'tls',
   },
 }
 

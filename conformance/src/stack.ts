@@ -8,7 +8,12 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import {
+  controlClient,
+  createTestCertificates,
+  type MockIdp,
+  startMockIdp,
+} from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import { stringify } from 'yaml'
@@ -80,6 +85,7 @@ export function gatehouseConfig(
   f: { idp: MockIdp; backend: McpBackend },
   ports: Ports,
   extraOrigins: readonly string[] = [],
+  tls?: TlsListener,
 ): Record<string, unknown> {
   const org = new URL(f.idp.orgUrl)
   const provider = (jwksPath: string) => ({
@@ -116,6 +122,22 @@ export function gatehouseConfig(
       proxied: { port: ports.proxied, address: '127.0.0.1' },
       scoped: { port: ports.scoped, address: '127.0.0.1' },
       ...(ports.broker ? { broker: { port: ports.broker, address: '127.0.0.1' } } : {}),
+      // Profile tls: an HTTPS listener, one certificate per server name (SNI).
+      ...(tls
+        ? {
+            tls: {
+              port: tls.port,
+              address: '127.0.0.1',
+              tls: {
+                certificates: tls.certificates.map(({ hostname, certFile, keyFile }) => ({
+                  hostname,
+                  certFile,
+                  keyFile,
+                })),
+              },
+            },
+          }
+        : {}),
     },
     backends: {
       'mcp-backend': { static: { host: '127.0.0.1', port: f.backend.port } },
@@ -347,6 +369,30 @@ export async function startGatehouse(
   }
 }
 
+/** The HTTPS listener of profile tls: its port and certificates (files), with their CAs. */
+export interface TlsListener {
+  port: number
+  certificates: { hostname: string; certFile: string; keyFile: string; caCertPem: string }[]
+}
+
+/** Server names of the HTTPS listener, each with its own generated CA and certificate. */
+const TLS_NAMES = ['mcp.gateway.example', 'other.gateway.example']
+
+/** Generates the HTTPS listener's certificates (one CA each, so a wrong one is told apart). */
+async function tlsListener(port: number): Promise<TlsListener> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-tls-'))
+  const certificates = []
+  for (const hostname of TLS_NAMES) {
+    const c = await createTestCertificates(hostname)
+    const certFile = join(dir, `${hostname}.crt`)
+    const keyFile = join(dir, `${hostname}.key`)
+    writeFileSync(certFile, c.certPem)
+    writeFileSync(keyFile, c.keyPem, { mode: 0o600 })
+    certificates.push({ hostname, certFile, keyFile, caCertPem: c.caCertPem })
+  }
+  return { port, certificates }
+}
+
 /** Starts a gateway process with the harness configuration. */
 export async function startGateway(
   f: Fixtures,
@@ -359,7 +405,11 @@ export async function startGateway(
     broker: await freePort(),
     admin: await freePort(),
   }
-  const gatehouse = await startGatehouse(gatehouseConfig(f, ports, options.extraOrigins), options)
+  const tls = await tlsListener(await freePort())
+  const gatehouse = await startGatehouse(
+    gatehouseConfig(f, ports, options.extraOrigins, tls),
+    options,
+  )
   const control = controlClient(f.idp.controlUrl)
   const target: Target = {
     base: `http://127.0.0.1:${ports.gateway}`,
@@ -371,6 +421,11 @@ export async function startGateway(
     brokerConfiguredBase: `http://127.0.0.1:${ports.broker}`,
     brokenPath: '/broken',
     admin: `http://127.0.0.1:${ports.admin}`,
+    tls: {
+      base: `https://127.0.0.1:${tls.port}`,
+      ca: tls.certificates.map((c) => c.caCertPem),
+      serverNames: tls.certificates.map((c) => c.hostname),
+    },
     idp: {
       issuer: f.idp.issuer,
       audience: f.idp.audience,

@@ -18,6 +18,7 @@ export const PROFILES = [
   'mcp-policy',
   'admin',
   'broker',
+  'tls',
 ] as const
 /** One of {@link PROFILES}. */
 export type Profile = (typeof PROFILES)[number]
@@ -87,6 +88,12 @@ export interface Target {
   brokerConfiguredBase?: string
   /** A path prefix protected by a policy whose `jwksPath` is wrong, if configured. */
   brokenPath?: string
+  /**
+   * An HTTPS listener, when the tls profile is judged: its base (`https://host:port`), the CA
+   * certificates (PEM) its certificates chain to, and the server names it has a certificate for
+   * (sent as SNI; empty when it is addressed by IP and names none).
+   */
+  tls?: { base: string; ca: string[]; serverNames: string[] }
   /** Admin interface URL, when the admin profile is judged. */
   admin?: string
   idp: {

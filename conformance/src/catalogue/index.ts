@@ -15,6 +15,7 @@ import { resourceMetadata } from './resource-metadata.js'
 import { withSpecVersions } from './revisions.js'
 import { scopes } from './scopes.js'
 import { sessionBinding } from './session-binding.js'
+import { tlsProfile } from './tls.js'
 import { transport } from './transport.js'
 
 /**
@@ -36,5 +37,6 @@ export const CATALOGUE: readonly Requirement[] = [
   ...brokerFlow,
   ...modern,
   ...authorization2026,
+  ...tlsProfile,
   ...admin,
 ].map(withSpecVersions)

@@ -1,6 +1,6 @@
 /**
  * The certificates of an HTTPS listener (`gateways.<name>.tls`, Gateway API `protocol: HTTPS`
- * with `tls.certificateRefs`): read from their files, checked (the key matches the certificate,
+ * with `tls.certificateRefs`): read from their files (or given inline, from a Kubernetes Secret), checked (the key matches the certificate,
  * a parseable X.509 chain), and chosen per connection by the server name the client sends (SNI,
  * RFC 6066 §3): an exact name first, then a `*.` wildcard covering one label, else the default.
  *
@@ -52,7 +52,9 @@ export class ServerCertificates {
 
   /** The files to watch. */
   get files(): string[] {
-    return this.config.certificates.flatMap((c) => [c.certFile, c.keyFile])
+    return this.config.certificates.flatMap((c) =>
+      c.certFile && c.keyFile ? [c.certFile, c.keyFile] : [],
+    )
   }
 
   /** The default certificate and key (clients that send no server name). */
@@ -83,13 +85,19 @@ function loadOne(
   minVersion: GatewayTlsConfig['minVersion'],
 ): Loaded {
   const where = `certificates[${i}]`
-  const cert = readPem(c.certFile, `${where}.certFile`)
-  const key = readPem(c.keyFile, `${where}.keyFile`)
+  // Inline PEM (a Kubernetes Secret's): messages name where it came from, never its content.
+  const inline = c.certPem !== undefined
+  const cert = c.certPem ?? readPem(c.certFile as string, `${where}.certFile`)
+  const key = c.keyPem ?? readPem(c.keyFile as string, `${where}.keyFile`)
+  const certName = inline ? `certPem${c.from ? ` of ${c.from}` : ''}` : `certFile ${c.certFile}`
+  const pairName = inline
+    ? `certPem and keyPem${c.from ? ` of ${c.from}` : ''}`
+    : `${c.certFile} and ${c.keyFile}`
   let fingerprint: string
   try {
     fingerprint = new X509Certificate(cert).fingerprint256
   } catch (cause) {
-    throw new Error(`${where}.certFile ${c.certFile}: not a PEM certificate`, { cause })
+    throw new Error(`${where}.${certName}: not a PEM certificate`, { cause })
   }
   let context: SecureContext
   try {
@@ -98,7 +106,7 @@ function loadOne(
     const why = /mismatch/i.test((cause as Error).message)
       ? 'the key does not belong to the certificate'
       : `not a usable certificate and key (${(cause as Error).message})`
-    throw new Error(`${where}: ${c.certFile} and ${c.keyFile}: ${why}`, { cause })
+    throw new Error(`${where}: ${pairName}: ${why}`, { cause })
   }
   return { hostname: c.hostname, cert, key, context, fingerprint }
 }

@@ -18,6 +18,7 @@
  * - `dispatcher`, a pool for every other request, behind {@link Admission}: at most
  *   `limits.maxRequests` in flight; the next ones wait at most `timeouts.response` (then 503).
  */
+import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Socket } from 'node:net'
@@ -125,13 +126,25 @@ function keepReadingAfterWriteReset(socket: Socket): void {
  * @throws Error when a file cannot be read (the message names it).
  */
 export function readCaBundles(backend: BackendConfig): string[] | undefined {
-  return backend.tls?.caCertificates?.map((file) => {
+  const files = backend.tls?.caCertificates?.map((file) => {
     try {
       return readFileSync(file, 'utf8')
     } catch (cause) {
       throw new Error(`cannot read CA bundle ${file}: ${(cause as Error).message}`, { cause })
     }
   })
+  const inline = backend.tls?.caCertificatePems?.map(({ pem, from }, i) => {
+    // A bundle no certificate parses from would validate nothing: refuse it, naming its origin.
+    try {
+      new X509Certificate(pem)
+    } catch (cause) {
+      throw new Error(`caCertificatePems[${i}]${from ? ` (${from})` : ''}: not a PEM CA bundle`, {
+        cause,
+      })
+    }
+    return pem
+  })
+  return files || inline ? [...(files ?? []), ...(inline ?? [])] : undefined
 }
 
 function connector(backend: BackendConfig, ca: string[] | undefined): buildConnector.connector {

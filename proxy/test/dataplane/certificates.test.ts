@@ -218,3 +218,51 @@ describe('ServerCertificates.load', () => {
     ])
   })
 })
+
+describe('ServerCertificates.load with inline PEM (a Kubernetes Secret translated)', () => {
+  it('serves certPem and keyPem, chosen by hostname as files are', () => {
+    const loaded = ServerCertificates.load({
+      certificates: [
+        { certPem: main.certPem, keyPem: main.keyPem, from: 'Secret default/main' },
+        {
+          hostname: 'other.example.test',
+          certPem: other.certPem,
+          keyPem: other.keyPem,
+          from: 'Secret default/other',
+        },
+      ],
+      minVersion: 'TLSv1.2',
+    })
+    expect(loaded.files).toEqual([])
+    expect(loaded.defaultPair).toEqual({ cert: main.certPem, key: main.keyPem })
+    expect(loaded.select('other.example.test')).not.toBe(loaded.select(undefined))
+  })
+
+  it('names the Secret, never the key, when the key does not belong to the certificate', () => {
+    let message = ''
+    try {
+      ServerCertificates.load({
+        certificates: [{ certPem: main.certPem, keyPem: other.keyPem, from: 'Secret ns1/tls' }],
+        minVersion: 'TLSv1.2',
+      })
+    } catch (err) {
+      message = (err as Error).message
+    }
+    expect(message).toBe(
+      'certificates[0]: certPem and keyPem of Secret ns1/tls: the key does not belong to the certificate',
+    )
+    const keyBody = other.keyPem.split('\n')[1] as string
+    expect(message).not.toContain(keyBody.slice(0, 16))
+  })
+
+  it('is refused by the schema with both a file and inline PEM, or half a pair', () => {
+    const yaml = (entry: string) =>
+      `gateways:\n  g:\n    port: 8443\n    tls:\n      certificates:\n        - ${entry}\n`
+    expect(() =>
+      parseConfig(yaml('{certFile: a, keyFile: b, certPem: c, keyPem: d}'), 't.yaml'),
+    ).toThrow(/give certFile and keyFile, or certPem and keyPem, not both/)
+    expect(() => parseConfig(yaml('{certPem: c}'), 't.yaml')).toThrow(
+      /certPem and keyPem go together/,
+    )
+  })
+})

@@ -35,6 +35,12 @@ export interface Resource {
    */
   created?: number
   spec: Record<string, unknown>
+  /** A core Secret's `type`, when it has one. */
+  type?: unknown
+  /** A core Secret's or ConfigMap's `data` (base64 values in a Secret), when it has one. */
+  data?: Record<string, unknown>
+  /** A core Secret's `stringData` (plain values), when it has one. */
+  stringData?: Record<string, unknown>
   /** The document it is in and its path there (`[]`, or `['items', 3]` inside a List). */
   source: SourceDocument
   path: (string | number)[]
@@ -128,6 +134,9 @@ function collect(
     annotations,
     ...(Number.isFinite(created) ? { created } : {}),
     spec: isObject(v.spec) ? v.spec : {},
+    ...(v.type !== undefined ? { type: v.type } : {}),
+    ...(isObject(v.data) ? { data: v.data } : {}),
+    ...(isObject(v.stringData) ? { stringData: v.stringData } : {}),
     source,
     path,
   })

@@ -25,6 +25,7 @@ import {
 } from './precedence.js'
 import { type ObjectRef, type RefProblem, ResourceIndex, resolveBackendRef } from './references.js'
 import { GATEWAY_API_GROUP, type Resource, resourceId } from './resources.js'
+import { isCoreObject, unnamedObjects } from './secrets.js'
 import { translateTls } from './tls.js'
 import { unsupportedFields } from './unsupported.js'
 
@@ -73,8 +74,20 @@ export function translateResources(
   const fail = (r: Resource, field: (string | number)[], message: string) =>
     t.errors.push(t.origins.locate(r, field, message))
 
-  const known = admitResources(resources, groups, apiGroup, (w) => t.warnings.push(w), fail)
+  // Core Secrets and ConfigMaps are read where a listener's certificateRefs or a BackendTLSPolicy's
+  // caCertificateRefs name them (./secrets.ts).
+  const known = admitResources(
+    resources.filter((r) => !isCoreObject(r)),
+    groups,
+    apiGroup,
+    (w) => t.warnings.push(w),
+    fail,
+  )
   const index = new ResourceIndex(known, groups)
+  const objects = new ResourceIndex(
+    [...known, ...resources.filter(isCoreObject)],
+    new Map([...groups, ['Secret', ''], ['ConfigMap', '']]),
+  )
   const keyOf = keys(known)
   const raw = t.raw as Record<
     'gateways' | 'backends' | 'routes' | 'policies',
@@ -89,9 +102,17 @@ export function translateResources(
     t.findings.of(b).key = key
     t.findings.set(b, ok('Accepted', 'Accepted', 'backend is valid'))
   }
-  translateTls(index, apiGroup, keyOf, raw.backends, t, fail)
+  translateTls(objects, apiGroup, keyOf, raw.backends, t, fail)
 
-  const listenersOf = translateGateways(index, keyOf, raw.gateways, t.findings, t.origins)
+  const listenersOf = translateGateways(
+    index,
+    keyOf,
+    raw.gateways,
+    t.findings,
+    t.origins,
+    objects,
+    fail,
+  )
   const publicAnnotation = `${apiGroup}/allow-unauthenticated`
   /** Whether a resource says it is public (the annotation), reporting a value other than "true". */
   const saysPublic = (r: Resource): boolean => {
@@ -110,6 +131,7 @@ export function translateResources(
     for (const l of listenersOf.get(`${gw.namespace}/${gw.name}`) ?? [])
       (raw.gateways[l.key] as Record<string, unknown>).allowUnauthenticated = true
   }
+  t.warnings.push(...unnamedObjects(resources.filter(isCoreObject), raw))
   const standaloneGateways = new Set(
     fragments.flatMap((f) => Object.keys((f.value as { gateways?: object }).gateways ?? {})),
   )

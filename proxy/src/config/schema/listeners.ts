@@ -64,15 +64,62 @@ export const GatewayTlsSchema = z
   .strictObject({
     certificates: z
       .array(
-        z.strictObject({
-          hostname: serverName
-            .optional()
-            .describe(
-              'Server name (SNI) this certificate answers: exact, or "*.example.com" for one label. Unset: the default certificate, sent to clients that name no server or one no certificate lists (the first certificate is the default when none is unset).',
-            ),
-          certFile: z.string().min(1).describe('Path of the PEM certificate chain, leaf first.'),
-          keyFile: z.string().min(1).describe('Path of the PEM private key of that certificate.'),
-        }),
+        z
+          .strictObject({
+            hostname: serverName
+              .optional()
+              .describe(
+                'Server name (SNI) this certificate answers: exact, or "*.example.com" for one label. Unset: the default certificate, sent to clients that name no server or one no certificate lists (the first certificate is the default when none is unset).',
+              ),
+            certFile: z
+              .string()
+              .min(1)
+              .optional()
+              .describe('Path of the PEM certificate chain, leaf first.'),
+            keyFile: z
+              .string()
+              .min(1)
+              .optional()
+              .describe('Path of the PEM private key of that certificate.'),
+            certPem: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                'The PEM certificate chain itself, instead of certFile (what a Kubernetes Secret of type kubernetes.io/tls translates to). Never shown in errors, dumps or logs.',
+              ),
+            keyPem: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                'The PEM private key itself, instead of keyFile. Never shown in errors, dumps or logs.',
+              ),
+            from: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                'Where certPem and keyPem came from, for messages (the Kubernetes translation sets "Secret <namespace>/<name>").',
+              ),
+          })
+          .superRefine((c, ctx) => {
+            const files = c.certFile !== undefined || c.keyFile !== undefined
+            const pems = c.certPem !== undefined || c.keyPem !== undefined
+            if (files && pems) {
+              ctx.addIssue({
+                code: 'custom',
+                message: 'give certFile and keyFile, or certPem and keyPem, not both',
+              })
+            } else if (pems ? !(c.certPem && c.keyPem) : !(c.certFile && c.keyFile)) {
+              ctx.addIssue({
+                code: 'custom',
+                message: pems
+                  ? 'certPem and keyPem go together'
+                  : 'expected certFile and keyFile (paths of the PEM certificate chain and its key)',
+              })
+            }
+          }),
       )
       .min(1)
       .describe(
@@ -143,6 +190,24 @@ export const BackendTlsSchema = z
       .min(1)
       .optional()
       .describe('Paths of PEM CA bundles to validate against instead of the system CAs.'),
+    caCertificatePems: z
+      .array(
+        z.strictObject({
+          pem: z.string().min(1).describe('A PEM CA bundle.'),
+          from: z
+            .string()
+            .min(1)
+            .optional()
+            .describe(
+              'Where it came from, for messages (the Kubernetes translation sets "ConfigMap <namespace>/<name>").',
+            ),
+        }),
+      )
+      .min(1)
+      .optional()
+      .describe(
+        'CA bundles given inline (what BackendTLSPolicy caCertificateRefs to ConfigMaps translate to), validated against with caCertificates instead of the system CAs.',
+      ),
     insecureSkipVerify: z
       .literal(false)
       .optional()
