@@ -51,6 +51,8 @@ beforeAll(async () => {
     mcp,
     open: {
       parentRefs: [{ name: 'open' }],
+      // Served without authentication on purpose: the anonymous sessions of the attack.
+      allowUnauthenticated: true,
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: '/mcp' } }],
