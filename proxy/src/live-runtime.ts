@@ -69,6 +69,7 @@ export class LiveRuntime {
     this.#config = config
     this.#source = source
     this.#snapshot = snapshot
+    services.traceBus.setSecretHeaders(config.config.redactHeaders)
   }
 
   /** The configuration in force. */
@@ -142,6 +143,7 @@ export class LiveRuntime {
     }
     this.#listeners = listeners
     this.#config = config
+    this.#services.traceBus.setSecretHeaders(config.config.redactHeaders)
     this.#source = source
     this.#snapshot = next
     const drainMs = config.config.drainTimeout.ms

@@ -123,9 +123,21 @@ export function isSecretField(name: string): boolean {
   return SECRET_FIELDS.has(normalise(name))
 }
 
+/**
+ * Options of the header-aware redactions: what an operator declares beyond the built-in rules.
+ */
+export interface RedactOptions {
+  /**
+   * More header names that carry a credential, lower-case (a deployment's own session header,
+   * `x-session`): their values are redacted whole, like `X-Api-Key`.
+   */
+  readonly secretHeaders?: ReadonlySet<string> | undefined
+}
+
 /** Whether the HTTP header `name` carries a credential (`Authorization`, `Cookie`, `X-Api-Key`, …). */
-export function isSecretHeader(name: string): boolean {
+export function isSecretHeader(name: string, options?: RedactOptions): boolean {
   const lower = name.toLowerCase()
+  if (options?.secretHeaders?.has(lower)) return true
   return !PUBLIC_HEADERS.has(lower) && SECRET_HEADER.test(lower)
 }
 
@@ -139,11 +151,11 @@ export function redactAuthorization(value: string): string {
 }
 
 /** One header value as it may be shown. */
-export function redactHeaderValue(name: string, value: string): string {
+export function redactHeaderValue(name: string, value: string, options?: RedactOptions): string {
   const lower = name.toLowerCase()
   if (lower === 'authorization' || lower === 'proxy-authorization')
     return redactAuthorization(value)
-  if (isSecretHeader(lower)) return REDACTED
+  if (isSecretHeader(lower, options)) return REDACTED
   return redactText(value)
 }
 
@@ -157,7 +169,10 @@ export type HeadersLike =
  * Headers as they may be shown: credential headers redacted (see {@link isSecretHeader}) and any
  * JWT in another header's value. Names keep their case; `undefined` values are dropped.
  */
-export function redactHeaders(headers: HeadersLike): Record<string, string | string[]> {
+export function redactHeaders(
+  headers: HeadersLike,
+  options?: RedactOptions,
+): Record<string, string | string[]> {
   const entries: Iterable<readonly [string, unknown]> =
     headers instanceof Headers || Symbol.iterator in headers
       ? (headers as Iterable<readonly [string, string]>)
@@ -166,8 +181,8 @@ export function redactHeaders(headers: HeadersLike): Record<string, string | str
   for (const [name, value] of entries) {
     if (value === undefined) continue
     out[name] = Array.isArray(value)
-      ? value.map((v) => redactHeaderValue(name, String(v)))
-      : redactHeaderValue(name, String(value))
+      ? value.map((v) => redactHeaderValue(name, String(v), options))
+      : redactHeaderValue(name, String(value), options)
   }
   return out
 }
@@ -225,13 +240,14 @@ export function redactUrl(url: string): string {
  * private members of JWKs (objects with `kty`), and every string through {@link redactText}.
  * Functions and symbols become `null`; an `Error` becomes `{ type, message, stack }`.
  */
-export function redactValue(value: unknown): unknown {
-  return redactWithin(value, { left: MAX_VALUE_CHARS }, 0)
+export function redactValue(value: unknown, options?: RedactOptions): unknown {
+  return redactWithin(value, { left: MAX_VALUE_CHARS, options }, 0)
 }
 
-/** What is left of a {@link redactValue} call's budget. */
+/** What is left of a {@link redactValue} call's budget, and the call's options. */
 interface Budget {
   left: number
+  readonly options: RedactOptions | undefined
 }
 
 function redactStringWithin(text: string, budget: Budget): string {
@@ -269,7 +285,7 @@ function redactWithin(value: unknown, budget: Budget, depth: number): unknown {
     } else if (isJwk && JWK_PRIVATE_MEMBERS.has(k)) {
       out[k] = REDACTED
     } else if (/headers$/i.test(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      out[k] = redactHeaders(v as Record<string, string>)
+      out[k] = redactHeaders(v as Record<string, string>, budget.options)
     } else {
       out[k] = redactWithin(v, budget, depth + 1)
     }

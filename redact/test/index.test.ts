@@ -129,6 +129,26 @@ describe('redactText', () => {
   })
 })
 
+describe('headers an operator declares as credentials', () => {
+  const options = { secretHeaders: new Set(['x-session']) }
+
+  it('redacts a declared header whole in any case, in header objects and nested values', () => {
+    expect(isSecretHeader('X-Session', options)).toBe(true)
+    expect(redactHeaders({ 'X-Session': 'secret-value', 'x-tenant': 'acme' }, options)).toEqual({
+      'X-Session': REDACTED,
+      'x-tenant': 'acme',
+    })
+    expect(
+      JSON.stringify(redactValue({ data: { headers: { 'x-session': 'secret-value' } } }, options)),
+    ).not.toContain('secret-value')
+  })
+
+  it('shows the same header when nobody declared it (its name is not credential-like)', () => {
+    expect(isSecretHeader('x-session')).toBe(false)
+    expect(redactHeaders({ 'x-session': 'secret-value' })).toEqual({ 'x-session': 'secret-value' })
+  })
+})
+
 describe('redactValue', () => {
   it('redacts credential fields, header objects, PEM private keys, bearer strings and JWTs', () => {
     const out = redactValue({

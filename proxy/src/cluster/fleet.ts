@@ -8,6 +8,7 @@ import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import type { ClusterView, GatewayInfo, WorkerAnswer, WorkerInfo } from '../admin/context.js'
 import { IpcPeer } from '../store/ipc.js'
+import { guardHandoffs } from './handoff.js'
 
 /** Delays before restarting a slot whose worker exited, by the number of exits in a row. */
 export const RESTART_BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000] as const
@@ -133,6 +134,8 @@ export class Fleet implements ClusterView {
 
   #fork(slot: Slot): void {
     const worker = cluster.fork({ [WORKER_ID_ENV]: String(slot.info.id) })
+    // A connection on its way to this worker when it dies is closed, not held open for good.
+    guardHandoffs(worker.process)
     // An 'error' event nobody listens to would end the primary: a channel error is logged, and
     // the worker's exit (handled below) restarts the slot.
     worker.on('error', (err: Error) =>

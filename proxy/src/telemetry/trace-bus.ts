@@ -5,7 +5,7 @@
  * Every event's data goes through the shared redaction before any watcher sees it, so no stage
  * can leak a credential into `/debug/trace` by forgetting to redact.
  */
-import { redactValue } from '@gatehouse/redact'
+import { type RedactOptions, redactValue } from '@gatehouse/redact'
 import type { FinishedRequest, TraceEvent, TraceEventMap, TraceEventType } from './trace-events.js'
 
 export type {
@@ -52,6 +52,15 @@ export interface WatchOptions {
 export class TraceBus {
   readonly #waiting = new Set<Watcher>()
   #nextId = 1
+  #redaction: RedactOptions = {}
+
+  /**
+   * Declares the request headers that carry a credential beyond the built-in rules
+   * (`config.redactHeaders`, any case): from now on their values reach no watcher.
+   */
+  setSecretHeaders(names: Iterable<string>): void {
+    this.#redaction = { secretHeaders: new Set([...names].map((n) => n.toLowerCase())) }
+  }
 
   /** Number of watchers waiting for a request. */
   get waiting(): number {
@@ -86,6 +95,7 @@ export class TraceBus {
     const t0 = performance.now()
     let seq = 0
     let done = false
+    const redaction = this.#redaction
     const event = <K extends TraceEventType>(type: K, data: TraceEventMap[K]) => {
       if (done) return
       const e = {
@@ -94,7 +104,7 @@ export class TraceBus {
         type,
         at: new Date().toISOString(),
         elapsedMs: Math.round((performance.now() - t0) * 1000) / 1000,
-        data: redactValue(data) as TraceEventMap[K],
+        data: redactValue(data, redaction) as TraceEventMap[K],
       } as TraceEvent
       for (const w of watchers) w.push(e)
     }

@@ -1,4 +1,4 @@
-import type { EventEmitter } from 'node:events'
+import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { GatewayInfo } from '../../src/admin/context.js'
@@ -50,7 +50,9 @@ function fakeFork(env: Record<string, string>) {
       fake.peer.call('worker.ready', [gateways]),
   }
   const worker = Object.assign(primaryEnd as TestEndpoint & EventEmitter, {
-    process: {
+    // A ChildProcess as far as the handoff guard (cluster/handoff.ts) reads one.
+    process: Object.assign(new EventEmitter(), {
+      send: () => true,
       pid: 5000 + workers.length,
       kill(signal: string) {
         // As ChildProcess.kill: nothing to signal once it has exited.
@@ -58,7 +60,7 @@ function fakeFork(env: Record<string, string>) {
         fake.kills.push(signal)
         if (signal === 'SIGKILL' || !fake.stubborn) setImmediate(() => fake.exit(null, signal))
       },
-    },
+    }),
     isDead: () => dead,
   })
   fake.peer.handle('admin.stop', () => {

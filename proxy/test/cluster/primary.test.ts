@@ -408,6 +408,61 @@ describe.skipIf(skip !== undefined)(
       writeFileSync(file, good)
     })
 
+    it('answers or refuses every request when a worker is killed under load: none is left hanging', async () => {
+      // Far beyond any answer on a loaded machine: a request that reaches it hangs.
+      const HANG_MS = 60_000
+      const LOOPS = 16
+      const [first] = await workers()
+      const pid = first?.pid as number
+      const outcomes = { answered: 0, refused: 0, hung: 0, answeredAfterKill: 0 }
+      const errors = new Set<string>()
+      let killed = false
+      let stop = false
+      let progress: (() => void) | undefined
+      const one = async () => {
+        try {
+          const res = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`, {
+            signal: AbortSignal.timeout(HANG_MS),
+          })
+          await res.body?.cancel()
+          outcomes.answered++
+          if (killed) outcomes.answeredAfterKill++
+        } catch (err) {
+          if ((err as Error).name === 'TimeoutError') outcomes.hung++
+          else {
+            outcomes.refused++
+            errors.add(`${(err as Error).name}: ${(err as Error).message}`)
+          }
+        }
+        progress?.()
+      }
+      const loops = Array.from({ length: LOOPS }, async () => {
+        while (!stop) await one()
+      })
+      // Under way: every loop has had answers, so connections are being handed out.
+      await new Promise<void>((resolve) => {
+        progress = () => outcomes.answered >= 4 * LOOPS && resolve()
+      })
+      process.kill(pid, 'SIGKILL')
+      killed = true
+      await until(
+        'killed worker 1 restarted',
+        workers,
+        (ws) => ws[0]?.state === 'ready' && ws[0].pid !== pid,
+      )
+      // The load continues onto the restarted worker before it stops.
+      await new Promise<void>((resolve) => {
+        const target = outcomes.answeredAfterKill + 4 * LOOPS
+        progress = () => outcomes.answeredAfterKill >= target && resolve()
+      })
+      stop = true
+      await Promise.all(loops)
+      expect(outcomes.hung, JSON.stringify(outcomes)).toBe(0)
+      // What the dead worker held is refused as a connection error, never anything else.
+      for (const e of errors) expect(e).toBe('TypeError: fetch failed')
+      expect(outcomes.answeredAfterKill).toBeGreaterThan(0)
+    }, 180_000)
+
     it('drains every worker on /quitquitquit, then exits 0', async () => {
       const pids = (await workers()).map((w) => w.pid as number)
       const inFlight = fetch(`${base}/slow`).then(async (r) => [r.status, await r.text()])

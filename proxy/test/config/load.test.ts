@@ -55,6 +55,18 @@ describe('parseConfig', () => {
     )
   })
 
+  it('takes config.redactHeaders as header names, default none, and refuses a name that is not one', () => {
+    expect(parseConfig(GW, 't', {}).config.redactHeaders).toEqual([])
+    expect(
+      parseConfig(`${GW}config: { redactHeaders: [X-Session] }`, 't', {}).config.redactHeaders,
+    ).toEqual(['X-Session'])
+    const e = errorOf(`${GW}config: { redactHeaders: ["x session: 1"] }`)
+    expect(e.message).toContain(
+      'config.redactHeaders[0]: expected an HTTP header name (RFC 9110 §5.1), e.g. X-Session',
+    )
+    expect(e.message).not.toContain('x session')
+  })
+
   it('accepts off, unix sockets and ip:port admin addresses', () => {
     for (const addr of [
       'off',

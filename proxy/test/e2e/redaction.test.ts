@@ -13,6 +13,8 @@ import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
 const STATIC_SECRET = 'sk-live-0123456789abcdef'
 const API_KEY = 'k-live-api-key-4242'
 const OPAQUE = 'opaque-token-0123456789abcdef'
+/** A deployment's own session header: not named like a credential, declared in config.redactHeaders. */
+const SESSION = 'session-secret-value-7f3a'
 
 let idp: TinyIdp
 let backend: McpBackend
@@ -33,7 +35,10 @@ beforeAll(async () => {
     },
   }
   gh = await startTestGatehouse(
-    { ...config, config: { adminAddr: '127.0.0.1:0' } } as GatehouseConfigInput,
+    {
+      ...config,
+      config: { adminAddr: '127.0.0.1:0', redactHeaders: ['X-Session'] },
+    } as GatehouseConfigInput,
     { logFilter: 'trace' },
   )
 })
@@ -90,7 +95,24 @@ describe('redaction of credentials in /debug/trace and the logs', () => {
     expect(gh.logs.length).toBeGreaterThan(0)
     expect(text).not.toContain(API_KEY)
     expect(text).not.toContain(OPAQUE)
+    expect(text).not.toContain(SESSION)
     expect(text).not.toMatch(/eyJ[\w-]+\.[\w-]+\./)
+  })
+})
+
+describe('credential headers the operator declares (config.redactHeaders)', () => {
+  it('keeps a declared X-Session header out of the trace, whatever its case', async () => {
+    for (const name of ['X-Session', 'x-session']) {
+      const raw = await rawTrace({ [name]: SESSION, 'x-tenant': 'acme-tenant' })
+      expect(raw).toContain('request_started')
+      expect(raw).not.toContain(SESSION)
+      expect(raw).toContain('"x-session":"[redacted]"')
+      // Only what was declared: an ordinary header is still shown.
+      expect(raw).toContain('"x-tenant":"acme-tenant"')
+    }
+    // Nor the logs, the access lines of these requests included (trace level).
+    expect(gh.logs.some((l) => l.module === 'proxy::access' && l.path === '/mcp')).toBe(true)
+    expect(JSON.stringify(gh.logs)).not.toContain(SESSION)
   })
 })
 

@@ -49,6 +49,26 @@ export const Workers = z
       '(each worker writes its own lines to the same stdout). Read at start-up only.',
   )
 
+/** `config.redactHeaders`: request headers an operator declares as credentials. */
+export const RedactHeadersSchema = z
+  .array(
+    z
+      .string()
+      .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, {
+        message: 'expected an HTTP header name (RFC 9110 §5.1), e.g. X-Session',
+      })
+      .describe('A request header name, any case.'),
+  )
+  .max(256)
+  .describe(
+    'Request headers that carry a credential in this deployment (e.g. ["X-Session"]), compared ' +
+      'without regard to case: /debug/trace shows their values as [redacted] (logs and the ' +
+      'access log never show request headers). Added to the built-in rules, which already redact ' +
+      'Authorization, Proxy-Authorization, Cookie and every header named like a credential ' +
+      '(*auth*, *token*, *secret*, *key*, …; docs/observability.md). Default none. Applies on ' +
+      'reload too.',
+  )
+
 /** `config`: process-wide settings. */
 export const ProcessConfigSchema = z
   .strictObject({
@@ -69,6 +89,7 @@ export const ProcessConfigSchema = z
         'Initial log filter: error, warn, info, debug, trace, or per-module "info,proxy::httpproxy=trace".',
       ),
     workers: Workers.default(1),
+    redactHeaders: RedactHeadersSchema.default([]),
     drainTimeout: duration('0s', '1h')
       .prefault('10s')
       .describe(
