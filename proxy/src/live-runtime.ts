@@ -32,6 +32,8 @@ export interface LiveRuntimeServices {
   log: Logger
   /** Bind every gateway to a free port (tests). */
   ephemeralPorts: boolean
+  /** Where brokers without a `store` block keep their SQLite file (reloads included). */
+  stateDir: string | undefined
 }
 
 interface OpenListener {
