@@ -71,7 +71,7 @@ export function inspectorSteps(gateway: string): string {
   return `MCP Inspector 2.x:  npx @modelcontextprotocol/inspector   (needs Node >= 22.19)
      In its web page: ${ui.servers} -> "${ui.addMenu}" -> "${ui.addManually}" -> ${ui.serverId} ${ui.serverIdExample}
      -> ${ui.transport} ${ui.transportChoice} -> ${ui.url} ${gateway}/mcp -> ${ui.add},
-     then turn on the server's ${ui.connect} switch.
+     then turn on ${ui.serverIdExample}'s ${ui.connect} switch (the list also shows Inspector's examples).
      It registers at the gateway; allow it on the gateway's consent page, then sign in at the
      mock IdP's form as alice (tools listed, echo works) or bob (refused with 403).`
 }

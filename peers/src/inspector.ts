@@ -141,7 +141,7 @@ export interface InspectorRunOptions {
 }
 
 /** The server card's status once connecting settled, and the alert the UI showed, if any. */
-async function connectionSettled(page: Page, timeout: number): Promise<string> {
+async function connectionSettled(page: Page | Locator, timeout: number): Promise<string> {
   const connected = page.getByText('Connected', { exact: true })
   const failed = page.getByText('Failed', { exact: true })
   await connected.or(failed).first().waitFor({ timeout })
@@ -201,23 +201,32 @@ export async function runInspectorWeb(options: InspectorRunOptions): Promise<Pee
 }
 
 /**
- * Turns the (first) server's Connect switch on and, when the tab is sent to the authorization
- * server, completes consent and sign-in as `user`; resolves with the status it settled on.
+ * Turns a server's Connect switch on (`server`: its id; default the first server's) and, when the
+ * tab is sent to the authorization server, completes consent and sign-in as `user`; resolves with
+ * the status that server's card settled on.
  */
 export async function connectInspector(
   page: Page,
   origin: string,
   user: string,
   timeout: number,
+  server?: string,
 ): Promise<{ status: string; authorizations: number; alert: string }> {
-  await switchOn(page.getByRole('switch', { name: /Connect or disconnect/ }).first())
+  const toggle = page
+    .getByRole('switch', {
+      name: server ? `Connect or disconnect "${server}"` : /Connect or disconnect/,
+    })
+    .first()
+  // The card's header: the innermost element holding the server's switch and id (and its status).
+  const card = server ? page.locator('div').filter({ has: toggle, hasText: server }).last() : page
+  await switchOn(toggle)
   // Either the tab leaves for the authorization server, or connecting settles without it.
   const left = page
     .waitForURL((u) => u.origin !== origin, { timeout })
     .then(() => true)
     .catch(() => false)
   // A wait the navigation away interrupts is not a settled connection: it must not win the race.
-  const settledFirst = connectionSettled(page, timeout).then(
+  const settledFirst = connectionSettled(card, timeout).then(
     () => false,
     () => new Promise<boolean>(() => undefined),
   )
@@ -226,7 +235,7 @@ export async function connectInspector(
     authorizations++
     await completeSignIn(page, { user, done: (u) => u.origin === origin })
   }
-  const status = await connectionSettled(page, timeout)
+  const status = await connectionSettled(card, timeout)
   return { status, authorizations, alert: status === 'Connected' ? '' : await alertText(page) }
 }
 
