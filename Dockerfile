@@ -62,6 +62,10 @@ COPY --from=build /app/proxy/dist proxy/dist
 COPY --from=build /app/gwctl/bin/gwctl.js gwctl/bin/
 COPY --from=build /app/gwctl/dist gwctl/dist
 COPY examples/compose examples/compose
+# The state directory: the broker's default store (SQLite, state.sqlite) lives here; compose.yaml
+# mounts a named volume on it so that a restarted or recreated container keeps its registrations.
+ENV GATEHOUSE_STATE_DIR=/var/lib/gatehouse
+RUN mkdir -p /var/lib/gatehouse && chown node:node /var/lib/gatehouse && chmod 0700 /var/lib/gatehouse
 USER node
 EXPOSE 3000
 CMD ["node", "proxy/bin/gatehouse.js", "-f", "examples/compose/gatehouse.yaml"]

@@ -192,6 +192,9 @@ async function demoIdleRss(): Promise<{ started: number; afterRequests: number }
     config.gateways.default.port = port
     config.backends['mcp-backend'].static.port = backend.port
     config.backends.idp.static.port = Number(new URL(idp.issuer).port)
+    // The demo's broker on the memory store, as the earlier results measured it (the default store,
+    // SQLite, needs node:sqlite, which the machine's Node 20 lacks; docs/auth.md).
+    config.policies['mcp-auth'].traffic.jwtAuthentication.mcp.broker.store = { memory: {} }
     const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-bench-demo-')), 'gatehouse.yaml')
     writeFileSync(file, stringify(config))
     const gh = await startProcess(

@@ -42,11 +42,36 @@ export function curlSteps(urls: DemoUrls): string {
    ${mcpCurl(` -H "authorization: Bearer $BOB"`)}`
 }
 
+/**
+ * The controls of MCP Inspector 2.x's web UI the banner names, in order, as the pinned version
+ * labels them: the banner's text is made of them, and peers/test/inspector.restart.test.ts clicks
+ * them (peers/src/inspector.ts, `addServerThroughUi`), so the steps cannot drift from the UI.
+ */
+export const INSPECTOR_UI = {
+  /** The panel the server list is in. */
+  servers: 'Servers',
+  /** The panel's menu button, and its item that opens the form. */
+  addMenu: 'Add Servers',
+  addManually: '+ Add manually',
+  /** The form's fields: an id of the user's choosing, the transport, the URL. */
+  serverId: 'Server ID',
+  serverIdExample: 'gatehouse',
+  transport: 'Transport',
+  transportChoice: 'streamable-http',
+  url: 'URL',
+  /** The form's submit button. */
+  add: 'Add',
+  /** The server card's switch (its accessible name starts with this). */
+  connect: 'Connect',
+} as const
+
 /** MCP Inspector 2.x's steps to connect to the gateway (the pinned version's web UI). */
 export function inspectorSteps(gateway: string): string {
+  const ui = INSPECTOR_UI
   return `MCP Inspector 2.x:  npx @modelcontextprotocol/inspector   (needs Node >= 22.19)
-     In its web page: Servers -> "+ Add manually" -> transport streamable-http -> URL
-     ${gateway}/mcp -> Add, then turn on the server's Connect switch.
+     In its web page: ${ui.servers} -> "${ui.addMenu}" -> "${ui.addManually}" -> ${ui.serverId} ${ui.serverIdExample}
+     -> ${ui.transport} ${ui.transportChoice} -> ${ui.url} ${gateway}/mcp -> ${ui.add},
+     then turn on ${ui.serverIdExample}'s ${ui.connect} switch (the list also shows Inspector's examples).
      It registers at the gateway; allow it on the gateway's consent page, then sign in at the
      mock IdP's form as alice (tools listed, echo works) or bob (refused with 403).`
 }

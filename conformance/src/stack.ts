@@ -207,7 +207,9 @@ export function gatehouseConfig(
               {
                 providers: [provider('/oauth2/default/v1/keys')],
                 mcp: mcp(ports.broker, f.idp.publicClientId, {
-                  broker: { clientMetadataDocuments: { allowHttp: true } },
+                  // Memory: every run is fresh, and the suite's child may run on a Node without
+                  // node:sqlite (the default store, docs/auth.md).
+                  broker: { clientMetadataDocuments: { allowHttp: true }, store: { memory: {} } },
                   // A loopback resource: the broker's callback (<resource>/oauth/callback) must be
                   // a redirect URI the IdP accepts for its client, and mock-idp's public client
                   // accepts loopback ones (RFC 8252 §7.3). BRK-020… sign in through it.

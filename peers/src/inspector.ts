@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@gatehouse/support'
 import type { Browser, Locator, Page } from 'playwright-core'
+import { INSPECTOR_UI } from '../../scripts/demo-banner.js'
 import { ensureNode22 } from './node22.js'
 import type { PeerOutcome } from './outcome.js'
 import { ROOT } from './paths.js'
@@ -35,6 +36,18 @@ export interface InspectorWeb {
   stop(): Promise<void>
 }
 
+/** Options of {@link startInspectorWeb}. */
+export interface InspectorWebOptions {
+  /**
+   * Its HOME and storage directory, kept by {@link InspectorWeb.stop} (the caller's: a second
+   * Inspector on it finds the first one's servers and OAuth state). Default: a temporary one,
+   * removed on stop.
+   */
+  home?: string
+  /** Where it keeps OAuth secrets (`MCP_INSPECTOR_SECRET_STORE`). Default `memory`. */
+  secretStore?: 'memory' | 'file'
+}
+
 /** The line the Inspector prints once it listens. */
 const READY = 'MCP Inspector Web is up and running'
 
@@ -44,33 +57,35 @@ const READY = 'MCP Inspector Web is up and running'
  * token (`MCP_INSPECTOR_API_TOKEN`, what its banner URL carries), no browser opened, secrets in
  * memory and its storage in a temporary directory.
  */
-export async function startInspectorWeb(serverUrl: string): Promise<InspectorWeb> {
+export async function startInspectorWeb(
+  serverUrl: string | undefined,
+  options: InspectorWebOptions = {},
+): Promise<InspectorWeb> {
   const node = ensureNode22()
-  const home = mkdtempSync(join(tmpdir(), 'gatehouse-inspector-'))
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'gatehouse-inspector-'))
+  const owned = options.home === undefined
+  // Without a server URL it starts with an empty list: the server is added in its UI.
+  const server = serverUrl ? ['--transport', 'http', '--server-url', serverUrl] : []
   const token = randomBytes(24).toString('hex')
   for (let attempt = 1; ; attempt++) {
     const port = await freePort()
-    const child = spawn(
-      node,
-      [INSPECTOR_BIN, '--web', '--transport', 'http', '--server-url', serverUrl],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          CLIENT_PORT: String(port),
-          HOST: '127.0.0.1',
-          MCP_SANDBOX_PORT: '0',
-          MCP_APP_ORIGIN_PORT: '0',
-          MCP_AUTO_OPEN_ENABLED: 'false',
-          MCP_INSPECTOR_API_TOKEN: token,
-          MCP_INSPECTOR_SECRET_STORE: 'memory',
-          MCP_STORAGE_DIR: join(home, 'storage'),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own process group, so stop() ends whatever it started too.
-        detached: true,
+    const child = spawn(node, [INSPECTOR_BIN, '--web', ...server], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        CLIENT_PORT: String(port),
+        HOST: '127.0.0.1',
+        MCP_SANDBOX_PORT: '0',
+        MCP_APP_ORIGIN_PORT: '0',
+        MCP_AUTO_OPEN_ENABLED: 'false',
+        MCP_INSPECTOR_API_TOKEN: token,
+        MCP_INSPECTOR_SECRET_STORE: options.secretStore ?? 'memory',
+        MCP_STORAGE_DIR: join(home, 'storage'),
       },
-    )
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so stop() ends whatever it started too.
+      detached: true,
+    })
     let output = ''
     const ready = new Promise<boolean>((resolve) => {
       const onData = (chunk: Buffer) => {
@@ -89,13 +104,13 @@ export async function startInspectorWeb(serverUrl: string): Promise<InspectorWeb
         output: () => output,
         async stop() {
           await stopGroup(child)
-          rmSync(home, { recursive: true, force: true })
+          if (owned) rmSync(home, { recursive: true, force: true })
         },
       }
     }
     // Another process took the port between freePort() and the Inspector's listen: try another.
     if (!output.includes('PORT IS IN USE') || attempt >= 5) {
-      rmSync(home, { recursive: true, force: true })
+      if (owned) rmSync(home, { recursive: true, force: true })
       throw new Error(
         `MCP Inspector did not start (exit ${child.exitCode}): ${output.slice(-1500)}`,
       )
@@ -126,7 +141,7 @@ export interface InspectorRunOptions {
 }
 
 /** The server card's status once connecting settled, and the alert the UI showed, if any. */
-async function connectionSettled(page: Page, timeout: number): Promise<string> {
+async function connectionSettled(page: Page | Locator, timeout: number): Promise<string> {
   const connected = page.getByText('Connected', { exact: true })
   const failed = page.getByText('Failed', { exact: true })
   await connected.or(failed).first().waitFor({ timeout })
@@ -156,24 +171,11 @@ export async function runInspectorWeb(options: InspectorRunOptions): Promise<Pee
     const page = await context.newPage()
     page.setDefaultTimeout(timeout)
     await page.goto(options.inspector.url)
-    await switchOn(page.getByRole('switch', { name: /Connect or disconnect/ }).first())
-    // Either the tab leaves for the authorization server, or connecting settles without it.
-    const left = page
-      .waitForURL((u) => u.origin !== origin, { timeout })
-      .then(() => true)
-      .catch(() => false)
-    // A wait the navigation away interrupts is not a settled connection: it must not win the race.
-    const settledFirst = connectionSettled(page, timeout).then(
-      () => false,
-      () => new Promise<boolean>(() => undefined),
-    )
-    if (await Promise.race([left, settledFirst])) {
-      authorizations++
-      await completeSignIn(page, { user: options.user, done: (u) => u.origin === origin })
-    }
-    const status = await connectionSettled(page, timeout)
+    const connected = await connectInspector(page, origin, options.user, timeout)
+    authorizations += connected.authorizations
+    const status = connected.status
     if (status !== 'Connected') {
-      return outcome({ error: `Inspector: ${status}. ${await alertText(page)}`.trim() })
+      return outcome({ error: `Inspector: ${status}. ${connected.alert}`.trim() })
     }
     await page.getByText('Tools', { exact: true }).first().click()
     const heading = page.getByText(/^Tools \(\d+\)$/).first()
@@ -196,6 +198,65 @@ export async function runInspectorWeb(options: InspectorRunOptions): Promise<Pee
   } finally {
     await context.close()
   }
+}
+
+/**
+ * Turns a server's Connect switch on (`server`: its id; default the first server's) and, when the
+ * tab is sent to the authorization server, completes consent and sign-in as `user`; resolves with
+ * the status that server's card settled on.
+ */
+export async function connectInspector(
+  page: Page,
+  origin: string,
+  user: string,
+  timeout: number,
+  server?: string,
+): Promise<{ status: string; authorizations: number; alert: string }> {
+  const toggle = page
+    .getByRole('switch', {
+      name: server ? `Connect or disconnect "${server}"` : /Connect or disconnect/,
+    })
+    .first()
+  // The card's header: the innermost element holding the server's switch and id (and its status).
+  const card = server ? page.locator('div').filter({ has: toggle, hasText: server }).last() : page
+  await switchOn(toggle)
+  // Either the tab leaves for the authorization server, or connecting settles without it.
+  const left = page
+    .waitForURL((u) => u.origin !== origin, { timeout })
+    .then(() => true)
+    .catch(() => false)
+  // A wait the navigation away interrupts is not a settled connection: it must not win the race.
+  const settledFirst = connectionSettled(card, timeout).then(
+    () => false,
+    () => new Promise<boolean>(() => undefined),
+  )
+  let authorizations = 0
+  if (await Promise.race([left, settledFirst])) {
+    authorizations++
+    await completeSignIn(page, { user, done: (u) => u.origin === origin })
+  }
+  const status = await connectionSettled(card, timeout)
+  return { status, authorizations, alert: status === 'Connected' ? '' : await alertText(page) }
+}
+
+/**
+ * Adds a Streamable HTTP server in the UI the way the demo banner says (scripts/demo-banner.ts,
+ * `INSPECTOR_UI`: the same labels, in the same order), instead of starting the Inspector with it.
+ */
+export async function addServerThroughUi(page: Page, url: string): Promise<void> {
+  const ui = INSPECTOR_UI
+  await page.getByText(ui.servers, { exact: true }).first().waitFor()
+  await page.getByRole('button', { name: ui.addMenu }).click()
+  await page.getByRole('menuitem', { name: ui.addManually }).click()
+  await page.getByRole('textbox', { name: ui.serverId }).fill(ui.serverIdExample)
+  await page.getByRole('textbox', { name: ui.transport }).click()
+  await page.getByRole('option', { name: ui.transportChoice, exact: true }).click()
+  await page.getByRole('textbox', { name: ui.url, exact: true }).fill(url)
+  await page.getByRole('button', { name: ui.add, exact: true }).click()
+  await page
+    .getByRole('switch', { name: new RegExp(`^${ui.connect}`) })
+    .first()
+    .waitFor()
 }
 
 /** The text of the UI's alert (e.g. "Re-authentication required …"), if one shows. */

@@ -20,6 +20,9 @@ Options:
                       documents, kind: List, or a directory of them); repeatable.
                       \${ENV} and \${ENV:-default} are substituted
       --api-group <g> API group of GatewayBackend and GatewayPolicy (default gateway.example.dev)
+      --state-dir <d> where broker policies without a store block keep their state
+                      (<d>/state.sqlite; default $GATEHOUSE_STATE_DIR, else .gatehouse
+                      beside the first -f path)
       --validate      check the configuration file and exit: 0 valid, 1 invalid or when a
                       resource would not be served as written (a reference to nothing)
       --strict        with --validate: exit 1 on any warning too
@@ -39,6 +42,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   let values: {
     file?: string[]
     'api-group'?: string
+    'state-dir'?: string
     validate?: boolean
     strict?: boolean
     version?: boolean
@@ -50,6 +54,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       options: {
         file: { type: 'string', short: 'f', multiple: true },
         'api-group': { type: 'string' },
+        'state-dir': { type: 'string' },
         validate: { type: 'boolean' },
         strict: { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
@@ -99,9 +104,18 @@ export async function run(argv: readonly string[]): Promise<number> {
           inputs: await primary.call<ConfigInput[]>('config.inputs', []),
         })
       const source = await loadConfig()
+      const { stateDirOf } = await import('./config/state-dir.js')
+      const stateDir = stateDirOf(files, values['state-dir'])
       const { startGatehouse } = await import('./index.js')
       return await serveWorker(() =>
-        startGatehouse({ config: source.config, configFile: label, source, loadConfig, primary }),
+        startGatehouse({
+          config: source.config,
+          configFile: label,
+          source,
+          loadConfig,
+          primary,
+          stateDir,
+        }),
       )
     }
     const source = await loadConfigSources(values.file, loadOptions)
@@ -138,6 +152,8 @@ export async function run(argv: readonly string[]): Promise<number> {
       return 0
     }
     requireListener(config, label)
+    const { stateDirOf } = await import('./config/state-dir.js')
+    const stateDir = stateDirOf(values.file, values['state-dir'])
     // Compiled (and its issues located) by the running proxy when it applies the result.
     const loadConfig = () => loadConfigSources(values.file as string[], loadOptions)
     const { workerCount } = await import('./config/workers.js')
@@ -159,12 +175,14 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     const { startGatehouse } = await import('./index.js')
     return await serve(
-      () => startGatehouse({ config, configFile: label, source, loadConfig }),
+      () => startGatehouse({ config, configFile: label, source, loadConfig, stateDir }),
       values.file,
     )
   } catch (err) {
-    if (err instanceof GatehouseError) {
-      process.stderr.write(`gatehouse: ${err.message}\n`)
+    // A broker store file that cannot be used (SqliteStoreError, matched by name so that this
+    // module does not load the store): its message says what was wrong and what to do.
+    if (err instanceof GatehouseError || (err as Error)?.name === 'SqliteStoreError') {
+      process.stderr.write(`gatehouse: ${(err as Error).message}\n`)
       return 1
     }
     process.stderr.write(`gatehouse: unexpected error: ${(err as Error).stack ?? String(err)}\n`)

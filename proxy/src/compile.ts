@@ -179,6 +179,8 @@ export interface SnapshotServices {
    * workers' limits admit their configured number in total. Absent: each route keeps its own.
    */
   sharedBuckets?: SharedBuckets | undefined
+  /** Where brokers without a `store` block keep their SQLite file (`StartOptions.stateDir`). */
+  stateDir?: string | undefined
 }
 
 /**

@@ -52,6 +52,14 @@ export interface StartOptions {
    * validated, compile checks included). Without it, a reload fails and says so.
    */
   loadConfig?: () => Promise<ConfigSource>
+  /**
+   * The state directory: a broker policy without a `store` block keeps its state in
+   * `<stateDir>/state.sqlite` (created 0700/0600; needs node:sqlite, Node.js 22.5+). `gatehouse`
+   * sets it from `--state-dir`, `$GATEHOUSE_STATE_DIR`, or `.gatehouse` beside the first `-f`
+   * file. Absent (the library used without a configuration file), such a broker keeps its state
+   * in memory, lost on restart.
+   */
+  stateDir?: string
   /** Bind every gateway to a free port instead of the configured one (tests). Default false. */
   ephemeralPorts?: boolean
   /**
@@ -184,6 +192,7 @@ interface Services {
   sharedBuckets: SharedBuckets | undefined
   startedAt: Date
   clock: ConditionClock
+  stateDir: string | undefined
 }
 
 interface AdminHandle {
@@ -235,6 +244,7 @@ async function startServices(options: StartOptions, logging: Logging): Promise<S
       : undefined,
     startedAt: new Date(),
     clock: new ConditionClock(),
+    stateDir: options.stateDir,
   }
   if (options.source) logFindings(configLog, options.source)
   else {

@@ -38,6 +38,8 @@ export interface LiveRuntimeServices {
    * requests under `ui.path` before the pipeline sees them.
    */
   gatewayUi?: GatewayUi | undefined
+  /** Where brokers without a `store` block keep their SQLite file (reloads included). */
+  stateDir: string | undefined
 }
 
 interface OpenListener {

@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { freePort } from '@gatehouse/support'
 import { describe, expect, it } from 'vitest'
+import { sqliteAvailable } from '../src/store/sqlite.js'
 
 /** The command from source, through tsx (the bin runs the build; scripts/test checks that). */
 const GATEHOUSE = [
@@ -19,9 +20,10 @@ const GATEHOUSE = [
 function gatehouse(
   args: string[],
   env: NodeJS.ProcessEnv = {},
+  nodeFlags: string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...GATEHOUSE, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, ...GATEHOUSE, ...args], {
       env: { ...process.env, ...env },
     })
     let stdout = ''
@@ -122,6 +124,24 @@ describe('gatehouse CLI', () => {
     const unknown = await gatehouse(['--bogus'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain("Unknown option '--bogus'")
+  })
+
+  it('refuses to start a broker on the default store without node:sqlite, saying how to fix it (no fallback to memory)', async () => {
+    const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
+    const path = file(readFileSync(example, 'utf8'))
+    // This Node without node:sqlite: Node 20 as it is, Node 22+ with the module switched off.
+    const r = await gatehouse(
+      ['-f', path],
+      {},
+      sqliteAvailable() ? ['--no-experimental-sqlite'] : [],
+    )
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('needs node:sqlite')
+    expect(r.stderr).toContain('Node.js 22.5 or later')
+    expect(r.stderr).toContain('store: {memory: {}}')
+    expect(r.stderr).not.toContain('unexpected error')
+    expect(r.stdout).not.toContain('gatehouse listening')
+    expect(existsSync(join(dirname(path), '.gatehouse', 'state.sqlite'))).toBe(false)
   })
 
   it('exits 1 with a clear message when the gateway port is taken, leaving nothing running', async () => {

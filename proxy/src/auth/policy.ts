@@ -111,6 +111,7 @@ class CompiledPolicy implements AuthPolicy {
           discovery: this.#discovery,
           orgUpstream,
           log: ctx.logging.logger('proxy::auth::mcp'),
+          stateDir: ctx.stateDir,
         })
       }
       this.#oauth = new OAuthEndpoints({

@@ -65,6 +65,8 @@ export interface BrokerInputs {
   discovery: DiscoveryCache
   orgUpstream: Upstream | undefined
   log: pino.Logger
+  /** Where a broker without a `store` block keeps its SQLite file (`StartOptions.stateDir`). */
+  stateDir?: string | undefined
 }
 
 /** What the auth layer needs from the rest of the proxy. */
@@ -77,6 +79,8 @@ export interface AuthContext {
   tasks: TaskRegistry
   /** Builds broker mode for a policy with `mcp.broker` (set by `compile.ts`). */
   createBroker?: ((inputs: BrokerInputs) => BrokerExtension) | undefined
+  /** The state directory of the default broker store (`StartOptions.stateDir`). */
+  stateDir?: string | undefined
   /**
    * The CEL compiler of the compilation the policy belongs to (`CompiledConfig.cel`), holding the
    * programs `compile` checked. Absent: the policy compiles its expressions with its own.

@@ -11,7 +11,12 @@ import type { Upstream } from '../http/upstream.js'
 import type { BrokerStore } from '../store/types.js'
 import { ClientMetadataDocuments } from './client-metadata.js'
 import { ClientRegistry } from './clients.js'
-import { createStore, type PersistentStore } from './store.js'
+import {
+  type BrokerStoreConfig,
+  createStore,
+  effectiveStore,
+  type PersistentStore,
+} from './store.js'
 
 /** The path of every broker endpoint below the issuer (broker-design.md). */
 export const BROKER_PATHS = {
@@ -40,7 +45,8 @@ export interface BrokerUrls {
 
 /** Everything a broker endpoint needs. */
 export interface BrokerContext {
-  readonly config: BrokerConfig
+  /** The policy's broker block, its store resolved ({@link effectiveStore}). */
+  readonly config: BrokerConfig & { store: BrokerStoreConfig }
   readonly mcp: McpAuthConfig
   readonly urls: BrokerUrls
   /** The resource clients must name (`resource`, RFC 8707): `mcp.resourceMetadata.resource`. */
@@ -69,6 +75,8 @@ export interface BrokerContextOptions {
   discovery: DiscoveryCache
   orgUpstream: Upstream | undefined
   log: pino.Logger
+  /** The state directory of the default store ({@link effectiveStore}). */
+  stateDir?: string | undefined
 }
 
 /** The issuer and endpoint URLs for a resource (RFC 8414 §3, §3.3). */
@@ -91,7 +99,7 @@ export function brokerUrls(resource: string): BrokerUrls {
 
 /** Builds the context of one policy's broker (its store is opened lazily by the store itself). */
 export function createBrokerContext(o: BrokerContextOptions): BrokerContext {
-  const config = o.mcp.broker
+  const config = { ...o.mcp.broker, store: effectiveStore(o.mcp.broker.store, o.stateDir) }
   const store = createStore(config.store)
   const cimd = config.clientMetadataDocuments
   const clients = new ClientRegistry({

@@ -19,10 +19,12 @@ export function createBroker(inputs: BrokerInputs): BrokerExtension {
     discovery: inputs.discovery,
     orgUpstream: inputs.orgUpstream,
     log: inputs.log,
+    stateDir: inputs.stateDir,
   })
   const endpoints = new BrokerEndpoints(ctx)
   // A store that persists keeps the MCP session bindings of this policy's routes too.
-  const persists = !('memory' in ctx.config.store)
+  const store = ctx.config.store
+  const persists = !('memory' in store)
   return {
     sessions: persists ? new StoredSessionBindings({ store: ctx.store }) : undefined,
     issuer: ctx.urls.issuer,
@@ -31,8 +33,7 @@ export function createBroker(inputs: BrokerInputs): BrokerExtension {
     dump: () => ({
       issuer: ctx.urls.issuer,
       upstreamClientId: ctx.idp.clientId,
-      store:
-        'redis' in ctx.config.store ? 'redis' : 'sqlite' in ctx.config.store ? 'sqlite' : 'memory',
+      store: 'redis' in store ? 'redis' : 'sqlite' in store ? 'sqlite' : 'memory',
     }),
   }
 }

@@ -1,9 +1,36 @@
-/** The broker store a policy's `mcp.broker.store` names: memory (default), SQLite or Redis. */
-import { resolve } from 'node:path'
+/**
+ * The broker store a policy's `mcp.broker.store` names: memory, SQLite or Redis; without one,
+ * SQLite in the state directory (docs/auth.md, "Where the broker keeps its state").
+ */
+import { join, resolve } from 'node:path'
+import { BrokerMemoryStoreSchema, BrokerSqliteStoreSchema } from '../config/schema/broker.js'
 import type { BrokerConfig } from '../config/schema.js'
 import { MemoryStore } from '../store/memory.js'
 import { SqliteStore } from '../store/sqlite.js'
 import type { BrokerStore } from '../store/types.js'
+
+/** A `store` block as validated (one of memory, sqlite, redis). */
+export type BrokerStoreConfig = NonNullable<BrokerConfig['store']>
+
+/** The file of the default store in a state directory. */
+export const DEFAULT_STORE_FILE = 'state.sqlite'
+
+/**
+ * The store a broker uses: the configured one; without a `store` block, SQLite in
+ * `<stateDir>/state.sqlite`. A process given no state directory (the library API used without
+ * `stateDir`, where there is no configuration file to put the state beside) keeps the state in
+ * memory; the `gatehouse` command always has one.
+ */
+export function effectiveStore(
+  configured: BrokerConfig['store'],
+  stateDir: string | undefined,
+): BrokerStoreConfig {
+  if (configured) return configured
+  if (stateDir !== undefined) {
+    return { sqlite: BrokerSqliteStoreSchema.parse({ path: join(stateDir, DEFAULT_STORE_FILE) }) }
+  }
+  return { memory: BrokerMemoryStoreSchema.parse({}) }
+}
 
 /** A store that can keep a value across restarts (the broker's signing key). */
 export interface PersistentStore extends BrokerStore {
@@ -49,7 +76,7 @@ function sharedSqlite(path: string, maxEntries: number): PersistentStore {
  * Redis client is imported then too: a proxy without a Redis store never loads it (about 8 MiB of
  * heap, issue 26).
  */
-export function createStore(config: BrokerConfig['store']): BrokerStore {
+export function createStore(config: BrokerStoreConfig): BrokerStore {
   if ('redis' in config) {
     const r = config.redis
     let opened: Promise<BrokerStore> | undefined

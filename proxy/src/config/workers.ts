@@ -23,7 +23,7 @@ export function workerIssues(config: Readonly<GatehouseConfig>): ConfigIssue[] {
   for (const [name, policy] of Object.entries(config.policies)) {
     const broker = policy.traffic.jwtAuthentication?.mcp?.broker
     // Memory is per process; a SQLite file is locked by one process.
-    if (broker && !('redis' in broker.store)) {
+    if (broker && !(broker.store && 'redis' in broker.store)) {
       issues.push({
         path: `policies.${name}.traffic.jwtAuthentication.mcp.broker.store`,
         message: `config.workers is ${w}: each worker would keep its own broker state, and a client that authorizes on one worker would be unknown to the next. Use store.redis (with a fixed broker.secret) so that the workers share it, or set config.workers: 1`,

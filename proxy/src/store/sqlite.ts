@@ -86,7 +86,7 @@ export function loadSqlite(): DatabaseConstructor {
     return loaded
   } catch (err) {
     throw new SqliteStoreError(
-      `the SQLite store needs node:sqlite, which Node.js ${process.version} does not have (it needs Node.js 22.5 or later): run gatehouse on Node 22 or 24 (the repository ships them: node_modules/node-lts-22/bin/node), or configure store: {memory: {}} or store: {redis: …}`,
+      `the SQLite store (the broker's default store when no store is configured) needs node:sqlite, which Node.js ${process.version} does not have (it needs Node.js 22.5 or later): run gatehouse on Node 22 or 24 (the repository ships them: npm start and the installed commands use node_modules/node-lts-22/bin/node), or configure mcp.broker.store: {memory: {}} (state lost on restart) or store: {redis: …}`,
       { cause: err },
     )
   } finally {

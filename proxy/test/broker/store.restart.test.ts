@@ -7,11 +7,14 @@
  * MCP backend, redis-server, and gatehouse as a child process stopped with SIGTERM and started
  * again on the same port.
  *
+ * The same on the default store (no `store` block: SQLite in `.gatehouse/state.sqlite` beside
+ * the configuration file), which is what `npm start` and a plain `gatehouse -f` run.
+ *
  * The SQLite store needs node:sqlite (Node 22.5+): on an older Node the gatehouse child runs on
  * the repository's Node 22 package (ci/node-lts.ts), or the SQLite case is skipped saying so.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -112,7 +115,11 @@ class Gatehouse {
   }
 }
 
-async function gatehouse(node: string, store: Record<string, unknown>, secret?: string) {
+async function gatehouse(
+  node: string,
+  store: Record<string, unknown> | undefined,
+  secret?: string,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-restart-'))
   dirs.push(dir)
   const port = await freePort()
@@ -121,7 +128,7 @@ async function gatehouse(node: string, store: Record<string, unknown>, secret?: 
     backendPort: backend.port,
     issuer: idp.issuer,
     resource: `http://127.0.0.1:${port}/mcp`,
-    broker: { store, ...(secret ? { secret } : {}) },
+    broker: { ...(store ? { store } : {}), ...(secret ? { secret } : {}) },
   })
   const file = join(dir, 'gatehouse.yaml')
   writeFileSync(
@@ -293,6 +300,24 @@ describe.skipIf(sqliteSkip !== undefined)(
       const path = join(mkdtempSync(join(tmpdir(), 'gatehouse-restart-db-')), 'state.db')
       dirs.push(path.replace(/\/state\.db$/, ''))
       return (await gatehouse(node as string, { sqlite: { path } })).gh
+    })
+  },
+)
+
+describe.skipIf(sqliteSkip !== undefined)(
+  `gatehouse restarted on the default store (no store configured: SQLite beside the configuration)${sqliteSkip ? ` (skipped: ${sqliteSkip})` : ''}`,
+  () => {
+    let dir = ''
+    restartCases(async () => {
+      const started = await gatehouse(node as string, undefined)
+      dir = started.dir
+      return started.gh
+    })
+
+    it('keeps the state in .gatehouse/state.sqlite beside the configuration file, 0600', () => {
+      const file = join(dir, '.gatehouse', 'state.sqlite')
+      expect(existsSync(file)).toBe(true)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
     })
   },
 )

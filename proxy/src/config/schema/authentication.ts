@@ -192,7 +192,7 @@ export const McpAuthSchema = z
         `required with tokenEndpointAuthMethod ${client.tokenEndpointAuthMethod}; write it as \${VAR}`,
       )
     }
-    if ('redis' in broker.store && !broker.secret) {
+    if (broker.store && 'redis' in broker.store && !broker.secret) {
       issue(
         ['secret'],
         'required with store.redis: every replica must sign state and cookies with the same key (e.g. `openssl rand -base64 32`, passed as ${VAR})',

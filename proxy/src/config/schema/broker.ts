@@ -199,7 +199,7 @@ export const BrokerSqliteStoreSchema = z.strictObject({
     .string()
     .min(1)
     .describe(
-      'The database file (relative to the working directory), created 0600 with its directory; one gatehouse process per file. Needs Node.js 22.5+ (node:sqlite).',
+      'The database file (relative to the working directory), created 0600 with its directory; one gatehouse process per file. Needs Node.js 22.5+ (node:sqlite). Without a store block the gatehouse command uses <state directory>/state.sqlite (docs/auth.md, "Where the broker keeps its state").',
     ),
   maxEntries: count(100, 100_000_000)
     .default(100_000)
@@ -230,7 +230,7 @@ export const BrokerStoreSchema = z
     },
   )
   .describe(
-    'State (registered clients, pending authorizations, codes, grants, consents, CIMD cache): memory (one replica, lost on restart), sqlite (one replica, kept across restarts) or redis (several replicas behind a load balancer, kept as long as Redis keeps it).',
+    'State (registered clients, pending authorizations, codes, grants, consents, CIMD cache): memory (one replica, lost on restart), sqlite (one replica, kept across restarts) or redis (several replicas behind a load balancer, kept as long as Redis keeps it). Default (no store block): SQLite in the state directory, <state directory>/state.sqlite, where the state directory is --state-dir, else $GATEHOUSE_STATE_DIR, else .gatehouse beside the first -f file (needs Node.js 22.5+; gatehouse refuses to start without node:sqlite rather than keep state in memory).',
   )
 
 /** `jwtAuthentication.mcp.broker`. */
@@ -242,12 +242,12 @@ export const BrokerSchema = z
       .min(32, { message: 'expected at least 32 characters (e.g. `openssl rand -base64 32`)' })
       .optional()
       .describe(
-        'Key that signs state, CSRF tokens and consent cookies (HMAC-SHA256), at least 32 characters; write it as ${VAR}. Default: random at start (fine for one replica with the memory store; required with store.redis so that replicas agree).',
+        'Key that signs state, CSRF tokens and consent cookies (HMAC-SHA256), at least 32 characters; write it as ${VAR}. Default: random, kept in the SQLite store (the default) so that it survives a restart; with store.memory random at start; required with store.redis so that replicas agree.',
       ),
     registration: BrokerRegistrationSchema.prefault({}),
     clientMetadataDocuments: BrokerClientMetadataDocumentsSchema.prefault({}),
     authorization: BrokerAuthorizationSchema.prefault({}),
-    store: BrokerStoreSchema.prefault({ memory: {} }),
+    store: BrokerStoreSchema.optional(),
   })
   .describe(
     'Broker mode (provider BridgedIdp): the gateway is the authorization server MCP clients see (issuer <resource>, its own authorize, token and registration endpoints under <resource>/oauth/) and the IdP client towards the IdP. Absent: the pass-through behaviour of the seed.',

@@ -23,9 +23,10 @@ function messages(broker: Record<string, unknown>, extra: Record<string, unknown
 const MCP = 'policies.mcp-auth.traffic.jwtAuthentication.mcp.broker'
 
 describe('mcp.broker configuration', () => {
-  it('fills every default from an empty block, with the memory store', () => {
+  it('fills every default from an empty block, leaving the store to the state directory', () => {
     const broker = parse({}).policies['mcp-auth']?.traffic.jwtAuthentication?.mcp?.broker
-    expect(broker?.store).toEqual({ memory: { maxEntries: 10_000 } })
+    // No store block: SQLite in the state directory (broker/store.ts, effectiveStore).
+    expect(broker?.store).toBeUndefined()
     expect(broker?.upstreamClient.scopes).toContain('openid')
     expect(broker?.clientMetadataDocuments).toMatchObject({
       enabled: true,
