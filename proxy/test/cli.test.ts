@@ -274,7 +274,7 @@ describe('gatehouse CLI with Kubernetes manifests', () => {
     // The route is not served as written (its Gateway is missing): that is not valid.
     expect(validate.code).toBe(1)
     expect(validate.stderr).toContain(
-      'gatehouse: warning: ConfigMap default/cm (v1): not a kind gatehouse reads',
+      "gatehouse: warning: ConfigMap default/cm (v1): not named by an HTTPS listener's certificateRefs or a BackendTLSPolicy's caCertificateRefs; skipped",
     )
     expect(validate.stderr).toContain(
       'gatehouse: error: HTTPRoute default/mcp parent gateway-system/gateway: Accepted False (NoMatchingParent): Gateway gateway-system/gateway not found',
