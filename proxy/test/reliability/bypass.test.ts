@@ -35,8 +35,9 @@ beforeAll(async () => {
   })
   config.routes = {
     ...config.routes,
-    healthz: { rules: [open('Exact', '/healthz')] },
-    site: { rules: [open('PathPrefix', '/')] },
+    // Public on purpose: the unprotected routes a bypass would reach.
+    healthz: { rules: [open('Exact', '/healthz')], allowUnauthenticated: true },
+    site: { rules: [open('PathPrefix', '/')], allowUnauthenticated: true },
   }
   gh = await startTestGatehouse(config as GatehouseConfigInput)
   port = Number(new URL(gh.url).port)
