@@ -24,7 +24,7 @@ COPY mutation/package.json mutation/
 FROM manifests AS build
 RUN npm ci --ignore-scripts
 COPY tsconfig.json ./
-COPY scripts/build.ts scripts/build-config.ts scripts/
+COPY scripts/build.ts scripts/build-config.ts scripts/build-ui.ts scripts/
 COPY proxy proxy
 COPY mock-idp mock-idp
 COPY mock-mcp mock-mcp
