@@ -94,6 +94,22 @@ describe('gatehouse CLI', () => {
     expect(start.stderr).toContain(`${path}: `)
   })
 
+  it('--validate exits 1 on more routes than config.maxRoutes, naming the count and the limit', async () => {
+    const route = (i: number) =>
+      `  r${i}: { allowUnauthenticated: true, rules: [{ matches: [{ path: { type: PathPrefix, value: /t${i} } }], backendRefs: [{ name: b }] }] }`
+    const text = `config: { maxRoutes: 2 }
+gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
+routes:
+${[0, 1, 2].map(route).join('\n')}
+`
+    const r = await gatehouse(['--validate', '-f', file(text)])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('routes: 3 routes is more than config.maxRoutes (2)')
+    expect(r.stderr).toContain('raise config.maxRoutes')
+    expect(r.stdout).not.toContain('configuration is valid')
+  })
+
   it('exits 1 naming the path of a CEL expression that does not type-check (issue #15 item 6)', async () => {
     const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
     const typo = readFileSync(example, 'utf8')

@@ -11,6 +11,7 @@ import { checkReferences } from './cross-references.js'
 import { substituteScalars } from './env.js'
 import { formatZodIssues, hideUnknownKey } from './issues.js'
 import { readConfigInputs } from './read-input.js'
+import { rawRouteCount, rawRouteLimit, routeCountIssues } from './route-limit.js'
 import { type GatehouseConfig, GatehouseConfigSchema } from './schema.js'
 import { workerIssues } from './workers.js'
 import { documentIssues, documentValue, yamlOptions } from './yaml.js'
@@ -77,7 +78,7 @@ export function validateDocument(
 }
 
 /**
- * Validates a parsed configuration (the schema, then cross-references) and freezes it: the one
+ * Validates a parsed configuration (its route count, the schema, then cross-references) and freezes it: the one
  * validation every source goes through (the standalone file, translated Kubernetes resources).
  * @param locate - adds where an issue was written (a line, a resource) to its message; an issue
  * it maps to `undefined` is dropped
@@ -92,6 +93,11 @@ export function validateConfig(
       const at = locate(issue)
       return at ? [hideUnknownKey(issue, at)] : []
     })
+  // config.maxRoutes before the schema: the validation and the compile are what a large
+  // configuration costs (./route-limit.ts).
+  const rawObject = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : {}
+  const tooMany = routeCountIssues(rawRouteCount(rawObject.routes), rawRouteLimit(rawObject.config))
+  if (tooMany.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', tooMany, file)
   const result = GatehouseConfigSchema.safeParse(raw, { reportInput: true })
   if (!result.success) {
     throw new ConfigError('GW_ERR_CONFIG_INVALID', located(formatZodIssues(result.error)), file)

@@ -32,6 +32,17 @@ export const AdminAddrSchema = z
 /** Most data-plane processes `config.workers` may ask for. */
 export const MAX_WORKERS = 64
 
+/**
+ * Default of `config.maxRoutes`: routes one configuration may hold. Measured with
+ * `npm run bench:scale` (bench/RESULTS.md): a reload of 10,000 routes costs some 100-200 MiB, and
+ * 20,000 about twice that; far beyond it a configuration is more likely a mistake (a generator
+ * run away) than a deployment.
+ */
+export const DEFAULT_MAX_ROUTES = 20_000
+
+/** The highest `config.maxRoutes` accepted. */
+export const MAX_ROUTES_CEILING = 1_000_000
+
 /** `config.workers`: how many data-plane processes serve the gateways. */
 export const Workers = z
   .union([z.int().min(1).max(MAX_WORKERS), z.literal('auto')])
@@ -89,6 +100,19 @@ export const ProcessConfigSchema = z
         'Initial log filter: error, warn, info, debug, trace, or per-module "info,proxy::httpproxy=trace".',
       ),
     workers: Workers.default(1),
+    maxRoutes: z
+      .int()
+      .min(1)
+      .max(MAX_ROUTES_CEILING)
+      .default(DEFAULT_MAX_ROUTES)
+      .describe(
+        `Most routes (entries of routes, or HTTPRoutes) one configuration may hold, 1-${MAX_ROUTES_CEILING}. ` +
+          `Default ${DEFAULT_MAX_ROUTES}. A configuration with more is refused at load, on reload ` +
+          '(the running one keeps serving) and by --validate, before it is validated or compiled, ' +
+          'with the count and the limit: raise it only with the memory to match (each route of a ' +
+          'large configuration costs some 10-20 KiB while a reload holds two configurations; ' +
+          'bench/RESULTS.md, "bench:scale"). Applies on reload too.',
+      ),
     redactHeaders: RedactHeadersSchema.default([]),
     drainTimeout: duration('0s', '1h')
       .prefault('10s')
