@@ -98,12 +98,12 @@ export async function run(argv: readonly string[]): Promise<number> {
       const primary = new IpcPeer(process as unknown as IpcEndpoint)
       const label = values.file.join(', ')
       const files = values.file
+      const inputs = () => primary.call<ConfigInput[]>('config.inputs', [])
+      const source = await loadConfigSources(files, { ...loadOptions, inputs: await inputs() })
+      // A reload parses and validates on a worker thread, so the data plane keeps answering.
+      const { loadConfigSourcesOffThread } = await import('./config/load-thread.js')
       const loadConfig = async () =>
-        loadConfigSources(files, {
-          ...loadOptions,
-          inputs: await primary.call<ConfigInput[]>('config.inputs', []),
-        })
-      const source = await loadConfig()
+        loadConfigSourcesOffThread(files, { ...loadOptions, inputs: await inputs() })
       const { stateDirOf } = await import('./config/state-dir.js')
       const stateDir = stateDirOf(files, values['state-dir'])
       const { startGatehouse } = await import('./index.js')
@@ -154,8 +154,11 @@ export async function run(argv: readonly string[]): Promise<number> {
     requireListener(config, label)
     const { stateDirOf } = await import('./config/state-dir.js')
     const stateDir = stateDirOf(values.file, values['state-dir'])
-    // Compiled (and its issues located) by the running proxy when it applies the result.
-    const loadConfig = () => loadConfigSources(values.file as string[], loadOptions)
+    // Compiled (and its issues located) by the running proxy when it applies the result. Read,
+    // parsed and validated on a worker thread, so that requests are answered meanwhile
+    // (docs/reliability.md, "Large configurations").
+    const { loadConfigSourcesOffThread } = await import('./config/load-thread.js')
+    const loadConfig = () => loadConfigSourcesOffThread(values.file as string[], loadOptions)
     const { workerCount } = await import('./config/workers.js')
     const workers = workerCount(config)
     if (workers > 1) {

@@ -1,7 +1,7 @@
 /**
  * Reload tests' harness: backends that answer with their name (and can hold a response open),
  * configuration directories written by the test, and a gatehouse started from one with the same
- * reload path the CLI wires (loadConfigSources + compile checks).
+ * reload path the CLI wires (loadConfigSourcesOffThread + compile checks).
  */
 import { once } from 'node:events'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -9,7 +9,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfigSources } from '../src/config/sources.js'
+import { loadConfigSourcesOffThread } from '../src/config/load-thread.js'
 import { type Gatehouse, startGatehouse } from '../src/index.js'
 import { capturedLogging } from './helpers.js'
 
@@ -82,7 +82,7 @@ export function configDir(files: Record<string, string>): string {
 export async function startFromPaths(
   paths: string[],
 ): Promise<Gatehouse & { logs: Array<Record<string, unknown>> }> {
-  const load = () => loadConfigSources(paths, { env: {} })
+  const load = () => loadConfigSourcesOffThread(paths, { env: {} })
   const source = await load()
   const logs: Array<Record<string, unknown>> = []
   const gh = await startGatehouse({

@@ -46,6 +46,11 @@ export interface ConfigSource {
   warnings: readonly ConfigIssue[]
   /** Rewrites a compile-time issue's path (`policies.x...`) to where it was written. */
   locate(issue: ConfigIssue): ConfigIssue
+  /**
+   * A digest of `config` when the load computed one (`./load-thread.ts`), so that telling an
+   * unchanged configuration costs the running proxy no walk of it.
+   */
+  digest?: string
 }
 
 /**
@@ -56,10 +61,22 @@ export async function loadConfigSources(
   paths: readonly string[],
   options: SourceOptions = {},
 ): Promise<ConfigSource> {
+  const inputs = options.inputs ?? (await readConfigInputs(paths, options.maxBytes))
+  return configSourceOf(inputs, paths, options)
+}
+
+/**
+ * {@link loadConfigSources} of files already read: parses, translates and validates `inputs`.
+ * Throws {@link ConfigError} listing every problem found, each located.
+ */
+export function configSourceOf(
+  inputs: readonly ConfigInput[],
+  paths: readonly string[],
+  options: Omit<SourceOptions, 'inputs' | 'maxBytes'> = {},
+): ConfigSource {
   const env = options.env ?? process.env
   const label = paths.join(', ')
   const apiGroup = options.apiGroup ?? DEFAULT_API_GROUP
-  const inputs = options.inputs ?? (await readConfigInputs(paths, options.maxBytes))
   const docs = inputs.flatMap((i) => parseDocuments(i.text, i.file, env))
   const sorted = sortDocuments(docs)
   if (sorted.issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', sorted.issues, label)

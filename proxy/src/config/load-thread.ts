@@ -1,0 +1,232 @@
+/**
+ * Loading the configuration on a worker thread, so that a reload of a large configuration does
+ * not stall the requests the running one serves (docs/reliability.md, "Large configurations").
+ * The read, the YAML parse, the `${ENV}` substitution, the Kubernetes translation and the schema
+ * validation — nearly all of a reload's time at 10,000 routes (bench/RESULTS.md, "bench:scale") —
+ * run in a `node:worker_threads` worker started for that one load; the main thread receives the
+ * validated configuration as plain data (structured clone), puts back its `Duration`s and freezes
+ * it. What the worker finds wrong comes back as the same `ConfigError`, worded and located
+ * exactly as {@link loadConfigSources} words it on the main thread (file, line, field, never
+ * content).
+ *
+ * The compile (CEL programs, key sets) stays on the main thread: its results are functions and
+ * objects that cannot cross threads (`../compile.ts` yields between routes instead).
+ */
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
+import { ConfigError, type ConfigIssue, type ErrorCode } from '../errors.js'
+import { Duration } from './duration.js'
+import type { ResourceFindings } from './kubernetes/findings.js'
+import { configDigest, deepFreeze } from './load.js'
+import type { ConfigInput } from './read-input.js'
+import type { GatehouseConfig } from './schema.js'
+import {
+  type ConfigSource,
+  configSourceOf,
+  loadConfigSources,
+  type SourceOptions,
+} from './sources.js'
+import { configWarnings } from './warnings.js'
+
+/** Marks the `workerData` of a configuration load, so that the module serves only such a worker. */
+const TAG = 'gatehouse:config-load'
+
+interface LoadRequest {
+  paths: readonly string[]
+  options: SourceOptions
+}
+
+/** A loaded configuration, as plain data that crosses threads. */
+interface LoadedSource {
+  ok: true
+  /** The validated configuration, its `Duration`s cloned to plain `{ ms, text }`. */
+  config: unknown
+  /** Where `config` holds a `Duration` (paths of keys). */
+  durations: string[][]
+  digest: string
+  paths: readonly string[]
+  inputs: readonly ConfigInput[]
+  format: ConfigSource['format']
+  apiGroup: string
+  resources: readonly ResourceFindings[]
+  warnings: readonly ConfigIssue[]
+  /** `configWarnings(config)`, each before and after `locate`. */
+  located: readonly (readonly [ConfigIssue, ConfigIssue])[]
+}
+
+type LoadReply =
+  | LoadedSource
+  | {
+      ok: false
+      error:
+        | { kind: 'config'; code: ErrorCode; issues: readonly ConfigIssue[]; file?: string }
+        | { kind: 'other'; message: string }
+    }
+
+/**
+ * {@link loadConfigSources} on a worker thread: resolves with the same {@link ConfigSource}, or
+ * rejects with the same {@link ConfigError}. A `ConfigSource` of this load has a `digest`; its
+ * `locate` knows the configuration warnings' places, and locates another issue (a compile
+ * issue of a Kubernetes source) by translating the resources again on the calling thread.
+ */
+export function loadConfigSourcesOffThread(
+  paths: readonly string[],
+  options: SourceOptions = {},
+): Promise<ConfigSource> {
+  const entry = new URL(import.meta.url)
+  const request: LoadRequest = { paths: [...paths], options }
+  const worker = entry.pathname.endsWith('.ts')
+    ? sourceWorker(entry, request)
+    : new Worker(fileURLToPath(entry), { workerData: { [TAG]: request } })
+  return new Promise<ConfigSource>((resolve, reject) => {
+    let settled = false
+    worker.once('message', (reply: LoadReply) => {
+      settled = true
+      void worker.terminate()
+      if (!reply.ok) {
+        const e = reply.error
+        reject(
+          e.kind === 'config'
+            ? new ConfigError(configCode(e.code), e.issues, e.file)
+            : new Error(e.message),
+        )
+        return
+      }
+      // One turn of the event loop for the structured clone, one to revive and freeze.
+      setImmediate(() => {
+        try {
+          resolve(revive(reply, paths, options))
+        } catch (err) {
+          reject(err)
+        }
+      })
+    })
+    worker.once('error', (err) => {
+      if (!settled) reject(new Error(`configuration load failed: ${err.message}`, { cause: err }))
+      settled = true
+    })
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`configuration load ended without an answer (exit ${code})`))
+      settled = true
+    })
+  })
+}
+
+/**
+ * The worker when this module runs from its TypeScript source (tsx, the tests): the thread
+ * registers tsx's loader (`tsx/esm/api`; the `--import tsx` of the process does not reach worker
+ * threads) before it imports this module. The build runs JavaScript and needs none of it.
+ */
+function sourceWorker(entry: URL, request: LoadRequest): Worker {
+  const tsx = dirname(createRequire(entry).resolve('tsx/package.json'))
+  // tsx's package.json exports `./esm/api` for import as this file.
+  const api = pathToFileURL(join(tsx, 'dist/esm/api/index.mjs')).href
+  const code = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`
+  return new Worker(code, { eval: true, workerData: { [TAG]: request } })
+}
+
+function configCode(code: ErrorCode): Extract<ErrorCode, `GW_ERR_CONFIG_${string}`> {
+  return code.startsWith('GW_ERR_CONFIG_')
+    ? (code as Extract<ErrorCode, `GW_ERR_CONFIG_${string}`>)
+    : 'GW_ERR_CONFIG_INVALID'
+}
+
+/** The {@link ConfigSource} of a reply: `Duration`s back in place, frozen. */
+function revive(
+  reply: LoadedSource,
+  paths: readonly string[],
+  options: SourceOptions,
+): ConfigSource {
+  const config = reply.config as Record<string, unknown>
+  for (const path of reply.durations) {
+    const key = path.at(-1) as string
+    let parent: Record<string, unknown> = config
+    for (const k of path.slice(0, -1)) parent = parent[k] as Record<string, unknown>
+    parent[key] = Duration.of((parent[key] as { text: string }).text)
+  }
+  deepFreeze(config)
+  const known = new Map(reply.located.map(([raw, at]) => [issueKey(raw), at]))
+  let fallback: ((issue: ConfigIssue) => ConfigIssue) | undefined
+  const locate = (issue: ConfigIssue): ConfigIssue => {
+    const at = known.get(issueKey(issue))
+    if (at) return at
+    if (reply.format === 'standalone') return issue
+    // A compile issue of a Kubernetes source (rare, and a failing reload): its resource and line
+    // come from the translation, which is kept on the worker; translate again here.
+    fallback ??= relocator(reply.inputs, paths, options)
+    return fallback(issue)
+  }
+  return {
+    config: config as unknown as Readonly<GatehouseConfig>,
+    digest: reply.digest,
+    paths: reply.paths,
+    inputs: reply.inputs,
+    format: reply.format,
+    apiGroup: reply.apiGroup,
+    resources: reply.resources,
+    warnings: reply.warnings,
+    locate,
+  }
+}
+
+function issueKey(issue: ConfigIssue): string {
+  return `${issue.path}\u0000${issue.message}`
+}
+
+/** The `locate` of the same inputs translated (and validated) again on this thread. */
+function relocator(
+  inputs: readonly ConfigInput[],
+  paths: readonly string[],
+  options: SourceOptions,
+): (issue: ConfigIssue) => ConfigIssue {
+  try {
+    return configSourceOf(inputs, paths, options).locate
+  } catch {
+    return (issue) => issue
+  }
+}
+
+/** Paths of the `Duration`s in a validated configuration. */
+function durationPaths(value: unknown, path: string[] = [], out: string[][] = []): string[][] {
+  if (value instanceof Duration) out.push(path)
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) durationPaths(v, [...path, k], out)
+  }
+  return out
+}
+
+/** The worker's side: one load, one reply. */
+async function serve(request: LoadRequest): Promise<void> {
+  let reply: LoadReply
+  try {
+    const source = await loadConfigSources(request.paths, request.options)
+    reply = {
+      ok: true,
+      config: source.config,
+      durations: durationPaths(source.config),
+      digest: configDigest(source.config),
+      paths: source.paths,
+      inputs: source.inputs,
+      format: source.format,
+      apiGroup: source.apiGroup,
+      resources: source.resources,
+      warnings: source.warnings,
+      located: configWarnings(source.config).map((w) => [w, source.locate(w)] as const),
+    }
+  } catch (err) {
+    reply = {
+      ok: false,
+      error:
+        err instanceof ConfigError
+          ? { kind: 'config', code: err.code, issues: err.issues, file: err.file }
+          : { kind: 'other', message: (err as Error)?.message ?? String(err) },
+    }
+  }
+  parentPort?.postMessage(reply)
+}
+
+if (!isMainThread && workerData && typeof workerData === 'object' && TAG in workerData) {
+  void serve((workerData as Record<string, LoadRequest>)[TAG] as LoadRequest)
+}
