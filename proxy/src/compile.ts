@@ -128,10 +128,12 @@ async function checkPolicies(
   const { checkAuthPolicy } = await authLayer()
   const { checkMcpPolicy } = await import('./mcp/policy-config.js')
   const cel = new (await import('./config/cel.js')).CelCompiler()
-  const issues = policies.flatMap(([name, policy]) => [
-    ...checkAuthPolicy(name, policy, cel),
-    ...checkMcpPolicy(name, policy, cel),
-  ])
+  const issues: ConfigIssue[] = []
+  const pause = pacer()
+  for (const [name, policy] of policies) {
+    await pause()
+    issues.push(...checkAuthPolicy(name, policy, cel), ...checkMcpPolicy(name, policy, cel))
+  }
   return { issues, cel }
 }
 
@@ -142,6 +144,42 @@ function routesFor(config: Readonly<GatehouseConfig>, gateway: string): string[]
     .map(([name]) => name)
 }
 
+/** A policy attached to a route, by name. */
+interface AttachedPolicy {
+  name: string
+  policy: GatehouseConfig['policies'][string]
+}
+
+/**
+ * The policies attached to each route, in configuration order: made once per snapshot, as a
+ * scan of every policy for each route costs routes x target references (10,000 routes under one
+ * policy: 10^8 comparisons, seconds of a stalled event loop; docs/reliability.md).
+ */
+function attachedPolicies(config: Readonly<GatehouseConfig>): Map<string, AttachedPolicy[]> {
+  const out = new Map<string, AttachedPolicy[]>()
+  for (const [name, policy] of Object.entries(config.policies)) {
+    const seen = new Set<string>()
+    for (const ref of policy.targetRefs) {
+      if (seen.has(ref.name)) continue
+      seen.add(ref.name)
+      const list = out.get(ref.name) ?? []
+      list.push({ name, policy })
+      out.set(ref.name, list)
+    }
+  }
+  return out
+}
+
+/**
+ * Gives the event loop a turn every `every` calls, so that compiling thousands of routes or
+ * policies leaves requests answered in between (docs/reliability.md, "Large configurations").
+ */
+function pacer(every = 250): () => Promise<void> {
+  let calls = 0
+  return () =>
+    ++calls % every === 0 ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve()
+}
+
 /**
  * The Origin/Host check of a route (DNS rebinding protection, on by default on every route): its
  * settings come from an attached policy's `traffic.originValidation`, or else from the older
@@ -150,16 +188,13 @@ function routesFor(config: Readonly<GatehouseConfig>, gateway: string): string[]
  * `undefined` when a policy says `mode: Disabled`.
  */
 function originCheckFor(
-  config: Readonly<GatehouseConfig>,
-  route: string,
+  attached: readonly AttachedPolicy[],
   corsOrigins: readonly string[] | undefined,
 ): OriginCheck | undefined {
-  const attached = Object.values(config.policies).filter((p) =>
-    p.targetRefs.some((ref) => ref.name === route),
-  )
-  const mcp = attached.find((p) => p.traffic.jwtAuthentication?.mcp)?.traffic.jwtAuthentication?.mcp
+  const mcp = attached.find(({ policy: p }) => p.traffic.jwtAuthentication?.mcp)?.policy.traffic
+    .jwtAuthentication?.mcp
   const settings =
-    attached.find((p) => p.traffic.originValidation)?.traffic.originValidation ??
+    attached.find(({ policy: p }) => p.traffic.originValidation)?.policy.traffic.originValidation ??
     mcp?.originValidation
   if (settings && 'mode' in settings && settings.mode === 'Disabled') return undefined
   return compileOriginCheck({
@@ -205,8 +240,15 @@ export async function buildSnapshot(
     services,
     previous,
   )
-  const mcpOfRoute = await buildMcpStages(config, cel, services, previous)
-  const { gateways, routesOf } = buildGateways(config, upstreams, policiesOfRoute, mcpOfRoute)
+  const attached = attachedPolicies(config)
+  const mcpOfRoute = await buildMcpStages(config, attached, cel, services, previous)
+  const { gateways, routesOf } = await buildGateways(
+    config,
+    attached,
+    upstreams,
+    policiesOfRoute,
+    mcpOfRoute,
+  )
   const { certificates } = compiled
   return { config, upstreams, policies, gateways, routesOf, mcpOfRoute, certificates }
 }
@@ -241,7 +283,9 @@ async function buildPolicies(
   )
   const createBroker = brokered ? (await import('./broker/create.js')).createBroker : undefined
   const ctx: AuthContext = { config, upstreams, ...services, createBroker, cel }
+  const pause = pacer()
   for (const [name, policy] of Object.entries(config.policies)) {
+    await pause()
     const compiled =
       (previous && reusablePolicy(previous, name, policy, upstreams)) ||
       compileAuthPolicy(name, policy, ctx)
@@ -261,6 +305,7 @@ async function buildPolicies(
  */
 async function buildMcpStages(
   config: Readonly<GatehouseConfig>,
+  attachedOf: ReadonlyMap<string, AttachedPolicy[]>,
   cel: CelCompiler | undefined,
   services: SnapshotServices,
   previous?: Snapshot,
@@ -272,14 +317,27 @@ async function buildMcpStages(
   if (!mcpAware) return mcpOfRoute
   // Loaded only when a policy asks for it, like the auth layer.
   const { compileMcpRoutePolicy } = await import('./mcp/route-policy.js')
+  // Whether a policy is as it was: once per policy, not once per route it targets.
+  const unchanged = new Map<string, boolean>()
+  const same = (p: AttachedPolicy) => {
+    let known = unchanged.get(p.name)
+    if (known === undefined) {
+      known = isDeepStrictEqual(previous?.config.policies[p.name], p.policy)
+      unchanged.set(p.name, known)
+    }
+    return known
+  }
+  const pause = pacer()
   for (const routeName of Object.keys(config.routes)) {
-    const attached = Object.entries(config.policies)
-      .filter(([, p]) => p.targetRefs.some((ref) => ref.name === routeName))
-      .map(([name, policy]) => ({ name, policy }))
+    await pause()
+    const attached = attachedOf.get(routeName) ?? []
     const before = previous?.mcpOfRoute.get(routeName)
+    const from = before?.from as readonly AttachedPolicy[] | undefined
     const stage =
-      before && isDeepStrictEqual(before.from, attached)
-        ? before.stage
+      from &&
+      from.length === attached.length &&
+      attached.every((p, i) => from[i]?.name === p.name && same(p))
+        ? before?.stage
         : compileMcpRoutePolicy(
             attached,
             services.sharedBuckets
@@ -293,20 +351,23 @@ async function buildMcpStages(
 }
 
 /** Each gateway's router over the rules of its routes, and the route names per gateway. */
-function buildGateways(
+async function buildGateways(
   config: Readonly<GatehouseConfig>,
+  attachedOf: ReadonlyMap<string, AttachedPolicy[]>,
   upstreams: ReadonlyMap<string, Upstream>,
   policiesOfRoute: ReadonlyMap<string, AuthPolicy[]>,
   mcpOfRoute: Snapshot['mcpOfRoute'],
-): { gateways: Map<string, GatewayRuntime>; routesOf: Map<string, string[]> } {
+): Promise<{ gateways: Map<string, GatewayRuntime>; routesOf: Map<string, string[]> }> {
   const gateways = new Map<string, GatewayRuntime>()
   const routesOf = new Map<string, string[]>()
+  const pause = pacer()
   for (const gwName of Object.keys(config.gateways)) {
     const entries: RouteEntry<CompiledRule>[] = []
     const gwPolicies = new Set<AuthPolicy>()
     const names = routesFor(config, gwName)
     routesOf.set(gwName, names)
     for (const routeName of names) {
+      await pause()
       const route = config.routes[routeName]
       if (!route) continue
       route.rules.forEach((rule, i) => {
@@ -320,7 +381,7 @@ function buildGateways(
           backend: backendRef.name,
           upstream,
           cors: corsFilter ? compileCors(corsFilter.cors) : undefined,
-          origin: originCheckFor(config, routeName, corsFilter?.cors.allowOrigins),
+          origin: originCheckFor(attachedOf.get(routeName) ?? [], corsFilter?.cors.allowOrigins),
           policies: policiesOfRoute.get(routeName) ?? [],
           mcp: mcpOfRoute.get(routeName)?.stage,
         }
