@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stringify } from 'yaml'
 import { kubernetesFiles } from './kubernetes-config.js'
@@ -37,8 +37,11 @@ export function packageRoot(from: string = fileURLToPath(import.meta.url)): stri
 /** The conformance package's root directory. */
 export const PACKAGE_ROOT = packageRoot()
 
-/** The repository root, in a checkout (where the reference proxy's sources live). */
-export const ROOT = dirname(PACKAGE_ROOT)
+/**
+ * The repository root in a checkout (where the reference proxy's sources live), with a trailing
+ * separator as `new URL('../../', import.meta.url)` gave it before the package carried a proxy.
+ */
+export const ROOT = `${dirname(PACKAGE_ROOT)}${sep}`
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 
 /** The command line that runs a gatehouse, before `-f <config>`, and its working directory. */
