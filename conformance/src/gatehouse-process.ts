@@ -104,7 +104,9 @@ export async function startGatehouse(
     : referenceProxy(options.proxyDir)
   if (!proxy) {
     throw new Error(
-      `the reference proxy is missing: neither ${options.proxyDir ?? join(ROOT, 'proxy')}/bin/gatehouse.ts with tsx nor ${join(PACKAGE_ROOT, 'dist/gatehouse.js')} (npm run build builds it); pass --target <base_url> to judge a running gateway`,
+      options.proxyDir
+        ? `the reference proxy is missing: no ${join(options.proxyDir, 'bin/gatehouse.ts')}, or no tsx in ${ROOT}node_modules`
+        : `the reference proxy is missing: no ${join(PACKAGE_ROOT, 'dist/gatehouse.js')} (reinstall the package; in a checkout, npm run build); pass --target <base_url> to judge a running gateway`,
     )
   }
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-conformance-'))

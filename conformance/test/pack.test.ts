@@ -6,7 +6,7 @@
  * `client --command` with the package's sample client. The JSON reports it writes validate
  * against the schema it ships.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -134,11 +134,15 @@ describe('gatehouse-conformance, installed in an empty folder', () => {
   })
 
   it('says what is wrong with bad arguments in a line or two, with no stack trace, and exits 2', async () => {
-    for (const args of [['--profile', 'nope'], ['--target', 'not a url']]) {
+    for (const args of [
+      ['--profile', 'nope'],
+      ['--target', 'not a url'],
+    ]) {
       const r = await pkg.conformance(args)
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr).toMatch(/^(error|gatehouse-conformance): /m)
-      expect(r.stderr).not.toMatch(/^\s+at /m)
+      // A stack frame: `    at fn (file:line:col)`.
+      expect(r.stderr).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m)
     }
     const client = await pkg.conformance(['client'])
     expect(client.code).toBe(2)
@@ -220,4 +224,19 @@ describe('gatehouse-conformance, installed in an empty folder', () => {
       SAMPLE_SCENARIOS.map((s) => [s, 0]).sort(),
     )
   }, 300_000)
+
+  it('says in one line that the reference proxy is missing when the package lost it, with no stack trace', async () => {
+    const proxy = join(installed, 'dist/gatehouse.js')
+    renameSync(proxy, `${proxy}.gone`)
+    try {
+      const r = await pkg.conformance(['--only', 'AUTH-001'])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(
+        /^gatehouse-conformance: the reference proxy is missing: .*--target/m,
+      )
+      expect(r.stderr).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m)
+    } finally {
+      renameSync(`${proxy}.gone`, proxy)
+    }
+  }, 120_000)
 })
