@@ -22,6 +22,13 @@ export interface Bundle {
   entry: string
   /** The package.json bin: a small launcher that imports the entry's build. */
   launcher: string
+  /**
+   * Inline npm packages too, so the build runs with no `node_modules` at all: the conformance
+   * package, installed from its tarball without dependencies (conformance/README.md).
+   */
+  selfContained?: true
+  /** More entries of the same build, relative to the root, each written to `dist/<name>.js`. */
+  more?: Readonly<Record<string, string>>
 }
 
 /** Every bundle; each writes `<workspace>/dist/<entry's base name>.js`. */
@@ -34,6 +41,9 @@ export const BUNDLES: readonly Bundle[] = [
     workspace: 'conformance',
     entry: 'bin/conformance.ts',
     launcher: 'bin/gatehouse-conformance.js',
+    selfContained: true,
+    // The reference proxy its embedded stack and client mode run (conformance/src/gatehouse-process.ts).
+    more: { gatehouse: 'proxy/bin/gatehouse.ts' },
   },
 ]
 
@@ -53,11 +63,48 @@ const externalPackages: Plugin = {
   },
 }
 
+/**
+ * For a self-contained bundle: the proxy loads three undici modules with `createRequire`
+ * (proxy/src/http/upstream.ts, to keep undici's index out of memory), which esbuild leaves to run
+ * time, when no undici is installed beside the package. Written as plain `require` calls of the
+ * same paths, esbuild bundles them (the same modules, one module cache, as there).
+ */
+const UPSTREAM = /proxy\/src\/http\/upstream\.ts$/
+const undiciRequires: Plugin = {
+  name: 'undici-requires',
+  setup(build) {
+    build.onLoad({ filter: UPSTREAM }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      let count = 0
+      const contents = source.replace(/\bundici\((['"]undici\/[^'"]+['"])\)/g, (_, path) => {
+        count++
+        return `require(${path})`
+      })
+      // Fails the build, not a run, when upstream.ts loads undici some other way.
+      if (count === 0)
+        throw new Error(
+          `${args.path}: no undici('undici/…') call left to bundle; see build-config.ts`,
+        )
+      return { contents, loader: 'ts' }
+    })
+  },
+}
+
+/**
+ * Bundled CommonJS packages `require` Node's built-ins, which an ES module has no `require` for:
+ * each output file of a self-contained bundle gets one.
+ */
+const REQUIRE_BANNER =
+  "import { createRequire as __gatehouseCreateRequire } from 'node:module'; const require = __gatehouseCreateRequire(import.meta.url);"
+
 /** The esbuild options of one bundle. */
 export function buildOptions(bundle: Bundle): BuildOptions & { outdir: string } {
   return {
     absWorkingDir: ROOT,
-    entryPoints: [join(bundle.workspace, bundle.entry)],
+    entryPoints: [
+      join(bundle.workspace, bundle.entry),
+      ...Object.entries(bundle.more ?? {}).map(([out, entry]) => ({ in: entry, out })),
+    ],
     outdir: join(ROOT, bundle.workspace, 'dist'),
     entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
@@ -69,7 +116,8 @@ export function buildOptions(bundle: Bundle): BuildOptions & { outdir: string } 
     // "Node versions").
     target: 'node20.19',
     jsx: 'automatic',
-    plugins: [externalPackages],
+    plugins: bundle.selfContained ? [undiciRequires] : [externalPackages],
+    ...(bundle.selfContained ? { banner: { js: REQUIRE_BANNER } } : {}),
     logLevel: 'warning',
   }
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm run conformance [-- options]`: judges an MCP-auth gateway against the requirements
- * catalogue. Without `--target`, starts the embedded stack (mock-idp, mcp-backend and the
- * reference proxy) and judges it. Exit 0 when no MUST failed, 1 otherwise, 2 on bad usage.
- * `npm run conformance -- client --command "<cmd>"` judges an MCP client (src/client/cli.ts).
+ * `gatehouse-conformance [options]` (`npm run conformance [-- options]` in a checkout): judges an
+ * MCP-auth gateway against the requirements catalogue. Without `--target`, starts the embedded
+ * stack (mock-idp, mcp-backend and the reference proxy) and judges it. Exit 0 when no MUST failed,
+ * 1 otherwise, 2 on bad usage or when the run cannot start (said in one line, no stack trace).
+ * `gatehouse-conformance client --command "<cmd>"` judges an MCP client (src/client/cli.ts);
+ * `gatehouse-conformance sample-client <url>` is the example client (src/client/examples/).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { isIP } from 'node:net'
@@ -11,8 +13,8 @@ import { createInterface } from 'node:readline/promises'
 import { rootCertificates } from 'node:tls'
 import { controlClient } from '@gatehouse/mock-idp'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { stringify } from 'yaml'
 import { announcedRevisions } from '../src/announced.js'
+import { HELP_AFTER, VERSION } from '../src/cli-help.js'
 import { commaList } from '../src/cli-options.js'
 import { selectProfiles, TARGET_PROFILES } from '../src/profiles.js'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
@@ -23,13 +25,8 @@ import {
   type SpecRevision,
   selectSpecVersions,
 } from '../src/spec-version.js'
-import { kubernetesManifests, startFixtures, startGateway } from '../src/stack.js'
-import {
-  startTargetCommand,
-  type TargetOptions,
-  targetEnv,
-  targetGatehouseConfig,
-} from '../src/target.js'
+import { startFixtures, startGateway } from '../src/stack.js'
+import { startTargetCommand, type TargetOptions, targetSetupText } from '../src/target.js'
 import { PROFILES, type Requirement, type Result, type Target } from '../src/types.js'
 
 const url = (v: string) => {
@@ -46,13 +43,26 @@ const positiveInt = (v: string) => {
   return n
 }
 
+/** Says what went wrong in one line and exits 2: a run that cannot start shows no stack trace. */
+function cannotRun(err: unknown): never {
+  process.stderr.write(`gatehouse-conformance: ${(err as Error)?.message ?? String(err)}\n`)
+  process.exit(2)
+}
+
 if (process.argv[2] === 'client') {
-  await (await import('../src/client/cli.js')).clientMain(process.argv.slice(3))
+  await (await import('../src/client/cli.js')).clientMain(process.argv.slice(3)).catch(cannotRun)
+}
+if (process.argv[2] === 'sample-client') {
+  // Runs, reading the server URL from its last argument, and exits.
+  await import('../src/client/examples/sdk-client.js')
 }
 
 const program = new Command()
-  .name('conformance')
-  .description('Judge an MCP-auth gateway against the Gatehouse requirements catalogue.')
+  .name('gatehouse-conformance')
+  .description(
+    'Judge an MCP server or gateway (this command) or an MCP client (`client --command`) against the Gatehouse requirements catalogue.',
+  )
+  .version(VERSION, '-V, --version', 'print the version and exit')
   .option(
     '--target <base_url>',
     'judge an external gateway at this base URL (default: the embedded reference proxy)',
@@ -147,9 +157,15 @@ const program = new Command()
   )
   .option('--only <ids>', 'run only these requirement IDs', commaList)
   .option('--skip <ids>', 'skip these requirement IDs', commaList)
+  .option(
+    '--print-config',
+    'with --target: print the gatehouse YAML and Kubernetes manifests the checks assume, even for the resource-server profile alone',
+    false,
+  )
   .option('--baseline <file>', 'expected failures: one requirement ID per line')
   .option('--junit <file>', 'write a JUnit XML report')
   .option('--json <file>', 'write a JSON report')
+  .addHelpText('after', HELP_AFTER)
   .showHelpAfterError()
 
 program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
@@ -167,6 +183,7 @@ const opts = program.opts<{
   yes: boolean
   wait: boolean
   configFormat: 'standalone' | 'kubernetes'
+  printConfig: boolean
   targetCommand?: string
   targetTimeout: number
   idpPort?: number
@@ -186,7 +203,7 @@ let select: ((r: Requirement) => boolean) | undefined
 try {
   select = profileNames ? selectProfiles(profileNames) : undefined
 } catch (err) {
-  process.stderr.write(`conformance: ${(err as Error).message}\n`)
+  process.stderr.write(`gatehouse-conformance: ${(err as Error).message}\n`)
   process.exit(2)
 }
 let baseline: Set<string> | undefined
@@ -195,7 +212,7 @@ if (opts.baseline) {
     baseline = parseBaseline(readFileSync(opts.baseline, 'utf8'))
   } catch (err) {
     process.stderr.write(
-      `conformance: cannot read the baseline ${opts.baseline}: ${(err as Error).message}\n`,
+      `gatehouse-conformance: cannot read the baseline ${opts.baseline}: ${(err as Error).message}\n`,
     )
     process.exit(2)
   }
@@ -205,7 +222,7 @@ const started = performance.now()
 const fixtures = await startFixtures({
   ...(opts.idpPort ? { idp: opts.idpPort } : {}),
   ...(opts.backendPort ? { backend: opts.backendPort } : {}),
-})
+}).catch(cannotRun)
 let results: Result[] = []
 let title: string
 let targetInfo: Record<string, unknown>
@@ -223,22 +240,10 @@ try {
       ...(opts.brokerTarget ? { brokerTarget: opts.brokerTarget } : {}),
       ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
     }
+    // A plain resource server needs the IdP's coordinates only, not a gateway's YAML.
+    const resourceServerOnly = profileNames?.length === 1 && profileNames[0] === 'resource-server'
     process.stdout.write(
-      [
-        'The suite runs mock-idp and mcp-backend for the target. Configure the target with:',
-        '',
-        `# environment (--target-command gets it): ${Object.entries(
-          targetEnv(fixtures, targetOptions, '<the YAML below, as a file>'),
-        )
-          .map(([k, v]) => `${k}=${v}`)
-          .join(' ')}`,
-        '',
-        '# gatehouse standalone YAML: exactly what the checks assume (ports, resource, adminAddr)',
-        stringify(targetGatehouseConfig(fixtures, targetOptions)),
-        "# or the seed's Kubernetes manifests",
-        kubernetesManifests(fixtures, `${configuredBase}/mcp`),
-        '',
-      ].join('\n'),
+      targetSetupText(fixtures, targetOptions, opts.printConfig || !resourceServerOnly),
     )
     if (opts.targetCommand) {
       try {
@@ -250,14 +255,14 @@ try {
         )
         stop = started.stop
       } catch (err) {
-        process.stderr.write(`conformance: ${(err as Error).message}\n`)
+        process.stderr.write(`gatehouse-conformance: ${(err as Error).message}\n`)
         await fixtures.stop()
         process.exit(2)
       }
     } else if (opts.wait && !opts.yes) {
       if (!process.stdin.isTTY) {
         process.stderr.write(
-          'conformance: stdin is not a terminal, so the suite cannot wait for Enter while you configure the target; pass --yes to run at once, or --target-command to start it\n',
+          'gatehouse-conformance: stdin is not a terminal, so the suite cannot wait for Enter while you configure the target; pass --yes to run at once, or --target-command to start it\n',
         )
         await fixtures.stop()
         process.exit(2)
@@ -319,6 +324,10 @@ try {
   } finally {
     await stop?.()
   }
+} catch (err) {
+  // The stack or the target could not start (e.g. a port taken, the reference proxy missing).
+  await fixtures.stop()
+  cannotRun(err)
 } finally {
   await fixtures.stop()
 }
@@ -332,7 +341,7 @@ const { mustFailed, passed, failed } = summarize(results)
 if (passed + failed === 0) {
   // A run that judged nothing must not look like a pass (issue #11).
   process.stderr.write(
-    'conformance: nothing was judged: every check was skipped (check --only, --skip and --profile, and that the target offers what the selected checks need, e.g. --admin)\n',
+    'gatehouse-conformance: nothing was judged: every check was skipped (check --only, --skip and --profile, and that the target offers what the selected checks need, e.g. --admin)\n',
   )
 }
 setImmediate(() => process.exit(mustFailed > 0 || passed + failed === 0 ? 1 : 0))

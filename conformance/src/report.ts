@@ -1,6 +1,7 @@
 /** Reports: console (people), JUnit XML and JSON (CI). */
 import { summarize } from './runner.js'
 import { PROFILES, type ReportRow } from './types.js'
+import { REPORT_FORMAT_VERSION, VERSION } from './version.js'
 
 const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const
 /** The message prefix of a check a run never reached (client mode, refusal.ts). */
@@ -102,11 +103,22 @@ export function junitReport(
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="gatehouse-conformance">\n${suites.join('\n')}\n</testsuites>\n`
 }
 
-/** JSON report; `extra` members (e.g. the client mode's runs) are added at the top level. */
+/**
+ * JSON report, of the format report.schema.json describes (`formatVersion`); `extra` members (e.g.
+ * the client mode's runs) are added at the top level.
+ */
 export function jsonReport(
   results: readonly ReportRow[],
   target: Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ): string {
-  return `${JSON.stringify({ target, summary: summarize(results), results, ...extra }, null, 2)}\n`
+  const report = {
+    formatVersion: REPORT_FORMAT_VERSION,
+    tool: { name: 'gatehouse-conformance', version: VERSION },
+    target,
+    summary: summarize(results),
+    results,
+    ...extra,
+  }
+  return `${JSON.stringify(report, null, 2)}\n`
 }

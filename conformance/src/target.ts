@@ -12,7 +12,8 @@ import { join } from 'node:path'
 import type { MockIdp } from '@gatehouse/mock-idp'
 import type { McpBackend } from '@gatehouse/mock-mcp'
 import { stringify } from 'yaml'
-import { APP_ORIGIN, CONFIGURED_HOST, gatehouseConfig } from './stack.js'
+import { APP_ORIGIN, CONFIGURED_HOST, gatehouseConfig } from './harness-config.js'
+import { kubernetesManifests } from './target-manifests.js'
 
 /** What the operator said about the target. */
 export interface TargetOptions {
@@ -97,6 +98,48 @@ export function targetEnv(
     GATEHOUSE_CONFORMANCE_ALLOWED_ORIGIN: APP_ORIGIN,
     GATEHOUSE_CONFORMANCE_CONFIG: configFile,
   }
+}
+
+/** The environment a plain MCP resource server needs to trust the suite's IdP and name itself. */
+const RESOURCE_SERVER_ENV = [
+  'GATEHOUSE_CONFORMANCE_ISSUER',
+  'GATEHOUSE_CONFORMANCE_JWKS_URI',
+  'GATEHOUSE_CONFORMANCE_AUDIENCE',
+  'GATEHOUSE_CONFORMANCE_RESOURCE',
+] as const
+
+/**
+ * What a `--target` run prints before judging: for a resource server, the four environment values
+ * it needs; with `full` (a gateway judged in more profiles, or `--print-config`), also the whole
+ * environment, the gatehouse YAML and the seed's Kubernetes manifests the checks assume.
+ */
+export function targetSetupText(
+  f: { idp: MockIdp; backend: McpBackend },
+  o: TargetOptions,
+  full: boolean,
+): string {
+  const env = targetEnv(f, o, '<the YAML below, as a file>')
+  if (!full) {
+    return [
+      'The suite runs an IdP for the target. Configure your MCP server to accept its tokens (--target-command gets these in its environment; --print-config prints a whole gatehouse configuration):',
+      ...RESOURCE_SERVER_ENV.map((k) => `  ${k}=${env[k]}`),
+      '',
+      '',
+    ].join('\n')
+  }
+  return [
+    'The suite runs mock-idp and mcp-backend for the target. Configure the target with:',
+    '',
+    `# environment (--target-command gets it): ${Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+    '',
+    '# gatehouse standalone YAML: exactly what the checks assume (ports, resource, adminAddr)',
+    stringify(targetGatehouseConfig(f, o)),
+    "# or the seed's Kubernetes manifests",
+    kubernetesManifests(f, `${o.configuredBase}/mcp`),
+    '',
+  ].join('\n')
 }
 
 /** A target the suite started. */

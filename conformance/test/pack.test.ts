@@ -1,17 +1,14 @@
 /**
- * The suite as a tool other gateway authors install: `npm pack -w conformance`, installed with
- * `npm install <tarball>` into an empty directory (dependencies from the npm registry, nothing
- * from this repository), then `npx gatehouse-conformance --target <url>` judges a running gateway.
- * The package holds the suite alone: no proxy internals, no mutants, no Stryker (issue #27).
+ * The suite as a product (conformance/README.md): packed, installed with `npm install --offline`
+ * into an empty folder outside this repository (packed.ts), and run from there — `--version`,
+ * `--help`, usage errors, the embedded reference stack (mock IdP, MCP backend and gatehouse, all
+ * from the package), `--target` against a gatehouse started separately from this checkout, and
+ * `client --command` with the package's sample client. The JSON reports it writes validate
+ * against the schema it ships.
  */
-import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BUNDLES, buildOptions } from '../../scripts/build-config.js'
 import {
   type Fixtures,
   ROOT,
@@ -19,14 +16,8 @@ import {
   startFixtures,
   startGateway,
 } from '../src/stack.js'
-
-const run = promisify(execFile)
-
-/** The environment without npm's own variables, so that npm in the temporary directory does not
- * inherit this repository's prefix or workspace from an enclosing `npm test`. */
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')),
-)
+import { type Installed, packAndInstall, pathsLeaving } from './packed.js'
+import { reportSchemaErrors } from './report-schema.js'
 
 /** Checks that need only the target (not the IdP that the installed tool starts for it). */
 const TARGET_ONLY = [
@@ -47,120 +38,137 @@ const TARGET_ONLY = [
   'CORS-006',
 ]
 
-let dir: string
-let tarball: string
-let app: string
+/**
+ * Client scenarios the sample client (a 2025-11-25 SDK client) runs here: each IdP shape, a step-up
+ * and a refresh — a few, to keep the run short; conformance/test/client/clients.test.ts runs it
+ * through every scenario from the sources.
+ */
+const SAMPLE_SCENARIOS = ['bridged-client-id', 'standards-idp', 'scope-step-up', 'token-refresh']
+
+let pkg: Installed
+let installed: string
 let fixtures: Fixtures
 let gateway: RunningGateway
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'))
-  // prepack builds conformance/dist first.
-  await run('npm', ['pack', '-w', 'conformance', '--pack-destination', dir], { cwd: ROOT, env })
-  const tarballs = readdirSync(dir).filter((f) => f.endsWith('.tgz'))
-  expect(tarballs).toEqual([expect.stringMatching(/^gatehouse-conformance-.*\.tgz$/)])
-  const filename = tarballs[0] as string
-  tarball = join(dir, filename)
-  app = join(dir, 'app')
-  mkdirSync(app)
-  writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n')
-  await run('npm', ['install', '--no-audit', '--no-fund', join(dir, filename)], { cwd: app, env })
-  // The reference proxy, from this repository, as the gateway under test.
+  pkg = await packAndInstall()
+  installed = join(pkg.app, 'node_modules/@gatehouse/conformance')
+  // The reference proxy from this checkout, started apart from the installed tool: the target.
   fixtures = await startFixtures()
   gateway = await startGateway(fixtures)
-}, 240_000)
+}, 300_000)
 
 afterAll(async () => {
   await gateway?.stop()
   await fixtures?.stop()
-  if (dir) rmSync(dir, { recursive: true, force: true })
+  if (pkg) rmSync(pkg.dir, { recursive: true, force: true })
 })
 
-/** `npx -- gatehouse-conformance …` in the installed directory (`--` keeps npx from taking `--json`
- * and `--only` for itself); `--no`: never fetched from the registry. */
-async function conformance(
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run('npx', ['--no', '--', 'gatehouse-conformance', ...args], {
-      cwd: app,
-      env,
-      timeout: 120_000,
-    })
-    return { code: 0, stdout: r.stdout, stderr: r.stderr }
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string }
-    return {
-      code: typeof e.code === 'number' ? e.code : -1,
-      stdout: e.stdout ?? '',
-      stderr: e.stderr ?? '',
-    }
-  }
+/** A JSON report the installed tool wrote, checked against the schema the package ships. */
+function validReport(file: string): { summary: { failed: number }; results: unknown[] } {
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  expect(reportSchemaErrors(report, join(installed, 'report.schema.json'))).toEqual([])
+  return report
 }
 
 describe('the packed conformance package', () => {
-  it('holds the launcher, the build, README and package.json: no sources, mutants or Stryker', async () => {
-    const { stdout } = await run('tar', ['-tzf', tarball])
+  it('holds the launcher, the build, the report schema, README and LICENSE: no sources, mutants or Stryker', async () => {
+    const { stdout } = await pkg.exec('tar', ['-tzf', pkg.tarball])
     const files = stdout.split('\n').filter(Boolean)
-    expect(files).toContain('package/bin/gatehouse-conformance.js')
-    expect(files).toContain('package/dist/conformance.js')
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/bin/gatehouse-conformance.js',
+        'package/dist/conformance.js',
+        'package/dist/gatehouse.js',
+        'package/report.schema.json',
+        'package/LICENSE',
+      ]),
+    )
     const unexpected = files.filter(
       (f) =>
-        !/^package\/(README\.md|package\.json|bin\/gatehouse-conformance\.js|dist\/.+\.js)$/.test(
+        !/^package\/(README\.md|LICENSE|package\.json|report\.schema\.json|bin\/gatehouse-conformance\.js|dist\/.+\.js)$/.test(
           f,
         ),
     )
     expect(unexpected).toEqual([])
-    expect(files.filter((f) => /mutant|stryker|proxy|\.ts$/i.test(f))).toEqual([])
+    expect(files.filter((f) => /mutant|stryker|\.ts$/i.test(f))).toEqual([])
   })
 
-  it('bundles only the suite and the workspaces it speaks through: nothing of proxy/, mutation/ or scripts/', async () => {
-    // The build the package ships, with esbuild's record of every source file it inlined.
-    const bundle = BUNDLES.find((b) => b.workspace === 'conformance')
-    if (!bundle) throw new Error('scripts/build-config.ts has no conformance bundle')
-    const { metafile } = await build({ ...buildOptions(bundle), write: false, metafile: true })
-    const workspaces = new Set(Object.keys(metafile.inputs).map((path) => path.split('/')[0]))
-    expect([...workspaces].sort()).toEqual([
-      'conformance',
-      'mock-idp',
-      'mock-mcp',
-      'redact',
-      'support',
+  it('is publishable: not private, licensed, no dependencies to fetch', () => {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
+    expect(manifest.private).toBeUndefined()
+    expect(manifest.license).toBe('Apache-2.0')
+    expect(manifest.dependencies ?? {}).toEqual({})
+    expect(manifest.bin).toEqual({ 'gatehouse-conformance': 'bin/gatehouse-conformance.js' })
+  })
+
+  it('installs alone, offline, with no link into the repository', () => {
+    expect(readdirSync(join(pkg.app, 'node_modules')).sort()).toEqual([
+      '.bin',
+      '.package-lock.json',
+      '@gatehouse',
     ])
-  })
-
-  it('starts from the installed package: --help lists the options', async () => {
-    const r = await conformance(['--help'])
-    expect(r.stdout).toContain('--target')
-    expect(r.code).toBe(0)
+    expect(readdirSync(join(pkg.app, 'node_modules/@gatehouse'))).toEqual(['conformance'])
+    expect(pathsLeaving(pkg.app)).toEqual([])
+    expect(pkg.app.startsWith(ROOT)).toBe(false)
   })
 })
 
-describe('gatehouse-conformance, packed and installed in an empty directory', () => {
-  it('installs the suite alone: its build and npm packages, no @gatehouse workspace', () => {
-    expect(readdirSync(join(app, 'node_modules/@gatehouse'))).toEqual(['conformance'])
-    const installed = JSON.parse(
-      readFileSync(join(app, 'node_modules/@gatehouse/conformance/package.json'), 'utf8'),
-    ) as { dependencies: Record<string, string> }
-    expect(Object.keys(installed.dependencies).filter((d) => d.startsWith('@gatehouse/'))).toEqual(
-      [],
-    )
-    expect(readdirSync(join(app, 'node_modules/@gatehouse/conformance')).sort()).toEqual([
-      'README.md',
-      'bin',
-      'dist',
-      'package.json',
-    ])
+describe('gatehouse-conformance, installed in an empty folder', () => {
+  it('--version prints the package version', { timeout: 60_000 }, async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'conformance/package.json'), 'utf8'))
+      .version as string
+    const r = await pkg.conformance(['--version'])
+    expect(r.stdout.trim()).toBe(version)
+    expect(r.code).toBe(0)
   })
 
-  it('judges a running gateway with --target and passes the checks that need only the target', async () => {
-    const report = join(dir, 'report.json')
-    const r = await conformance([
+  it('--help shows both modes with an example each', { timeout: 60_000 }, async () => {
+    const r = await pkg.conformance(['--help'])
+    expect(r.stdout).toContain('Usage: gatehouse-conformance')
+    expect(r.stdout).toMatch(/Test my server[^\n]*\n\s+gatehouse-conformance --target http/)
+    expect(r.stdout).toMatch(
+      /Test my client[^\n]*\n[^\n]*\n\s+gatehouse-conformance client --command/,
+    )
+    expect(r.code).toBe(0)
+  })
+
+  it('says what is wrong with bad arguments in a line or two, with no stack trace, and exits 2', async () => {
+    for (const args of [
+      ['--profile', 'nope'],
+      ['--target', 'not a url'],
+    ]) {
+      const r = await pkg.conformance(args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr).toMatch(/^(error|gatehouse-conformance): /m)
+      // A stack frame: `    at fn (file:line:col)`.
+      expect(r.stderr).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m)
+    }
+    const client = await pkg.conformance(['client'])
+    expect(client.code).toBe(2)
+    expect(client.stderr).toContain('--command is required')
+  }, 180_000)
+
+  it('judges the embedded reference stack, carried by the package: every profile passes', async () => {
+    const report = join(pkg.dir, 'embedded.json')
+    const r = await pkg.conformance(['--json', report])
+    expect(r.code, r.stderr + r.stdout.slice(-3000)).toBe(0)
+    expect(r.stdout).toContain('embedded reference proxy (gatehouse')
+    expect(r.stdout.match(/^ {2}FAIL .*$/gm) ?? []).toEqual([])
+    expect(r.stdout).toMatch(/^\d{2,} passed, 0 failed, 0 skipped$/m)
+    for (const profile of ['core', 'bridged-idp', 'flow', 'cors', 'admin', 'broker', 'tls'])
+      expect(r.stdout).toContain(`[${profile}]`)
+    expect(validReport(report).summary.failed).toBe(0)
+  }, 300_000)
+
+  it('judges a gatehouse started separately with --target, and passes the checks that need only the target', async () => {
+    const report = join(pkg.dir, 'target.json')
+    const r = await pkg.conformance([
       '--target',
       gateway.target.base,
       '--configured-base',
       gateway.target.configuredBase,
-      '--no-wait',
+      '--yes',
       '--only',
       TARGET_ONLY.join(','),
       '--json',
@@ -169,21 +177,20 @@ describe('gatehouse-conformance, packed and installed in an empty directory', ()
     expect(r.stdout).toContain(`Gatehouse conformance — target ${gateway.target.base}`)
     expect(r.stdout).toContain(`${TARGET_ONLY.length} passed, 0 failed`)
     expect(r.code).toBe(0)
-    const json = JSON.parse(readFileSync(report, 'utf8')) as {
-      results: Array<{ id: string; status: string }>
-    }
-    const passed = json.results.filter((x) => x.status === 'passed').map((x) => x.id)
+    const passed = (validReport(report).results as Array<{ id: string; status: string }>)
+      .filter((x) => x.status === 'passed')
+      .map((x) => x.id)
     expect(passed.sort()).toEqual([...TARGET_ONLY].sort())
-  })
+  }, 120_000)
 
   it('fails with exit 1, saying what it expected, when the gateway does not conform', async () => {
     // The gateway's resource is not at this base: its metadata and challenge must say so.
-    const r = await conformance([
+    const r = await pkg.conformance([
       '--target',
       gateway.target.base,
       '--configured-base',
       'http://elsewhere.example:1',
-      '--no-wait',
+      '--yes',
       '--only',
       'AUTH-002,PRM-001',
     ])
@@ -193,13 +200,43 @@ describe('gatehouse-conformance, packed and installed in an empty directory', ()
     )
     expect(r.stdout).toContain('0 passed, 2 failed')
     expect(r.code).toBe(1)
-  })
+  }, 120_000)
 
-  it('says to pass --target when asked to run the embedded reference proxy, which it does not carry', async () => {
-    const r = await conformance(['--only', 'AUTH-001'])
-    expect(r.stderr).toContain(
-      'the embedded reference proxy runs only in a checkout of the Gatehouse repository; pass --target <base_url>',
+  it('judges the sample client with client --command: every requirement it reaches passes', async () => {
+    const report = join(pkg.dir, 'client.json')
+    const sample = `${join(pkg.app, 'node_modules/.bin/gatehouse-conformance')} sample-client`
+    const r = await pkg.conformance([
+      'client',
+      '--command',
+      sample,
+      '--spec-version',
+      '2025-11-25',
+      '--scenario',
+      SAMPLE_SCENARIOS.join(','),
+      '--json',
+      report,
+    ])
+    expect(r.code, r.stderr + r.stdout.slice(-3000)).toBe(0)
+    expect(r.stdout.match(/^ {2}FAIL .*$/gm) ?? []).toEqual([])
+    expect(r.stdout).toMatch(/^\d+ passed, 0 failed, \d+ skipped$/m)
+    const json = validReport(report) as { runs?: Array<{ scenario: string; exitCode: number }> }
+    expect(json.runs?.map((x) => [x.scenario, x.exitCode]).sort()).toEqual(
+      SAMPLE_SCENARIOS.map((s) => [s, 0]).sort(),
     )
-    expect(r.code).not.toBe(0)
-  })
+  }, 300_000)
+
+  it('says in one line that the reference proxy is missing when the package lost it, with no stack trace', async () => {
+    const proxy = join(installed, 'dist/gatehouse.js')
+    renameSync(proxy, `${proxy}.gone`)
+    try {
+      const r = await pkg.conformance(['--only', 'AUTH-001'])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(
+        /^gatehouse-conformance: the reference proxy is missing: .*--target/m,
+      )
+      expect(r.stderr).not.toMatch(/^\s+at .*:\d+:\d+\)?$/m)
+    } finally {
+      renameSync(`${proxy}.gone`, proxy)
+    }
+  }, 120_000)
 })

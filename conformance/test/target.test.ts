@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { freePort } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Fixtures, ROOT, startFixtures } from '../src/stack.js'
-import { targetEnv, targetGatehouseConfig } from '../src/target.js'
+import { targetEnv, targetGatehouseConfig, targetSetupText } from '../src/target.js'
 
 const BIN = join(ROOT, 'conformance/bin/conformance.ts')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
@@ -82,6 +82,26 @@ describe('targetGatehouseConfig', () => {
     expect(env.GATEHOUSE_CONFORMANCE_RESOURCE).toBe('http://127.0.0.1:8080/mcp')
     expect(env.GATEHOUSE_CONFORMANCE_PORT).toBe('8080')
     expect(env.GATEHOUSE_CONFORMANCE_CONFIG).toBe('/tmp/x.yaml')
+  })
+})
+
+describe('targetSetupText', () => {
+  const o = { target: 'http://127.0.0.1:8080', configuredBase: 'http://127.0.0.1:8080' }
+
+  it('for a plain resource server, prints the four environment values it needs and no YAML', () => {
+    const text = targetSetupText(fixtures, o, false)
+    expect(text).toContain(`  GATEHOUSE_CONFORMANCE_ISSUER=${fixtures.idp.issuer}\n`)
+    expect(text).toContain(`  GATEHOUSE_CONFORMANCE_JWKS_URI=${fixtures.idp.issuer}/v1/keys\n`)
+    expect(text).toContain(`  GATEHOUSE_CONFORMANCE_AUDIENCE=${fixtures.idp.audience}\n`)
+    expect(text).toContain('  GATEHOUSE_CONFORMANCE_RESOURCE=http://127.0.0.1:8080/mcp\n')
+    expect(text).not.toMatch(/^(gateways|routes|policies):/m)
+    expect(text.split('\n').length).toBeLessThan(10)
+  })
+
+  it('for a gateway (or --print-config), prints the gatehouse YAML and the Kubernetes manifests', () => {
+    const text = targetSetupText(fixtures, o, true)
+    expect(text).toMatch(/^gateways:/m)
+    expect(text).toContain('kind: HTTPRoute')
   })
 })
 

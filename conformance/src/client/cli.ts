@@ -5,14 +5,13 @@
  * one group per scenario. Exit 0 when no MUST failed, 1 otherwise or when nothing was judged,
  * 2 on bad usage.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Command, InvalidArgumentError } from 'commander'
 import { commaList } from '../cli-options.js'
+import { referenceProxy } from '../gatehouse-process.js'
 import { consoleReport, jsonReport, junitReport } from '../report.js'
 import { parseBaseline, summarize } from '../runner.js'
 import { parseSpecVersion, SELECTABLE_REVISIONS, type SpecRevision } from '../spec-version.js'
-import { ROOT } from '../stack.js'
 import { CLIENT_CATALOGUE } from './checks/index.js'
 import { portRange } from './recorder.js'
 import { type ClientResult, runClient, type ScenarioReport, stopRunningStacks } from './run.js'
@@ -156,10 +155,10 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
       return fail(`cannot read the baseline ${opts.baseline}: ${(err as Error).message}`)
     }
   }
-  if (!existsSync(join(ROOT, 'proxy/bin/gatehouse.ts'))) {
-    // The installed tool carries the suite, not the reference proxy every scenario runs.
+  if (!referenceProxy()) {
+    // Every scenario runs the reference proxy: the checkout's sources or the package's build.
     return fail(
-      'the client mode runs the reference proxy (gatehouse) in each scenario, so it runs only in a checkout of the Gatehouse repository: npm run conformance -- client --command "…"',
+      'the client mode runs the reference proxy (gatehouse) in each scenario, and it is missing: run `npm run build` in the checkout, or reinstall the package',
     )
   }
   const scenarios = selectScenarios(SCENARIOS, {
