@@ -15,6 +15,7 @@ import { stringify } from 'yaml'
 import { announcedRevisions } from '../src/announced.js'
 import { commaList } from '../src/cli-options.js'
 import { selectProfiles, TARGET_PROFILES } from '../src/profiles.js'
+import { serverHtmlReport } from '../src/report/html/server.js'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
 import {
@@ -150,6 +151,7 @@ const program = new Command()
   .option('--baseline <file>', 'expected failures: one requirement ID per line')
   .option('--junit <file>', 'write a JUnit XML report')
   .option('--json <file>', 'write a JSON report')
+  .option('--html <file>', 'write an HTML report (one self-contained page)')
   .showHelpAfterError()
 
 program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
@@ -178,6 +180,7 @@ const opts = program.opts<{
   baseline?: string
   junit?: string
   json?: string
+  html?: string
 }>()
 
 // A foreign target is judged as a resource server unless it claims more (issue 23, item 7).
@@ -327,6 +330,10 @@ if (opts.junit) writeFileSync(opts.junit, junitReport(results))
 if (opts.json) writeFileSync(opts.json, jsonReport(results, targetInfo))
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
 const report = consoleReport(results, `${title} (${seconds} s)`)
+if (opts.html) {
+  const facts = Object.entries(targetInfo).map(([k, v]) => [k, String(v)] as const)
+  writeFileSync(opts.html, serverHtmlReport(results, { title: `${title} (${seconds} s)`, facts }))
+}
 process.stdout.write(`${report}\n`)
 const { mustFailed, passed, failed } = summarize(results)
 if (passed + failed === 0) {
