@@ -53,7 +53,7 @@ function detailOf(e: Recorded): string | undefined {
     // RFC 9110 §11.6.2: credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]; only the
     // scheme is shown, never what follows it.
     const scheme = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,19}) /.exec(auth)?.[1]
-    parts.push(scheme ? `${scheme} credentials` : 'malformed Authorization')
+    parts.push(scheme ? `auth: ${scheme}` : 'auth: malformed')
   }
   return parts.length ? redactText(parts.join(' · ')) : undefined
 }
