@@ -331,7 +331,9 @@ if (opts.json) writeFileSync(opts.json, jsonReport(results, targetInfo))
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
 const report = consoleReport(results, `${title} (${seconds} s)`)
 if (opts.html) {
-  const facts = Object.entries(targetInfo).map(([k, v]) => [k, String(v)] as const)
+  const facts = Object.entries(targetInfo)
+    .filter(([, v]) => v !== null)
+    .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as const)
   writeFileSync(opts.html, serverHtmlReport(results, { title: `${title} (${seconds} s)`, facts }))
 }
 process.stdout.write(`${report}\n`)

@@ -106,16 +106,18 @@ function verdictOf(message: string): string {
 function evidenceOf(r: ReportRow, step: number | undefined): string {
   const e = r.evidence
   if (!e) return ''
-  const headers = (h: Record<string, string>) =>
-    Object.entries(h)
+  const headers = (caption: string, h: Record<string, string>) => {
+    const rows = Object.entries(h)
       .map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${shownHeader(k, v)}</td></tr>`)
       .join('')
+    return rows ? `<table class="headers"><caption>${caption}</caption>${rows}</table>` : ''
+  }
   const status = e.status === 0 ? 'no answer' : String(e.status)
   return `<details class="evidence" open><summary>evidence${step !== undefined ? ` — step #${step} of the diagram` : ''}: <code>${shown(e.method)} ${shown(e.url)}</code> → <b>${status}</b></summary>
 ${e.networkError ? `<p class="network">network: ${shown(e.networkError)}</p>` : ''}
-<table class="headers"><caption>request headers</caption>${headers(e.requestHeaders)}</table>
+${headers('request headers', e.requestHeaders)}
 ${e.requestBody ? `<pre class="body">${shown(e.requestBody)}</pre>` : ''}
-<table class="headers"><caption>response headers</caption>${headers(e.headers)}</table>
+${headers('response headers', e.headers)}
 ${e.bodyExcerpt ? `<pre class="body">${shown(e.bodyExcerpt)}</pre>` : ''}
 </details>`
 }

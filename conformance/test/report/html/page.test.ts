@@ -79,6 +79,7 @@ describe('htmlReport', () => {
       '<dt>expected</dt><dd>a 401 with WWW-Authenticate</dd><dt>got</dt><dd>200 without it</dd>',
     )
     expect(html).toContain('<p class="source">RFC 6750 §3</p>')
+    expect(html).toContain('<caption>response headers</caption><tr><th>content-type</th>')
   })
 
   it('counts only the requirements selected, and says how many were not', () => {
@@ -180,6 +181,9 @@ describe('htmlReport', () => {
     expect(section).toContain('<svg class="sequence"')
     expect(section).toContain('data-failing="CLI-TOKEN-001"')
     expect(section).toContain('evidence — step #6 of the diagram')
+    // Its evidence has no headers (no answer came): no empty header tables.
+    expect(section).not.toContain('<caption>request headers</caption>')
+    expect(section).not.toContain('<caption>response headers</caption>')
     expect(section).toContain('MCP_CONFORMANCE_SCENARIO=auth/metadata-default')
     expect(html).not.toContain(JWT)
     expect(html).not.toContain('No sequence diagrams')
