@@ -17,6 +17,7 @@ import { announcedRevisions } from '../src/announced.js'
 import { HELP_AFTER, VERSION } from '../src/cli-help.js'
 import { commaList } from '../src/cli-options.js'
 import { selectProfiles, TARGET_PROFILES } from '../src/profiles.js'
+import { serverHtmlReport } from '../src/report/html/server.js'
 import { consoleReport, jsonReport, junitReport } from '../src/report.js'
 import { parseBaseline, runChecks, summarize } from '../src/runner.js'
 import {
@@ -166,6 +167,7 @@ const program = new Command()
   .option('--junit <file>', 'write a JUnit XML report')
   .option('--json <file>', 'write a JSON report')
   .addHelpText('after', HELP_AFTER)
+  .option('--html <file>', 'write an HTML report (one self-contained page)')
   .showHelpAfterError()
 
 program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
@@ -195,6 +197,7 @@ const opts = program.opts<{
   baseline?: string
   junit?: string
   json?: string
+  html?: string
 }>()
 
 // A foreign target is judged as a resource server unless it claims more (issue 23, item 7).
@@ -336,6 +339,12 @@ if (opts.junit) writeFileSync(opts.junit, junitReport(results))
 if (opts.json) writeFileSync(opts.json, jsonReport(results, targetInfo))
 const seconds = ((performance.now() - started) / 1000).toFixed(1)
 const report = consoleReport(results, `${title} (${seconds} s)`)
+if (opts.html) {
+  const facts = Object.entries(targetInfo)
+    .filter(([, v]) => v !== null)
+    .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as const)
+  writeFileSync(opts.html, serverHtmlReport(results, { title: `${title} (${seconds} s)`, facts }))
+}
 process.stdout.write(`${report}\n`)
 const { mustFailed, passed, failed } = summarize(results)
 if (passed + failed === 0) {

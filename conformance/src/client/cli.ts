@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { Command, InvalidArgumentError } from 'commander'
 import { commaList } from '../cli-options.js'
 import { referenceProxy } from '../gatehouse-process.js'
+import { clientHtmlReport } from '../report/html/client.js'
 import { consoleReport, jsonReport, junitReport } from '../report.js'
 import { parseBaseline, summarize } from '../runner.js'
 import { parseSpecVersion, SELECTABLE_REVISIONS, type SpecRevision } from '../spec-version.js'
@@ -118,6 +119,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     .option('--baseline <file>', 'expected failures: CLI-… or <scenario>/CLI-… per line')
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--json <file>', 'write a JSON report')
+    .option('--html <file>', 'write an HTML report: one page, a sequence diagram per scenario')
     .option('--list', 'list the scenarios and requirements, then exit')
     .showHelpAfterError()
   program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
@@ -133,6 +135,7 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
     baseline?: string
     junit?: string
     json?: string
+    html?: string
     list?: boolean
     portRange?: [number, number]
     cimdDocument?: string
@@ -235,6 +238,8 @@ export async function clientMain(argv: readonly string[]): Promise<never> {
   if (opts.json) writeFileSync(opts.json, jsonReport(results, { client: opts.command }, { runs }))
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
   const title = `client "${opts.command}", ${reports.length} scenarios (${seconds} s)`
+  if (opts.html)
+    writeFileSync(opts.html, clientHtmlReport(reports, { title, command: opts.command }))
   const { mustFailed, passed, failed } = summarize(results)
   if (passed + failed === 0) {
     process.stderr.write(

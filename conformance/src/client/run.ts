@@ -26,6 +26,8 @@ export interface JudgeOptions {
   /** Expected failures: `CLI-…` (every scenario) or `<scenario>/CLI-…`. */
   baseline?: ReadonlySet<string>
   catalogue?: readonly ClientRequirement[]
+  /** Told the exchange a failure's evidence shows (the HTML report highlights that step). */
+  onEvidence?(id: string, e: Recorded): void
 }
 
 /** One scenario's run and its judgement. */
@@ -42,6 +44,13 @@ export interface ScenarioReport {
   log: LogEntry[]
   /** Why the scenario could not be run (its stack did not start): nothing was judged. */
   error?: string
+  /**
+   * The recorded exchanges, unredacted, in memory only (the HTML report's sequence diagram
+   * redacts what it shows; report.json carries {@link log}).
+   */
+  traffic?: readonly Recorded[]
+  /** Requirement ID → `seq` of the exchange its failure's evidence shows. */
+  failingSteps?: Record<string, number>
 }
 
 /** One recorded request as report.json carries it: no credential, code or token. */
@@ -141,7 +150,10 @@ export function judge(
     } catch (err) {
       const outcome = outcomeOf(err)
       result = { ...base, ...outcome }
-      if (outcome.status === 'failed' && shown) result.evidence = toEvidence(shown)
+      if (outcome.status === 'failed' && shown) {
+        result.evidence = toEvidence(shown)
+        options.onEvidence?.(req.id, shown)
+      }
     }
     const listed =
       options.baseline?.has(req.id) || options.baseline?.has(`${scenario.name}/${req.id}`)
@@ -172,14 +184,21 @@ export async function runOnStack(
   // Answers still streaming when the client ended finish with its connections.
   await new Promise((r) => setTimeout(r, 50))
   const entries = [...stack.traffic.entries]
+  const failingSteps: Record<string, number> = {}
+  const onEvidence = (id: string, e: Recorded) => {
+    failingSteps[id] = e.seq
+    options.onEvidence?.(id, e)
+  }
   return {
     scenario: stack.scenario.name,
     clientScenario: stack.scenario.clientScenario,
     serverUrl: stack.serverUrl,
     run,
-    results: judge(stack, entries, run, options),
+    results: judge(stack, entries, run, { ...options, onEvidence }),
     requests: entries.length,
     log: logOf(entries),
+    traffic: entries,
+    failingSteps,
   }
 }
 
