@@ -7,8 +7,8 @@
  * (RFC 9207 §2.4) or whose `state` is not the one sent — is marked conformant: then even
  * CLI-FLOW-001 is not reached rather than failed.
  */
-import { redactText } from '@gatehouse/redact'
 import type { ClientRun } from './execute.js'
+import { exitCause } from './exit-cause.js'
 import { type Flow, withoutQuery } from './flow.js'
 import type { StackFacts } from './scenario-stack.js'
 import { ISS_REMOVED } from './shapers-2026.js'
@@ -40,9 +40,6 @@ function memberOf(e: Recorded, name: string): string | undefined {
 export const issuerOf = (e: Recorded) => memberOf(e, 'issuer')
 /** The `resource` of a protected-resource metadata answer, or undefined. */
 const resourceOf = (e: Recorded) => memberOf(e, 'resource')
-
-const lastLine = (s: string) =>
-  redactText(s.trim().split('\n').at(-1) ?? '').slice(0, 160) || 'no stderr'
 
 /** The refusal the spec demands that the run shows, if any. */
 function specRefusal(flow: Flow, facts: StackFacts): string | undefined {
@@ -93,7 +90,7 @@ export function progressOf(flow: Flow, facts: StackFacts, run: ClientRun): Progr
   const last = flow.entries.at(-1)
   const ended = run.timedOut
     ? `was killed at the time limit (${run.durationMs} ms)`
-    : `ended (exit ${run.exitCode ?? run.signal}; ${lastLine(run.stderr)})`
+    : `ended (exit ${run.exitCode ?? run.signal}; ${exitCause(run.stderr, 160)})`
   const where = last
     ? `after ${last.method} ${withoutQuery(last.url)} → ${last.status}`
     : 'without a request'

@@ -105,7 +105,8 @@ export interface ClientScenario {
   /**
    * Getting through needs a behaviour the spec only recommends (step-up: "Clients SHOULD respond
    * to these errors…"): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST); or only
-   * allows (refresh: MAY), and then nothing fails a client that does not get through.
+   * allows (refresh: MAY), and then CLI-FLOW-004 (MUST) judges only that the client got through
+   * once, before the behaviour it may lack was asked of it.
    */
   throughBy?: 'SHOULD' | 'MAY'
   /** One line. */
