@@ -139,8 +139,11 @@ async function discover(params: Record<string, string>): Promise<void> {
   }
   const path = `${serverUrl.origin}/.well-known/oauth-protected-resource${serverUrl.pathname}`
   const root = `${serverUrl.origin}/.well-known/oauth-protected-resource`
-  // forget-resource-metadata: the URL the challenge named is not kept, so discovery falls back to
-  // the well-known URIs and, finding none, to the MCP server's origin as authorization server.
+  // forget-resource-metadata: the URL the challenge names is fetched, then not kept: discovery goes
+  // on by the well-known URIs and, finding none, takes the MCP server's origin as authorization
+  // server (the 2025-03-26 fallback).
+  if (has('forget-resource-metadata') && params.resource_metadata)
+    await getJson(params.resource_metadata)
   const named =
     has('ignore-resource-metadata') || has('forget-resource-metadata')
       ? undefined
