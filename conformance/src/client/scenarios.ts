@@ -106,8 +106,8 @@ export interface ClientScenario {
   /**
    * Getting through needs a behaviour the spec only recommends (step-up: "Clients SHOULD respond
    * to these errors…"): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST); or only
-   * allows (refresh: MAY), and then CLI-FLOW-004 (MUST) judges only that the client got through
-   * once, before the behaviour it may lack was asked of it.
+   * allows (refresh: MAY), and then CLI-FLOW-004 (MUST) judges only what comes before it: an
+   * access token obtained and sent to the MCP server.
    */
   throughBy?: 'SHOULD' | 'MAY'
   /** One line. */
