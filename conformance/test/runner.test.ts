@@ -95,6 +95,13 @@ describe('runner', () => {
     expect(only.filter((r) => r.status === 'passed').map((r) => r.id)).toEqual(['T-004'])
   })
 
+  it('counts only the selected requirements: those --only leaves out are not "skipped" in the summary', async () => {
+    const only = await runChecks(target, { catalogue, only: ['T-004'] })
+    expect(only.length).toBeGreaterThan(1)
+    expect(summarize(only)).toEqual({ passed: 1, failed: 0, skipped: 0, mustFailed: 0 })
+    expect(consoleReport(only, 'only').split('\n').at(-1)).toBe('1 passed, 0 failed, 0 skipped')
+  })
+
   it('judges only what --spec-version selects, skipping the rest with the reason', async () => {
     const tagged = [
       req('V-001', '/ok', 200, { specVersions: ['2025-11-25'] }),

@@ -111,10 +111,25 @@ describe('--target-command', () => {
     const r = await conformance(['--target', base, '--target-command', SDK_RS])
     expect(r.code, r.stderr + r.stdout.slice(-2000)).toBe(0)
     expect(r.stdout).toContain('profile resource-server')
-    expect(r.stdout).not.toContain('FAIL ')
+    // The one finding: requireBearerAuth answers a request without credentials with
+    // error="invalid_token" (RFC 6750 §3.1: SHOULD NOT include an error code), a SHOULD.
+    expect(r.stdout.match(/FAIL \S+ \S+/g)).toEqual(['FAIL AUTH-027 SHOULD'])
     expect(r.stdout).toContain('PASS PRM-006')
     expect(r.stdout).toContain('PASS AUTH-013')
     expect(r.stdout).not.toMatch(/PASS (AUTH-020|AUTHZ-001|ASM-|CORS-|MCPP-)/)
+  }, 120_000)
+
+  it('fails a resource server whose 401 has no WWW-Authenticate header on a MUST of its own (AUTH-026), not only two SHOULDs', async () => {
+    const base = `http://127.0.0.1:${await freePort()}`
+    const r = await conformance([
+      '--target',
+      base,
+      '--target-command',
+      `${SDK_RS} --fault no-www-authenticate`,
+    ])
+    expect(r.stdout).toMatch(/FAIL AUTH-026 MUST/)
+    expect(r.stdout).toContain('RFC 6750 §3; RFC 9110 §15.5.2')
+    expect(r.code, r.stdout.slice(-2000)).toBe(1)
   }, 120_000)
 
   it('judges gatehouse started from the printed configuration, pass-through and broker mode, on every profile it claims', async () => {

@@ -17,3 +17,28 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
 }
+
+/** Whether `err` says a port was taken: `EADDRINUSE`, or a process's message saying so. */
+export function isPortTaken(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException | undefined
+  return (
+    e?.code === 'EADDRINUSE' ||
+    /EADDRINUSE|(?:address|port) (?:is )?already in use/i.test(String(e?.message))
+  )
+}
+
+/**
+ * Starts something that must be told its port before it listens (a child process, a
+ * configuration file) on a {@link freePort}, and again on a new one when another process took
+ * that port between the two — the race `freePort` cannot close. Any other error is thrown at
+ * once; after `attempts` taken ports (default 5), the last error.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await start(await freePort())
+    } catch (err) {
+      if (i >= attempts || !isPortTaken(err)) throw err
+    }
+  }
+}

@@ -4,7 +4,7 @@ import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freePort, SHUTDOWN_EXIT, sendJson } from '../src/index.js'
+import { freePort, isPortTaken, onFreePort, SHUTDOWN_EXIT, sendJson } from '../src/index.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
@@ -19,6 +19,53 @@ describe('freePort', () => {
     await once(server, 'listening')
     expect((server.address() as { port: number }).port).toBe(port)
     await new Promise((r) => server.close(r))
+  })
+})
+
+describe('onFreePort', () => {
+  /** Listens on `port`, rejecting with Node's own error when it is taken. */
+  async function listenOn(port: number) {
+    const server = createServer()
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, '127.0.0.1', () => resolve())
+    })
+    return server
+  }
+
+  it('starts again on another port when the one it was given was taken meanwhile (EADDRINUSE)', async () => {
+    const tried: number[] = []
+    let thief: ReturnType<typeof createServer> | undefined
+    const server = await onFreePort(async (port) => {
+      tried.push(port)
+      // The race: another process takes the port between freePort and this listen.
+      if (!thief) thief = await listenOn(port)
+      return listenOn(port)
+    })
+    expect(tried.length).toBe(2)
+    expect((server.address() as { port: number }).port).toBe(tried[1])
+    await new Promise((r) => server.close(r))
+    await new Promise((r) => thief?.close(r))
+  })
+
+  it('throws any other error at once, and a taken port after the last attempt', async () => {
+    let calls = 0
+    await expect(
+      onFreePort(async () => {
+        calls++
+        throw new Error('bad configuration')
+      }),
+    ).rejects.toThrow('bad configuration')
+    expect(calls).toBe(1)
+    calls = 0
+    await expect(
+      onFreePort(async (port) => {
+        calls++
+        throw new Error(`cannot listen on 127.0.0.1:${port}: the address is already in use`)
+      }, 3),
+    ).rejects.toThrow('already in use')
+    expect(calls).toBe(3)
+    expect(isPortTaken(Object.assign(new Error('x'), { code: 'EADDRINUSE' }))).toBe(true)
   })
 })
 

@@ -6,6 +6,7 @@ import { authorization2026 } from './authorization-2026.js'
 import { bridged } from './bridged.js'
 import { brokerProfile } from './broker.js'
 import { brokerFlow } from './broker-flow.js'
+import { challenges } from './challenges.js'
 import { core } from './core.js'
 import { cors } from './cors.js'
 import { flow } from './flow.js'
@@ -24,6 +25,7 @@ import { transport } from './transport.js'
  */
 export const CATALOGUE: readonly Requirement[] = [
   ...core,
+  ...challenges,
   ...scopes,
   ...resourceMetadata,
   ...bridged,

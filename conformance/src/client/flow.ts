@@ -171,10 +171,16 @@ export class Flow {
     })
   }
 
-  /** Fetches of protected-resource metadata (any URL under the PRM well-known prefix). */
+  /**
+   * Fetches of protected-resource metadata: any URL under the PRM well-known prefix, and any URL
+   * a challenge named in `resource_metadata` (RFC 9728 §5.1: the resource may name any URL).
+   */
   get prmFetches(): Recorded[] {
-    return this.entries.filter((e) =>
-      e.url.pathname.startsWith('/.well-known/oauth-protected-resource'),
+    const named = new Set(this.challenges.flatMap((c) => c.params.resource_metadata ?? []))
+    return this.entries.filter(
+      (e) =>
+        e.url.pathname.startsWith('/.well-known/oauth-protected-resource') ||
+        (e.method === 'GET' && named.has(e.url.href)),
     )
   }
 

@@ -7,8 +7,8 @@
  * (RFC 9207 §2.4) or whose `state` is not the one sent — is marked conformant: then even
  * CLI-FLOW-001 is not reached rather than failed.
  */
-import { redactText } from '@gatehouse/redact'
 import type { ClientRun } from './execute.js'
+import { exitCause } from './exit-cause.js'
 import { type Flow, withoutQuery } from './flow.js'
 import type { StackFacts } from './scenario-stack.js'
 import { ISS_REMOVED } from './shapers-2026.js'
@@ -22,7 +22,10 @@ export interface Progress {
   reached: ReadonlySet<Stage>
   /** Why it stopped where it did, when it stopped before a token: one sentence. */
   cause?: string
-  /** The client refused something the spec says it must (or should) refuse. */
+  /**
+   * The client refused something the spec says it must (or should) refuse — or something no
+   * clause obliges it to accept (an interop finding, {@link crossOriginTokenEndpoint}).
+   */
   conformantRefusal: boolean
 }
 
@@ -40,9 +43,6 @@ function memberOf(e: Recorded, name: string): string | undefined {
 export const issuerOf = (e: Recorded) => memberOf(e, 'issuer')
 /** The `resource` of a protected-resource metadata answer, or undefined. */
 const resourceOf = (e: Recorded) => memberOf(e, 'resource')
-
-const lastLine = (s: string) =>
-  redactText(s.trim().split('\n').at(-1) ?? '').slice(0, 160) || 'no stderr'
 
 /** The refusal the spec demands that the run shows, if any. */
 function specRefusal(flow: Flow, facts: StackFacts): string | undefined {
@@ -80,6 +80,26 @@ function specRefusal(flow: Flow, facts: StackFacts): string | undefined {
   return undefined
 }
 
+/**
+ * A client that got an authorization code and then sent nothing, where the token endpoint is on
+ * another origin than the authorization-server metadata it used (the seed's bridged shape: the
+ * gateway serves the metadata, the token endpoint is the IdP's). A client may refuse that on
+ * principle; no clause obliges it to follow the token endpoint to another origin (RFC 8414 §2
+ * only names the endpoint), so its not getting through is an interop finding, not a breach.
+ */
+function crossOriginTokenEndpoint(flow: Flow, facts: StackFacts): string | undefined {
+  if (flow.tokenRequests.length > 0) return undefined
+  const tokenOrigin = new URL(facts.tokenUrl).origin
+  const used = flow.asMetadataFetches.filter(
+    (m) => m.status >= 200 && m.status < 300 && issuerOf(m) !== undefined,
+  )
+  const meta = used.at(-1)
+  if (!meta || meta.url.origin === tokenOrigin) return undefined
+  const last = flow.authorizations.filter((a) => a.code).at(-1)
+  if (!last || flow.entries.some((e) => e.seq > last.entry.seq)) return undefined
+  return `the client sent no request after its authorization response: it did not redeem the code at the token endpoint ${facts.tokenUrl}, on another origin than the authorization-server metadata it used (${withoutQuery(meta.url)}). An interop finding, not a breach: no clause obliges a client to follow a token endpoint to another origin`
+}
+
 /** The stages a run reached, and the cause when it stopped before a token. */
 export function progressOf(flow: Flow, facts: StackFacts, run: ClientRun): Progress {
   const reached = new Set<Stage>()
@@ -90,10 +110,12 @@ export function progressOf(flow: Flow, facts: StackFacts, run: ClientRun): Progr
   const refusal = specRefusal(flow, facts)
   if (refusal)
     return { reached, cause: `${refusal}: a conformant refusal`, conformantRefusal: true }
+  const interop = crossOriginTokenEndpoint(flow, facts)
+  if (interop) return { reached, cause: interop, conformantRefusal: true }
   const last = flow.entries.at(-1)
   const ended = run.timedOut
     ? `was killed at the time limit (${run.durationMs} ms)`
-    : `ended (exit ${run.exitCode ?? run.signal}; ${lastLine(run.stderr)})`
+    : `ended (exit ${run.exitCode ?? run.signal}; ${exitCause(run.stderr, 160)})`
   const where = last
     ? `after ${last.method} ${withoutQuery(last.url)} → ${last.status}`
     : 'without a request'

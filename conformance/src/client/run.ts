@@ -5,7 +5,7 @@
  */
 
 import { redactUrl } from '@gatehouse/redact'
-import { baselineMark, outcomeOf } from '../runner.js'
+import { baselineMark, NOT_SELECTED, outcomeOf } from '../runner.js'
 import type { ReportRow } from '../types.js'
 import { CLIENT_CATALOGUE, type ClientRequirement } from './checks/index.js'
 import { type ClientRun, executeClient } from './execute.js'
@@ -126,7 +126,7 @@ export function judge(
     const selected =
       (!options.only || options.only.includes(req.id)) && !options.skip?.includes(req.id)
     if (!selected) {
-      results.push({ ...base, status: 'skipped', message: 'not selected' })
+      results.push({ ...base, status: 'skipped', message: NOT_SELECTED })
       continue
     }
     if (req.needs && !progress.reached.has(req.needs)) {

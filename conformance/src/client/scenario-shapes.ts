@@ -7,6 +7,12 @@ import type { GatewayShape } from './scenarios.js'
 /** The client metadata document URL the official suite's clients use, known to the CIMD IdP. */
 export const CIMD_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
 
+/**
+ * Where `prm-named-url-only` serves the protected-resource metadata: a path of the server's own
+ * choosing, outside both well-known forms, that only the 401's resource_metadata names.
+ */
+export const NAMED_PRM_PATH = '/metadata/protected-resource.json'
+
 /** The resource the metadata of `resource-mismatch` names instead of the MCP server's. */
 export const MISMATCHED_RESOURCE = 'https://other-resource.example/mcp'
 

@@ -7,7 +7,7 @@
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { freePort } from '@gatehouse/support'
+import { onFreePort } from '@gatehouse/support'
 import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
 import { type PortPicker, type Recorder, startRecorder } from './recorder.js'
@@ -157,9 +157,15 @@ export async function startScenarioStack(
     const backend: McpBackend = await startMcpBackend()
     started.push(backend)
     const resource = `${gwRecorder.origin}/mcp`
-    const ports = { gateway: await freePort(), idp: idp.port, backend: backend.port }
-    const config = gatewayConfig(scenario, ports, idp, resource)
-    let gatehouse: GatehouseProcess = await startGatehouse(config, options)
+    // Gatehouse is told its port in its configuration: another process may take that port before
+    // it listens ("address already in use"), so it starts again on a new one.
+    const ports = { gateway: 0, idp: idp.port, backend: backend.port }
+    let config: Record<string, unknown> = {}
+    let gatehouse: GatehouseProcess = await onFreePort((port) => {
+      ports.gateway = port
+      config = gatewayConfig(scenario, ports, idp, resource)
+      return startGatehouse(config, options)
+    })
     // A restart a shaper began (key rotation) is waited for before a new run or the stop, so it
     // cannot start a gatehouse after the stack stopped.
     let restarting: Promise<void> = Promise.resolve()

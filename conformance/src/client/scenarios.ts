@@ -10,6 +10,7 @@ import {
   CIMD_CLIENT_METADATA_URL,
   CIMD_DOCUMENT,
   MISMATCHED_RESOURCE,
+  NAMED_PRM_PATH,
   OIDC_SCOPES,
   RESOURCE_SERVER,
   SEED_RULE,
@@ -105,7 +106,8 @@ export interface ClientScenario {
   /**
    * Getting through needs a behaviour the spec only recommends (step-up: "Clients SHOULD respond
    * to these errors…"): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST); or only
-   * allows (refresh: MAY), and then nothing fails a client that does not get through.
+   * allows (refresh: MAY), and then CLI-FLOW-004 (MUST) judges only what comes before it: an
+   * access token obtained and sent to the MCP server.
    */
   throughBy?: 'SHOULD' | 'MAY'
   /** One line. */
@@ -201,6 +203,19 @@ const SCENARIOS_2025: readonly ClientScenario[] = [
     idp: SIGN_IN,
     gateway: BRIDGED,
     shapers: () => ({ gateway: reshapers.prmRootOnly(true) }),
+  },
+  {
+    name: 'prm-named-url-only',
+    clientScenario: 'auth/metadata-var3',
+    protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
+    title:
+      "PRM only at the URL the 401's resource_metadata names (both well-known forms are 404); it names the IdP, so the MCP server is not the authorization server",
+    outcome: 'complete',
+    registration: 'dcr',
+    idp: STANDARDS_IDP,
+    gateway: RESOURCE_SERVER,
+    shapers: (h) => ({ gateway: reshapers.prmOnlyAtNamedUrl(h, NAMED_PRM_PATH) }),
   },
   {
     name: 'no-resource-metadata',

@@ -52,6 +52,37 @@ function prmRootOnly(named: boolean): Shaper {
 }
 
 /**
+ * PRM only at `path`, a URL of the server's own choosing that every challenge's
+ * `resource_metadata` names (RFC 9728 §5.1); both well-known forms answer 404. A client that does
+ * not keep the URL the challenge named finds no metadata by the well-known URIs (MCP 2025-11-25,
+ * Protected Resource Metadata Discovery Requirements).
+ */
+function prmOnlyAtNamedUrl(h: StackHandles, path: string): Shaper {
+  return {
+    request(e) {
+      if (e.url.pathname === path && e.method === 'GET')
+        return forward(
+          e,
+          `${h.gatewayUpstream}${PRM_PATH}/mcp`,
+          `PRM served only here, at the URL the challenge names`,
+        )
+      return e.url.pathname.startsWith(PRM_PATH)
+        ? notFound(`PRM is served only at ${path}, the URL the challenge names`)
+        : undefined
+    },
+    response(e, headers) {
+      const challenge = headers['www-authenticate']
+      if (!challenge) return undefined
+      const named = `${e.url.origin}${path}`
+      const changed = challenge.replace(/resource_metadata="[^"]*"/, `resource_metadata="${named}"`)
+      if (changed === challenge) return undefined
+      headers['www-authenticate'] = changed
+      return `resource_metadata names ${path}`
+    },
+  }
+}
+
+/**
  * After `limit` token-bearing MCP requests, answers 410 `test_complete` (as the official suite's
  * retry-limit scenario does), so a client that never stops ends instead of looping until killed.
  */
@@ -391,6 +422,7 @@ export const reshapers = {
   onlyTokenAuthMethod,
   prmOfAnotherResource,
   stepUpOnToolsCall,
+  prmOnlyAtNamedUrl,
   prmRootOnly,
   stopAfterTokenRequests,
   holdUntilExpired,

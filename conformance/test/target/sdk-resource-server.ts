@@ -32,6 +32,16 @@ const oauthMetadata = OAuthMetadataSchema.parse(
 )
 
 const app = express()
+// `--fault no-www-authenticate`: its 401s lose the challenge header (RFC 6750 §3 broken on
+// purpose), to show the resource-server profile fails that (conformance/test/target.test.ts).
+if (process.argv.includes('--fault') && process.argv.includes('no-www-authenticate')) {
+  app.use((_req, res, next) => {
+    const set = res.setHeader.bind(res)
+    res.setHeader = (name, value) =>
+      name.toLowerCase() === 'www-authenticate' ? res : set(name, value)
+    next()
+  })
+}
 app.use(express.json())
 app.use(mcpAuthMetadataRouter({ oauthMetadata, resourceServerUrl: resource }))
 const auth = requireBearerAuth({

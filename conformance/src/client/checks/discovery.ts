@@ -65,6 +65,34 @@ export const discovery: ClientRequirement[] = [
     },
   },
   {
+    id: 'CLI-PRM-003',
+    level: 'MUST',
+    source: `${MCP('Overview')}; MCP 2026-07-28 authorization §Overview; RFC 9728 §5.1`,
+    quote:
+      'MCP clients MUST use OAuth 2.0 Protected Resource Metadata for authorization server discovery.',
+    text: "The client takes its authorization server from the protected-resource metadata at the URL the 401 named, and never treats the MCP server as its authorization server: no request to the MCP server's origin but the MCP endpoint and that metadata.",
+    appliesTo: only('prm-named-url-only'),
+    check({ flow, facts, evidence }) {
+      const mcpPath = new URL(facts.resource).pathname
+      const prm = new Set(flow.prmFetches)
+      const guessed = flow.entries.find(
+        (e) => e.url.origin === facts.gatewayOrigin && e.url.pathname !== mcpPath && !prm.has(e),
+      )
+      evidence(guessed)
+      must(
+        guessed === undefined,
+        `no authorization-server request at the MCP server's origin ${facts.gatewayOrigin} (its metadata names ${facts.authServer})`,
+        `${guessed?.method} ${guessed ? withoutQuery(guessed.url) : ''} → ${guessed?.status}`,
+      )
+      const named = flow.challenges.find((c) => c.params.resource_metadata)?.params
+        .resource_metadata
+      if (named === undefined) throw new CheckSkipped('the client never received a challenge')
+      const fetched = flow.prmFetches.find((e) => e.url.href === named)
+      evidence(fetched ?? flow.prmFetches[0])
+      must(fetched !== undefined, `a fetch of ${named}`, 'none')
+    },
+  },
+  {
     id: 'CLI-ASM-001',
     level: 'MUST',
     source: `${MCP('Authorization Server Metadata Discovery')}; RFC 8414 §3.1, §5`,

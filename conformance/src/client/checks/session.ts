@@ -2,18 +2,14 @@
  * Using the token: where it is sent, how the client reacts to 403 insufficient_scope and to an
  * expired or refused token, and whether it got through at all.
  */
-import { redactText } from '@gatehouse/redact'
 import { CheckSkipped, must } from '../../types.js'
+import { exitCause } from '../exit-cause.js'
 import { scopesOf, withoutQuery } from '../flow.js'
 import { bearerOf } from '../traffic.js'
 import { always, type ClientCheckContext, type ClientRequirement, MCP, only } from './types.js'
 
 const TOKEN_USAGE = `${MCP('Access Token Usage')}; OAuth 2.1 §5.1; RFC 6750 §2`
 const STEP_UP = `${MCP('Scope Challenge Handling')}; RFC 6750 §3.1`
-
-/** The last line of a stream, redacted, for a failure message. */
-const lastLine = (s: string) =>
-  redactText(s.trim().split('\n').at(-1) ?? '').slice(0, 200) || '(nothing)'
 
 const THROUGH_MUST =
   'MCP clients MUST be able to parse WWW-Authenticate headers and respond appropriately to HTTP 401 Unauthorized responses from the MCP server.'
@@ -30,7 +26,7 @@ function getsThrough({ flow, run, progress, evidence }: ClientCheckContext): voi
   must(
     through !== undefined,
     'an MCP request with a token answered 2xx',
-    `none (statuses ${flow.mcp.map((e) => e.status).join(', ') || 'none'}); ${progress.cause ?? `stderr: ${lastLine(run.stderr)}`}`,
+    `none (statuses ${flow.mcp.map((e) => e.status).join(', ') || 'none'}); ${progress.cause ?? `stderr: ${exitCause(run.stderr)}`}`,
   )
   must(
     !run.timedOut,
@@ -40,7 +36,7 @@ function getsThrough({ flow, run, progress, evidence }: ClientCheckContext): voi
   must(
     run.exitCode === 0,
     'exit code 0',
-    `exit ${run.exitCode ?? run.signal}; stderr: ${lastLine(run.stderr)}`,
+    `exit ${run.exitCode ?? run.signal}; stderr: ${exitCause(run.stderr)}`,
   )
 }
 
@@ -132,7 +128,16 @@ export const session: ClientRequirement[] = [
       'Clients SHOULD implement retry limits and SHOULD track scope upgrade attempts to avoid repeated failures for the same resource and operation combination.',
     text: 'When step-up never succeeds, the client gives up after at most 3 authorization requests and ends by itself.',
     appliesTo: only('scope-retry-limit'),
-    check({ flow, run, evidence }) {
+    check({ flow, run, progress, evidence }) {
+      // Retry limits are about step-up: a run that never got the 403 insufficient_scope
+      // challenge never reached what this judges (it stopped earlier, for its own reason).
+      const challenge = flow.challenges.find(
+        (c) => c.entry.status === 403 && c.params.error === 'insufficient_scope',
+      )
+      if (!challenge)
+        throw new CheckSkipped(
+          `not reached: ${progress.cause ?? 'the client never received the 403 insufficient_scope challenge'}`,
+        )
       const all = flow.authorizations
       evidence(all.at(-1)?.entry)
       must(all.length > 0, 'an authorization request', 'none')
@@ -199,6 +204,28 @@ export const session: ClientRequirement[] = [
     text: 'Where getting through needs step-up authorization, the client gets through: an MCP request with its token is answered 2xx, and it exits 0 within the time limit.',
     appliesTo: (s) => s.outcome === 'complete' && s.throughBy === 'SHOULD',
     check: getsThrough,
+  },
+  {
+    id: 'CLI-FLOW-004',
+    level: 'MUST',
+    source: `${MCP('Protected Resource Metadata Discovery Requirements')}; ${MCP('Authorization Flow Steps')}`,
+    quote: THROUGH_MUST,
+    text: 'Where getting through also needs a behaviour the spec only allows (refreshing a token that expires at once: MAY), the client still does what it must: it gets an access token and sends it to the MCP server.',
+    appliesTo: (s) => s.outcome === 'complete' && s.throughBy === 'MAY',
+    check({ flow, run, progress, evidence }) {
+      // Not "answered 2xx": in token-refresh the first token expires before the gateway sees it,
+      // so only a client that refreshes (the MAY) gets a 2xx.
+      const tokens = flow.accessTokens
+      const sent = flow.mcp.find((e) => tokens.has(bearerOf(e) ?? ''))
+      if (!sent && progress.conformantRefusal)
+        throw new CheckSkipped(`not reached: ${progress.cause}`)
+      evidence(sent ?? flow.mcp.at(-1) ?? flow.entries.at(-1))
+      must(
+        sent !== undefined,
+        'an access token issued to the client and sent to the MCP server',
+        `${tokens.size === 0 ? 'no access token' : 'an access token never sent'}; ${progress.cause ?? `stderr: ${exitCause(run.stderr)}`}`,
+      )
+    },
   },
   {
     id: 'CLI-FLOW-002',

@@ -48,4 +48,8 @@ export const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'version-header-mismatch': { scenario: 'request-metadata', id: 'CLI-META-002' },
   'no-mcp-method': { scenario: 'request-metadata', id: 'CLI-META-003' },
   'no-meta': { scenario: 'request-metadata', id: 'CLI-META-004' },
+  'forget-resource-metadata': { scenario: 'prm-named-url-only', id: 'CLI-PRM-003' },
+  'no-sign-in': { scenario: 'token-refresh', id: 'CLI-FLOW-004' },
+  // same-origin-token-endpoint is no fault a check catches: judge.test.ts shows it reported as an
+  // interop finding in bridged-client-id.
 }

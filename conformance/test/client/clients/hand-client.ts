@@ -54,6 +54,11 @@ const FAULTS = [
   'version-header-mismatch',
   'no-mcp-method',
   'no-meta',
+  // judge fixes: a client that never signs in; one that forgets the resource_metadata URL; one
+  // that refuses a token endpoint on another origin than its authorization-server metadata
+  'no-sign-in',
+  'forget-resource-metadata',
+  'same-origin-token-endpoint',
 ] as const
 type Fault = (typeof FAULTS)[number]
 
@@ -88,6 +93,8 @@ const b64 = (n: number) => randomBytes(n).toString('base64url')
 type Json = Record<string, unknown>
 let prm: Json | undefined
 let meta: Json | undefined
+/** The origin the authorization-server metadata was fetched from. */
+let metaOrigin: string | undefined
 let client:
   | { id: string; secret?: string; method?: 'client_secret_basic' | 'client_secret_post' }
   | undefined
@@ -132,7 +139,15 @@ async function discover(params: Record<string, string>): Promise<void> {
   }
   const path = `${serverUrl.origin}/.well-known/oauth-protected-resource${serverUrl.pathname}`
   const root = `${serverUrl.origin}/.well-known/oauth-protected-resource`
-  const named = has('ignore-resource-metadata') ? undefined : params.resource_metadata
+  // forget-resource-metadata: the URL the challenge names is fetched, then not kept: discovery goes
+  // on by the well-known URIs and, finding none, takes the MCP server's origin as authorization
+  // server (the 2025-03-26 fallback).
+  if (has('forget-resource-metadata') && params.resource_metadata)
+    await getJson(params.resource_metadata)
+  const named =
+    has('ignore-resource-metadata') || has('forget-resource-metadata')
+      ? undefined
+      : params.resource_metadata
   const order = named ? [named] : has('root-prm-first') ? [root, path] : [path, root]
   let fetchedFrom: string | undefined
   for (const url of order) {
@@ -185,6 +200,7 @@ async function discover(params: Record<string, string>): Promise<void> {
   if (has('oidc-first')) candidates = [...candidates].reverse()
   for (const url of candidates) {
     meta = await getJson(url)
+    metaOrigin = new URL(url).origin
     if (meta) break
   }
   if (!meta) throw new Error('no authorization-server metadata found')
@@ -276,7 +292,12 @@ async function token(form: Record<string, string>): Promise<void> {
   }
   if (!client.secret && !has('no-client-id')) body.set('client_id', client.id)
   if (!has('no-resource')) body.set('resource', resourceParam())
-  const res = await idpFetch(String(meta.token_endpoint), { method: 'POST', headers, body })
+  const endpoint = String(meta.token_endpoint)
+  if (has('same-origin-token-endpoint') && metaOrigin && new URL(endpoint).origin !== metaOrigin)
+    throw new Error(
+      `refusing to send the code to ${endpoint}: not on the origin of the authorization-server metadata (${metaOrigin})`,
+    )
+  const res = await idpFetch(endpoint, { method: 'POST', headers, body })
   const json = (await res.json()) as Json
   if (!res.ok) throw new Error(`token endpoint: ${json.error} ${json.error_description ?? ''}`)
   accessToken = String(json.access_token)
@@ -286,6 +307,7 @@ async function token(form: Record<string, string>): Promise<void> {
 /** One authorization-code flow with PKCE; the "browser" is one GET and its Location. */
 async function authorize(scope: string): Promise<void> {
   if (!meta || !client) throw new Error('not discovered')
+  if (has('no-sign-in')) throw new Error('cannot open a browser to sign the user in')
   authorizations++
   const verifier = has('reused-verifier') && firstVerifier ? firstVerifier : b64(32)
   firstVerifier ??= verifier
