@@ -20,6 +20,7 @@ import { stringify } from 'yaml'
 import { REQUIRED_SCOPE } from './catalogue/scopes.js'
 import { CORS, jwtPolicy, MCP_MATCHES, mcpRoute } from './gateway-config.js'
 import { kubernetesFiles } from './kubernetes-config.js'
+import { referenceProxyCommand } from './proxy-build.js'
 import type { Target } from './types.js'
 
 /** Defined in gateway-config.ts; still exported here, where they were. */
@@ -327,7 +328,8 @@ export async function startGatehouse(
   } else {
     writeFileSync(file, stringify(config))
   }
-  const [command, ...prefix] = options.command ?? [TSX, entry]
+  const [command, ...prefix] =
+    options.command ?? (options.proxyDir ? [TSX, entry] : referenceProxyCommand(ROOT, TSX))
   const child = spawn(command as string, [...prefix, '-f', file], {
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: ROOT,
