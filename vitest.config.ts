@@ -1,14 +1,44 @@
-import { defineConfig } from 'vitest/config'
+import { availableParallelism } from 'node:os'
+import { configDefaults, defineConfig } from 'vitest/config'
+import { LongestFirstSequencer } from './scripts/vitest/sequencer.js'
+import { ALL, E2E, INTEGRATION } from './scripts/vitest/tiers.js'
 
+// The tiers (scripts/vitest/tiers.ts, CONTRIBUTING "Tests"), each with its own time limits:
+// `npx vitest run --project unit` is the fast inner loop; `npm test` runs all three.
 export default defineConfig({
   test: {
-    include: [
-      '{redact,support,proxy,mock-idp,mock-mcp,conformance,gwctl,peers,mutation,bench}/test/**/*.test.{ts,tsx}',
-      'scripts/test/**/*.test.ts',
-    ],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: one on the 2-core CI machine, where
+    // a file often waits on the servers and processes it started. Two keep both cores busy.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ALL,
+          exclude: [...configDefaults.exclude, ...INTEGRATION, ...E2E],
+          setupFiles: ['scripts/vitest/unit-setup.ts'],
+          testTimeout: 10_000,
+          hookTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          exclude: [...configDefaults.exclude, ...E2E],
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: E2E, testTimeout: 120_000, hookTimeout: 120_000 },
+      },
+    ],
   },
 })

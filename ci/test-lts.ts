@@ -1,19 +1,20 @@
 /**
- * `npm run test:lts [-- <major>...]`: the unit and integration tests (vitest) and the conformance
- * suite on each maintained Node.js LTS line the root package.json holds (ci/node-lts.ts), after `npm test` ran everything on
- * the machine's Node. Each run puts a directory holding only a `node` link to the LTS binary first
- * on PATH, so every process the tests start — `process.execPath`, a `#!/usr/bin/env node` script
- * such as tsx, a client command `node …` — runs on that line.
+ * `npm run test:lts [-- <major>...]`: the unit and integration tiers of the vitest suite
+ * (scripts/vitest/tiers.ts) and the conformance suite on each maintained Node.js LTS line the root
+ * package.json holds (ci/node-lts.ts), after `npm test` ran everything on the machine's Node. Each
+ * run puts a directory holding only a `node` link to the LTS binary first on PATH, so every
+ * process the tests start — `process.execPath`, a `#!/usr/bin/env node` script such as tsx, a
+ * client command `node …` — runs on that line.
  *
- * Left out on these runs, as they do not depend on the runtime and run once on the machine's Node:
- * the checks of the repository's own files and tools (scripts/test: the build and the module
- * graph; conformance's pack and traceability tests; mutation/test: the mutants and the Stryker
- * sample; bench/test; the generated peer table), and the verdict tables: the real-peer matrices
- * (peers/test/matrix*.test.ts) and the cross-judge (peers/test/cross-judge.test.ts), which judge
- * pinned third-party programs against baselines, and the planted-fault client table
- * (conformance/test/client/clients.test.ts), which tests the judge's logic. Each of those
- * programs' own sign-in-and-call tests (peers/test/*.test.ts) and the client mode's own runs
- * (conformance/test/client/cli.test.ts) still run on every line.
+ * Left out on these runs, as they run once, on the Node `npm run test:unit` chose:
+ * - the e2e tier: whole stacks judged from outside, browsers, the real peers and npm pack. What
+ *   in them depends on the runtime — the proxy, the mock IdP and backend, the client mode, as
+ *   processes and in-process, over real sockets — the integration tier runs on every line; what
+ *   they add is the third-party programs (the peers, Chromium, npm), whose verdict tables judge
+ *   pinned versions against baselines, not the Node under them;
+ * - the checks of the repository's own files and tools ({@link RUNTIME_INDEPENDENT}): the build and
+ *   the module graph, conformance's traceability test, mutation/test (the mutants and the Stryker
+ *   sample), bench/test, the generated peer table.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -23,18 +24,20 @@ import { ROOT } from '../scripts/build-config.js'
 import { bundledNode, SUPPORTED_MAJOR } from '../scripts/supported-node.mjs'
 import { type LtsNode, ltsNodeBinary, ltsNodes } from './node-lts.js'
 
-/** Test files that check the repository rather than the runtime: run once, on the machine's Node. */
+/**
+ * Test files of the unit and integration tiers that check the repository rather than the runtime:
+ * run once, on the machine's Node.
+ */
 export const RUNTIME_INDEPENDENT = [
   'scripts/test/**',
-  'conformance/test/pack.test.ts',
   'mutation/test/**',
   'conformance/test/traceability.test.ts',
   'bench/test/**',
   'peers/test/peer-table.test.ts',
-  'peers/test/matrix*.test.ts',
-  'peers/test/cross-judge.test.ts',
-  'conformance/test/client/clients.test.ts',
 ]
+
+/** The vitest projects (tiers) run on every line. */
+export const LTS_TIERS = ['unit', 'integration']
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((done) => {
@@ -72,10 +75,13 @@ async function testOn(lts: LtsNode): Promise<boolean> {
       process.stderr.write(`test:lts: node on PATH is ${version || 'missing'}, not ${lts.major}\n`)
       return false
     }
-    process.stdout.write(`\n== Node ${version}: vitest, then the conformance suite ==\n`)
+    process.stdout.write(
+      `\n== Node ${version}: vitest (${LTS_TIERS.join(' and ')} tiers), then the conformance suite ==\n`,
+    )
     const started = performance.now()
     const excludes = RUNTIME_INDEPENDENT.flatMap((glob) => ['--exclude', glob])
-    const unit = await run('vitest', ['run', ...excludes], env)
+    const projects = LTS_TIERS.flatMap((tier) => ['--project', tier])
+    const unit = await run('vitest', ['run', ...projects, ...excludes], env)
     const unitTime = seconds(started)
     const conformance = await run('tsx', ['conformance/bin/conformance.ts'], env)
     const verdict = unit === 0 && conformance === 0 ? 'passed' : 'FAILED'

@@ -1,6 +1,6 @@
 /**
  * Runs the reference proxy (gatehouse) as a child process with a configuration object: from the
- * repository's sources in a checkout (tsx), else the bundle the installed package carries
+ * repository in a checkout (its fresh build, or the sources through tsx: proxy-build.ts), else the bundle the installed package carries
  * (`dist/gatehouse.js`, scripts/build-config.ts), so the embedded stack and the client mode run
  * with nothing but the package.
  */
@@ -11,6 +11,7 @@ import { dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stringify } from 'yaml'
 import { kubernetesFiles } from './kubernetes-config.js'
+import { referenceProxyCommand } from './proxy-build.js'
 
 /** The package's name, which marks its root (conformance/package.json). */
 const PACKAGE_NAME = '@gatehouse/conformance'
@@ -57,7 +58,8 @@ export interface ProxyCommand {
  */
 export function referenceProxy(proxyDir?: string): ProxyCommand | undefined {
   const entry = join(proxyDir ?? join(ROOT, 'proxy'), 'bin/gatehouse.ts')
-  if (existsSync(entry) && existsSync(TSX)) return { argv: [TSX, entry], cwd: ROOT }
+  if (existsSync(entry) && existsSync(TSX))
+    return { argv: proxyDir ? [TSX, entry] : referenceProxyCommand(ROOT, TSX), cwd: ROOT }
   const bundle = join(PACKAGE_ROOT, 'dist/gatehouse.js')
   if (!proxyDir && existsSync(bundle))
     return { argv: [process.execPath, bundle], cwd: PACKAGE_ROOT }

@@ -38,10 +38,6 @@ afterEach(async () => {
   await idp.stop()
 })
 
-/** Real time, also while the test fakes setTimeout. */
-const realSetTimeout = globalThis.setTimeout
-const sleep = (ms: number) => new Promise((r) => realSetTimeout(r, ms))
-
 const infos = () =>
   logs.filter((l) => l.level === 'info').map((l) => ({ msg: l.msg, kids: l.kids }))
 
@@ -148,27 +144,52 @@ describe('KeySet: what else it tells', () => {
   })
 })
 
+/**
+ * A task registry that counts the refreshes a key set starts: a refresh registers its background
+ * task synchronously as it starts (refreshing-document.ts), so a refresh the fake timers fired has
+ * been counted by the time they return, and ends it once the fetch is done.
+ */
+class CountingTasks extends TaskRegistry {
+  started = 0
+  readonly #ended: Promise<void>[] = []
+  override background(name: string, detail?: Record<string, unknown>): () => void {
+    this.started++
+    const done = super.background(name, detail)
+    let end = () => {}
+    this.#ended.push(new Promise<void>((r) => (end = r)))
+    return () => {
+      done()
+      end()
+    }
+  }
+  /** Resolves once every refresh started so far has ended (and scheduled the next one). */
+  async settled(): Promise<void> {
+    await Promise.all(this.#ended)
+  }
+}
+
 describe('KeySet: the refresh loop', () => {
   const HOUR = 3_600_000
   const fetches = () => idp.hits.filter((h) => h.path === '/oauth2/default/v1/keys').length
+  let tasks: CountingTasks
   /**
-   * Moves the (fake) timers on by `ms`, then waits (in real time) until the IdP has seen
-   * `expected` key fetches; when that is the count it already had, waits 200 ms more so that a
-   * refresh the timers started would have reached the IdP.
+   * Moves the (fake) timers on by `ms`; then `expected` refreshes have started (no waiting: a
+   * refresh the timers fired has started when they return), and once they ended the IdP has seen
+   * as many key fetches.
    */
   async function after(ms: number, expected: number): Promise<void> {
-    const before = fetches()
     await vi.advanceTimersByTimeAsync(ms)
-    if (expected === before) await sleep(200)
-    for (let i = 0; i < 100 && fetches() < expected; i++) await sleep(50)
+    expect(tasks.started).toBe(expected)
+    await tasks.settled()
     expect(fetches()).toBe(expected)
   }
   function remote(refreshMs: number): KeySet {
+    tasks = new CountingTasks()
     return new KeySet(
       idp.issuer,
       { kind: 'remote', upstream, path: '/oauth2/default/v1/keys', refreshMs },
       createLogging({ filter: 'error' }).logger('proxy::auth::jwks'),
-      new TaskRegistry(),
+      tasks,
     )
   }
 

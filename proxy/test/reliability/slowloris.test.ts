@@ -44,14 +44,14 @@ function trickle(socket: Socket): Promise<void> {
 
 describe('slow clients', () => {
   it('cuts a registration body trickled past requestTimeout with 408 and a JSON body', async () => {
-    const started = Date.now()
+    // The trickle would last 1000 s (10,000 bytes, one every 100 ms): only requestTimeout (1 s)
+    // answers 408 request_timeout before it ends.
     const res = await rawRequest(port, [
       `POST ${REGISTRATION} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"redirect_uris":`,
       trickle,
     ])
     expect(res.status).toBe(408)
     expect(JSON.parse(res.body).error).toBe('request_timeout')
-    expect(Date.now() - started).toBeLessThan(10_000)
   })
 
   it('closes every connection whose headers trickle, leaving the gateway no socket', async () => {
