@@ -131,6 +131,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     extraClients: options.clients ?? [],
     serviceClient,
     resourceIndicators: options.resourceIndicators ?? false,
+    opaqueAccessTokens: options.opaqueAccessTokens,
     accessTokenTtlByGrant: options.accessTokenTtlByGrant ?? {},
     ...(options.clientIdMetadataDocuments
       ? {

@@ -42,6 +42,8 @@ export interface ProviderContext {
   serviceClient: { clientId: string; clientSecret: string }
   /** RFC 8707: a `resource` parameter becomes the access token's `aud`. */
   resourceIndicators: boolean
+  /** Opaque access tokens (see `MockIdpOptions.opaqueAccessTokens`); undefined: JWTs. */
+  opaqueAccessTokens?: 'introspection' | 'userinfo' | undefined
   /** Access-token lifetime per grant type (`authorization_code`, `refresh_token`), in seconds. */
   accessTokenTtlByGrant: Readonly<Partial<Record<string, number>>>
   /**
@@ -58,6 +60,8 @@ export interface ExtraClient {
   redirectUris?: string[]
   /** A confidential client (`client_secret_basic` or `client_secret_post`); public without. */
   clientSecret?: string
+  /** How a confidential client authenticates; default `client_secret_basic`. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post'
 }
 
 /** The grant type of a token-endpoint request, if the context is one. */
@@ -92,7 +96,7 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       ...(c.clientSecret
         ? {
             client_secret: c.clientSecret,
-            token_endpoint_auth_method: 'client_secret_basic' as const,
+            token_endpoint_auth_method: c.tokenEndpointAuthMethod ?? 'client_secret_basic',
           }
         : { token_endpoint_auth_method: 'none' as const }),
       grant_types: ['authorization_code', 'refresh_token'],
@@ -143,14 +147,16 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       // whatever `resource` the client sends; with it, the resource the client named (RFC 8707
       // §2), and the server's audience when it named none.
       resourceIndicators: {
-        enabled: true,
+        // Userinfo-only tokens (Google-shaped) have no resource server: oidc-provider issues
+        // opaque tokens for its UserInfo endpoint when the feature is off.
+        enabled: ctx.opaqueAccessTokens !== 'userinfo',
         defaultResource: async () => s.audience,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (reqCtx, indicator) => ({
           scope: s.scopes.join(' '),
           audience: ctx.resourceIndicators ? indicator : s.audience,
           accessTokenTTL: accessTokenTtl(reqCtx),
-          accessTokenFormat: 'jwt',
+          accessTokenFormat: ctx.opaqueAccessTokens === 'introspection' ? 'opaque' : 'jwt',
           jwt: { sign: { alg: 'RS256' } },
         }),
       },
