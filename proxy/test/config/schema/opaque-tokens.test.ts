@@ -3,11 +3,14 @@
  * audiences required with introspection and refused with userinfo, defaults and bounds, the
  * backend cross-reference, and the compile check that a userinfo policy has rules.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { parse as parseYaml, stringify } from 'yaml'
 import { compileOrThrow } from '../../../src/compile.js'
 import { parseConfig } from '../../../src/config/load.js'
 import { ConfigError } from '../../../src/errors.js'
 import { authConfig } from '../../auth/config.js'
+import { ROUTE } from '../policy-yaml.js'
 
 const BASE = { idpPort: 9000, backendPort: 9001, issuer: 'http://127.0.0.1:9000/oauth2/default' }
 const PATH = 'policies.mcp-auth.traffic.jwtAuthentication'
@@ -132,5 +135,24 @@ describe('jwtAuthentication.opaqueTokens', () => {
       }),
     ])
     await expect(compileOrThrow(parse(jwt, ['jwt.hd == "example.com"']))).resolves.toBeDefined()
+  })
+})
+
+describe('the configurations in docs/idp/opaque-tokens.md', () => {
+  const doc = readFileSync(
+    new URL('../../../../docs/idp/opaque-tokens.md', import.meta.url),
+    'utf8',
+  )
+  const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '')
+
+  it('are valid and compile, on a route named mcp', async () => {
+    expect(blocks).toHaveLength(2)
+    for (const block of blocks) {
+      const { backends, policies } = parseYaml(block) as Record<string, Record<string, unknown>>
+      const route = parseYaml(ROUTE) as Record<string, Record<string, unknown>>
+      const text = stringify({ ...route, backends: { ...route.backends, ...backends }, policies })
+      const config = parseConfig(text, 'docs.yaml', { INTROSPECTION_SECRET: 'from-the-env' })
+      await expect(compileOrThrow(config)).resolves.toBeDefined()
+    }
   })
 })
