@@ -46,7 +46,12 @@ export interface Fixtures {
 export async function startFixtures(
   ports: { idp?: number; backend?: number } = {},
 ): Promise<Fixtures> {
-  const idp = await startMockIdp(ports.idp ? { port: ports.idp } : {})
+  const idp = await startMockIdp({
+    ...(ports.idp ? { port: ports.idp } : {}),
+    // A second authorization server issuing opaque tokens, introspected by the opaque route
+    // (OPQ-*); short-lived, so OPQ-002 sees one expire.
+    authServers: [{ id: 'default', audience: 'api://default' }, OPAQUE_SERVER],
+  })
   const backend = await startMcpBackend(ports.backend ? { port: ports.backend } : {})
   return {
     idp,
@@ -58,6 +63,14 @@ export async function startFixtures(
   }
 }
 
+/** The mock IdP's opaque-token authorization server (OPQ-*, catalogue/opaque-tokens.ts). */
+const OPAQUE_SERVER = {
+  id: 'opaque',
+  audience: 'api://opaque',
+  opaqueAccessTokens: 'introspection' as const,
+  accessTokenTtlSeconds: 4,
+}
+
 /** Ports of one gateway instance. */
 export interface Ports {
   gateway: number
@@ -66,6 +79,8 @@ export interface Ports {
   scoped: number
   /** A gateway whose policy runs in broker mode (profile broker, issue #22); none without. */
   broker?: number
+  /** A gateway whose route accepts opaque tokens by introspection (OPQ-*); none without. */
+  opaque?: number
   admin: number
 }
 
@@ -122,6 +137,7 @@ export function gatehouseConfig(
       proxied: { port: ports.proxied, address: '127.0.0.1' },
       scoped: { port: ports.scoped, address: '127.0.0.1' },
       ...(ports.broker ? { broker: { port: ports.broker, address: '127.0.0.1' } } : {}),
+      ...(ports.opaque ? { opaque: { port: ports.opaque, address: '127.0.0.1' } } : {}),
       // Profile tls: an HTTPS listener, one certificate per server name (SNI).
       ...(tls
         ? {
@@ -157,6 +173,7 @@ export function gatehouseConfig(
       'mcp-proxied': mcpRoute('proxied'),
       'mcp-scoped': mcpRoute('scoped'),
       ...(ports.broker ? { 'mcp-broker': mcpRoute('broker') } : {}),
+      ...(ports.opaque ? { 'mcp-opaque': mcpRoute('opaque') } : {}),
     },
     policies: {
       'mcp-auth': jwtPolicy(
@@ -222,6 +239,27 @@ export function gatehouseConfig(
               },
               authorization,
             ),
+          }
+        : {}),
+      // Opaque access tokens (OPQ-*): introspected at the IdP's opaque server with the service
+      // client's credentials (a secret the admin dump must never show), cached for up to 1h but
+      // never past a token's exp (RFC 7662 §4).
+      ...(ports.opaque
+        ? {
+            'mcp-auth-opaque': jwtPolicy('mcp-opaque', {
+              providers: [],
+              opaqueTokens: {
+                issuer: f.idp.issuerFor(OPAQUE_SERVER.id),
+                audiences: [OPAQUE_SERVER.audience],
+                introspection: {
+                  backendRef: { name: 'idp' },
+                  path: `/oauth2/${OPAQUE_SERVER.id}/v1/introspect`,
+                  clientId: f.idp.serviceClient.clientId,
+                  clientSecret: f.idp.serviceClient.clientSecret,
+                },
+                cacheDuration: '1h',
+              },
+            }),
           }
         : {}),
       'mcp-auth-proxied': jwtPolicy(
@@ -405,6 +443,7 @@ export async function startGateway(
     proxied: await freePort(),
     scoped: await freePort(),
     broker: await freePort(),
+    opaque: await freePort(),
     admin: await freePort(),
   }
   const tls = await tlsListener(await freePort())
@@ -422,6 +461,12 @@ export async function startGateway(
     brokerBase: `http://127.0.0.1:${ports.broker}`,
     brokerConfiguredBase: `http://127.0.0.1:${ports.broker}`,
     brokenPath: '/broken',
+    opaque: {
+      base: `http://127.0.0.1:${ports.opaque}`,
+      tokenEndpoint: `${f.idp.issuerFor(OPAQUE_SERVER.id)}/v1/token`,
+      clientId: f.idp.serviceClient.clientId,
+      clientSecret: f.idp.serviceClient.clientSecret,
+    },
     admin: `http://127.0.0.1:${ports.admin}`,
     tls: {
       base: `https://127.0.0.1:${tls.port}`,
@@ -436,7 +481,7 @@ export async function startGateway(
       control,
     },
     backendOrigin: f.backend.origin,
-    secrets: [PLANTED_SECRET],
+    secrets: [PLANTED_SECRET, f.idp.serviceClient.clientSecret],
     allowShutdown: true,
   }
   return { target, ...gatehouse }

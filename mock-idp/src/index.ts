@@ -83,6 +83,8 @@ async function createAuthServers(
       issuer: `${orgUrl}${path}`,
       path,
       keys: await KeyRing.create(),
+      opaqueAccessTokens: o.opaqueAccessTokens,
+      accessTokenTtl: o.accessTokenTtlSeconds,
     }
     servers.set(o.id, { ...base, provider: build(base) })
   }

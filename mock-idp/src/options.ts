@@ -13,6 +13,10 @@ export interface AuthServerOptions {
   id: string
   audience: string
   scopes?: string[]
+  /** This server's opaque access tokens (see `MockIdpOptions.opaqueAccessTokens`). */
+  opaqueAccessTokens?: 'introspection' | 'userinfo'
+  /** This server's access-token lifetime in seconds; default `accessTokenTtlSeconds`. */
+  accessTokenTtlSeconds?: number
 }
 
 /** Options of {@link startMockIdp}. */

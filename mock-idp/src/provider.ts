@@ -23,6 +23,10 @@ export interface ProvidedServer {
   /** The issuer's path, `/oauth2/<id>`. */
   path: string
   keys: KeyRing
+  /** This server's opaque-token shape, over the IdP-wide `ProviderContext.opaqueAccessTokens`. */
+  opaqueAccessTokens?: 'introspection' | 'userinfo' | undefined
+  /** This server's access-token lifetime in seconds, over the IdP-wide one. */
+  accessTokenTtl?: number | undefined
 }
 
 /** What every provider of one mock-idp shares. */
@@ -111,8 +115,10 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       redirect_uris: [],
     },
   ]
+  const serverTtl = s.accessTokenTtl ?? ctx.accessTokenTtl
+  const opaque = s.opaqueAccessTokens ?? ctx.opaqueAccessTokens
   const accessTokenTtl = (reqCtx: unknown): number =>
-    ctx.accessTokenTtlByGrant[grantType(reqCtx) ?? ''] ?? ctx.accessTokenTtl
+    ctx.accessTokenTtlByGrant[grantType(reqCtx) ?? ''] ?? serverTtl
   const provider = new Provider(s.issuer, {
     adapter: ctx.store.adapterClass(),
     clients,
@@ -149,14 +155,14 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       resourceIndicators: {
         // Userinfo-only tokens (Google-shaped) have no resource server: oidc-provider issues
         // opaque tokens for its UserInfo endpoint when the feature is off.
-        enabled: ctx.opaqueAccessTokens !== 'userinfo',
+        enabled: opaque !== 'userinfo',
         defaultResource: async () => s.audience,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (reqCtx, indicator) => ({
           scope: s.scopes.join(' '),
           audience: ctx.resourceIndicators ? indicator : s.audience,
           accessTokenTTL: accessTokenTtl(reqCtx),
-          accessTokenFormat: ctx.opaqueAccessTokens === 'introspection' ? 'opaque' : 'jwt',
+          accessTokenFormat: opaque === 'introspection' ? 'opaque' : 'jwt',
           jwt: { sign: { alg: 'RS256' } },
         }),
       },
@@ -194,7 +200,7 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       AuthorizationCode: 120,
       IdToken: ctx.accessTokenTtl,
       RefreshToken: 24 * 3600,
-      ClientCredentials: ctx.accessTokenTtl,
+      ClientCredentials: serverTtl,
       Interaction: 600,
       Session: 3600,
       Grant: 3600,

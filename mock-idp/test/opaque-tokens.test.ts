@@ -22,8 +22,8 @@ async function idpWith(options: MockIdpOptions): Promise<MockIdp> {
 }
 
 /** An access token for alice from a code flow with the public client. */
-async function accessToken(idp: MockIdp): Promise<string> {
-  const { url, verifier } = authorizeRequest(idp.issuer, {
+async function accessToken(idp: MockIdp, issuer = idp.issuer): Promise<string> {
+  const { url, verifier } = authorizeRequest(issuer, {
     client_id: idp.publicClientId,
     redirect_uri: REDIRECT,
     scope: 'openid profile',
@@ -32,7 +32,7 @@ async function accessToken(idp: MockIdp): Promise<string> {
   const location = answer.headers.get('location')
   const code = location ? new URL(location).searchParams.get('code') : null
   if (!code) throw new Error(`no code: HTTP ${answer.status} ${location ?? ''}`)
-  const res = await fetch(`${idp.issuer}/v1/token`, {
+  const res = await fetch(`${issuer}/v1/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
@@ -144,5 +144,44 @@ describe('opaqueAccessTokens: userinfo (Google-shaped)', () => {
       headers: { authorization: `Bearer ${token}` },
     })
     expect(res.status).toBe(500)
+  })
+})
+
+describe('opaqueAccessTokens per authorization server', () => {
+  it('issues opaque client-credentials tokens with their own lifetime on one server, JWTs on the other', async () => {
+    const idp = await idpWith({
+      authServers: [
+        { id: 'default', audience: 'api://default' },
+        {
+          id: 'opaque',
+          audience: 'api://opaque',
+          opaqueAccessTokens: 'introspection',
+          accessTokenTtlSeconds: 5,
+        },
+      ],
+    })
+    expect((await accessToken(idp)).split('.')).toHaveLength(3)
+    const { clientId, clientSecret } = idp.serviceClient
+    const basic = Buffer.from(`${clientId}:${clientSecret}`).toString('base64')
+    const res = await fetch(`${idp.issuerFor('opaque')}/v1/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${basic}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'openid' }),
+    })
+    const body = (await res.json()) as { access_token: string; expires_in: number }
+    expect(body.access_token.split('.')).toHaveLength(1)
+    expect(body.expires_in).toBe(5)
+    const answer = await fetch(`${idp.issuerFor('opaque')}/v1/introspect`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${basic}`,
+      },
+      body: new URLSearchParams({ token: body.access_token }),
+    })
+    expect(await answer.json()).toMatchObject({ active: true, aud: 'api://opaque' })
   })
 })

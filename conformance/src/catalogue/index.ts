@@ -11,6 +11,7 @@ import { cors } from './cors.js'
 import { flow } from './flow.js'
 import { mcpPolicy } from './mcp-policy.js'
 import { modern } from './modern.js'
+import { opaqueTokens } from './opaque-tokens.js'
 import { resourceMetadata } from './resource-metadata.js'
 import { withSpecVersions } from './revisions.js'
 import { scopes } from './scopes.js'
@@ -25,6 +26,7 @@ import { transport } from './transport.js'
 export const CATALOGUE: readonly Requirement[] = [
   ...core,
   ...scopes,
+  ...opaqueTokens,
   ...resourceMetadata,
   ...bridged,
   ...asDiscovery,

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MAX_ANSWER_BYTES, OpaqueTokenValidator } from '../../src/auth/opaque-token.js'
 import { BackendConfigSchema, OpaqueTokensSchema } from '../../src/config/schema.js'
 import { createUpstream } from '../../src/http/upstream.js'
@@ -171,6 +171,23 @@ describe('OpaqueTokenValidator (introspection)', () => {
     await validator.validate('another-token')
     await validator.validate('another-token')
     expect(seen).toHaveLength(3)
+  })
+
+  it("never uses a cached answer past the token's exp (RFC 7662 §4), however long cacheDuration is", async () => {
+    const exp = now() + 30
+    const { validator, seen } = await idp(json(200, active({ exp })), { cacheDuration: '1h' })
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() })
+    try {
+      expect((await validator.validate(TOKEN)).ok).toBe(true)
+      vi.setSystemTime(exp * 1000 - 1000)
+      expect((await validator.validate(TOKEN)).ok).toBe(true)
+      expect(seen).toHaveLength(1)
+      vi.setSystemTime(exp * 1000 + 61_000)
+      expect(await validator.validate(TOKEN)).toMatchObject({ ok: false, check: 'expired' })
+      expect(seen).toHaveLength(2)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('makes one introspection call for 1,000 concurrent requests with the same new token', async () => {
