@@ -6,6 +6,14 @@
 import { type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 
+/** The mock IdP's opaque-token authorization server (OPQ-*, catalogue/opaque-tokens.ts). */
+export const OPAQUE_SERVER = {
+  id: 'opaque',
+  audience: 'api://opaque',
+  opaqueAccessTokens: 'introspection' as const,
+  accessTokenTtlSeconds: 4,
+}
+
 /** The shared parts: IdP and MCP backend. */
 export interface Fixtures {
   idp: MockIdp
@@ -20,7 +28,12 @@ export interface Fixtures {
 export async function startFixtures(
   ports: { idp?: number; backend?: number } = {},
 ): Promise<Fixtures> {
-  const idp = await startMockIdp(ports.idp ? { port: ports.idp } : {})
+  const idp = await startMockIdp({
+    ...(ports.idp ? { port: ports.idp } : {}),
+    // A second authorization server issuing opaque tokens, introspected by the opaque route
+    // (OPQ-*); short-lived, so OPQ-002 sees one expire.
+    authServers: [{ id: 'default', audience: 'api://default' }, OPAQUE_SERVER],
+  })
   const backend = await startMcpBackend(ports.backend ? { port: ports.backend } : {})
   return {
     idp,

@@ -59,7 +59,11 @@ export function mcpRoute(
  */
 export function jwtPolicy(
   route: string,
-  jwt: { providers: readonly unknown[]; mcp?: Record<string, unknown> },
+  jwt: {
+    providers: readonly unknown[]
+    mcp?: Record<string, unknown>
+    opaqueTokens?: Record<string, unknown>
+  },
   authorization?: Record<string, unknown>,
 ): Record<string, unknown> {
   return {

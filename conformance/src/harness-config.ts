@@ -6,6 +6,7 @@
 import type { MockIdp } from '@gatehouse/mock-idp'
 import type { McpBackend } from '@gatehouse/mock-mcp'
 import { REQUIRED_SCOPE } from './catalogue/scopes.js'
+import { OPAQUE_SERVER } from './fixtures.js'
 import { jwtPolicy, mcpRoute } from './gateway-config.js'
 
 /** A planted secret: a private RSA exponent-like value inside an inline JWKS. */
@@ -19,6 +20,8 @@ export interface Ports {
   scoped: number
   /** A gateway whose policy runs in broker mode (profile broker, issue #22); none without. */
   broker?: number
+  /** A gateway whose route accepts opaque tokens by introspection (OPQ-*); none without. */
+  opaque?: number
   admin: number
 }
 
@@ -75,6 +78,7 @@ export function gatehouseConfig(
       proxied: { port: ports.proxied, address: '127.0.0.1' },
       scoped: { port: ports.scoped, address: '127.0.0.1' },
       ...(ports.broker ? { broker: { port: ports.broker, address: '127.0.0.1' } } : {}),
+      ...(ports.opaque ? { opaque: { port: ports.opaque, address: '127.0.0.1' } } : {}),
       // Profile tls: an HTTPS listener, one certificate per server name (SNI).
       ...(tls
         ? {
@@ -110,6 +114,7 @@ export function gatehouseConfig(
       'mcp-proxied': mcpRoute('proxied'),
       'mcp-scoped': mcpRoute('scoped'),
       ...(ports.broker ? { 'mcp-broker': mcpRoute('broker') } : {}),
+      ...(ports.opaque ? { 'mcp-opaque': mcpRoute('opaque') } : {}),
     },
     policies: {
       'mcp-auth': jwtPolicy(
@@ -175,6 +180,27 @@ export function gatehouseConfig(
               },
               authorization,
             ),
+          }
+        : {}),
+      // Opaque access tokens (OPQ-*): introspected at the IdP's opaque server with the service
+      // client's credentials (a secret the admin dump must never show), cached for up to 1h but
+      // never past a token's exp (RFC 7662 §4).
+      ...(ports.opaque
+        ? {
+            'mcp-auth-opaque': jwtPolicy('mcp-opaque', {
+              providers: [],
+              opaqueTokens: {
+                issuer: f.idp.issuerFor(OPAQUE_SERVER.id),
+                audiences: [OPAQUE_SERVER.audience],
+                introspection: {
+                  backendRef: { name: 'idp' },
+                  path: `/oauth2/${OPAQUE_SERVER.id}/v1/introspect`,
+                  clientId: f.idp.serviceClient.clientId,
+                  clientSecret: f.idp.serviceClient.clientSecret,
+                },
+                cacheDuration: '1h',
+              },
+            }),
           }
         : {}),
       'mcp-auth-proxied': jwtPolicy(

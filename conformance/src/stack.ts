@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { controlClient, createTestCertificates } from '@gatehouse/mock-idp'
 import { freePort } from '@gatehouse/support'
-import type { Fixtures } from './fixtures.js'
+import { type Fixtures, OPAQUE_SERVER } from './fixtures.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from './gatehouse-process.js'
 import {
   CONFIGURED_HOST,
@@ -73,6 +73,7 @@ export async function startGateway(
     proxied: await freePort(),
     scoped: await freePort(),
     broker: await freePort(),
+    opaque: await freePort(),
     admin: await freePort(),
   }
   const tls = await tlsListener(await freePort())
@@ -90,6 +91,12 @@ export async function startGateway(
     brokerBase: `http://127.0.0.1:${ports.broker}`,
     brokerConfiguredBase: `http://127.0.0.1:${ports.broker}`,
     brokenPath: '/broken',
+    opaque: {
+      base: `http://127.0.0.1:${ports.opaque}`,
+      tokenEndpoint: `${f.idp.issuerFor(OPAQUE_SERVER.id)}/v1/token`,
+      clientId: f.idp.serviceClient.clientId,
+      clientSecret: f.idp.serviceClient.clientSecret,
+    },
     admin: `http://127.0.0.1:${ports.admin}`,
     tls: {
       base: `https://127.0.0.1:${tls.port}`,
@@ -104,7 +111,7 @@ export async function startGateway(
       control,
     },
     backendOrigin: f.backend.origin,
-    secrets: [PLANTED_SECRET],
+    secrets: [PLANTED_SECRET, f.idp.serviceClient.clientSecret],
     allowShutdown: true,
   }
   return { target, ...gatehouse }

@@ -86,6 +86,11 @@ export interface Target {
    */
   brokerBase?: string
   brokerConfiguredBase?: string
+  /**
+   * A gateway/route that accepts opaque access tokens by RFC 7662 introspection (OPQ-*), if any,
+   * and how a check gets such a token: the client-credentials grant at `tokenEndpoint`.
+   */
+  opaque?: { base: string; tokenEndpoint: string; clientId: string; clientSecret: string }
   /** A path prefix protected by a policy whose `jwksPath` is wrong, if configured. */
   brokenPath?: string
   /**

@@ -27,7 +27,7 @@ export function controlClient(controlUrl: string) {
     rotateKeys: (opts: { keepOld?: boolean; authServer?: string } = {}) =>
       call<{ kid: string }>(`${controlUrl}/keys/rotate`, 'POST', opts),
     setFault: (f: {
-      endpoint: 'jwks' | 'discovery' | 'registration' | 'token'
+      endpoint: 'jwks' | 'discovery' | 'registration' | 'token' | 'introspection' | 'userinfo'
       mode: 'error' | 'hang' | 'slow' | 'ok'
       status?: number
       delayMs?: number

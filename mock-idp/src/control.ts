@@ -171,9 +171,18 @@ export async function handleControl(
           status?: number
           delayMs?: number
         }>()
-        if (!['jwks', 'discovery', 'registration', 'token'].includes(f.endpoint)) {
+        const endpoints = [
+          'jwks',
+          'discovery',
+          'registration',
+          'token',
+          'introspection',
+          'userinfo',
+        ]
+        if (!endpoints.includes(f.endpoint)) {
           return sendJson(res, 400, {
-            error: 'endpoint must be jwks, discovery, registration or token',
+            error:
+              'endpoint must be jwks, discovery, registration, token, introspection or userinfo',
           })
         }
         if (f.mode === 'ok') ctx.faults.delete(f.endpoint)

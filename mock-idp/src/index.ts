@@ -83,6 +83,8 @@ async function createAuthServers(
       issuer: `${orgUrl}${path}`,
       path,
       keys: await KeyRing.create(),
+      opaqueAccessTokens: o.opaqueAccessTokens,
+      accessTokenTtl: o.accessTokenTtlSeconds,
     }
     servers.set(o.id, { ...base, provider: build(base) })
   }
@@ -131,6 +133,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     extraClients: options.clients ?? [],
     serviceClient,
     resourceIndicators: options.resourceIndicators ?? false,
+    opaqueAccessTokens: options.opaqueAccessTokens,
     accessTokenTtlByGrant: options.accessTokenTtlByGrant ?? {},
     ...(options.clientIdMetadataDocuments
       ? {

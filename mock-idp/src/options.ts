@@ -13,6 +13,10 @@ export interface AuthServerOptions {
   id: string
   audience: string
   scopes?: string[]
+  /** This server's opaque access tokens (see `MockIdpOptions.opaqueAccessTokens`). */
+  opaqueAccessTokens?: 'introspection' | 'userinfo'
+  /** This server's access-token lifetime in seconds; default `accessTokenTtlSeconds`. */
+  accessTokenTtlSeconds?: number
 }
 
 /** Options of {@link startMockIdp}. */
@@ -80,6 +84,17 @@ export interface MockIdpOptions {
    */
   clientIdMetadataDocuments?: { documents?: Record<string, Record<string, unknown>> }
   /**
+   * Opaque access tokens instead of JWTs, validated by asking the IdP:
+   * - `introspection`: tokens for the server's audience in oidc-provider's opaque format, which
+   *   its RFC 7662 endpoint (`<issuer>/v1/introspect`, client-authenticated, e.g. with the service
+   *   client) answers with `aud`, `iss`, `exp`, `scope`, `groups` and the rest of the claims;
+   * - `userinfo`: Google-shaped tokens, for the UserInfo endpoint only (no audience; `resource`
+   *   is ignored): `<issuer>/v1/userinfo` answers 200 with the user's claims (`groups` with the
+   *   `profile` scope) while the token is valid.
+   * Default none: JWT access tokens (the bridged IdP).
+   */
+  opaqueAccessTokens?: 'introspection' | 'userinfo'
+  /**
    * Web origins allowed to call the authorization servers' token, userinfo, revocation and
    * introspection endpoints from a browser, like the provider's "Trusted Origins" of type CORS.
    * Exact origins such as `http://localhost:6274`. Default none: no CORS there, as on a fresh
@@ -108,7 +123,13 @@ export interface MockIdp {
 }
 
 /** The endpoints a fault can hit. */
-export type FaultEndpoint = 'jwks' | 'discovery' | 'registration' | 'token'
+export type FaultEndpoint =
+  | 'jwks'
+  | 'discovery'
+  | 'registration'
+  | 'token'
+  | 'introspection'
+  | 'userinfo'
 /** How an endpoint misbehaves. */
 export interface Fault {
   mode: 'error' | 'hang' | 'slow'

@@ -23,6 +23,10 @@ export interface ProvidedServer {
   /** The issuer's path, `/oauth2/<id>`. */
   path: string
   keys: KeyRing
+  /** This server's opaque-token shape, over the IdP-wide `ProviderContext.opaqueAccessTokens`. */
+  opaqueAccessTokens?: 'introspection' | 'userinfo' | undefined
+  /** This server's access-token lifetime in seconds, over the IdP-wide one. */
+  accessTokenTtl?: number | undefined
 }
 
 /** What every provider of one mock-idp shares. */
@@ -42,6 +46,8 @@ export interface ProviderContext {
   serviceClient: { clientId: string; clientSecret: string }
   /** RFC 8707: a `resource` parameter becomes the access token's `aud`. */
   resourceIndicators: boolean
+  /** Opaque access tokens (see `MockIdpOptions.opaqueAccessTokens`); undefined: JWTs. */
+  opaqueAccessTokens?: 'introspection' | 'userinfo' | undefined
   /** Access-token lifetime per grant type (`authorization_code`, `refresh_token`), in seconds. */
   accessTokenTtlByGrant: Readonly<Partial<Record<string, number>>>
   /**
@@ -58,6 +64,8 @@ export interface ExtraClient {
   redirectUris?: string[]
   /** A confidential client (`client_secret_basic` or `client_secret_post`); public without. */
   clientSecret?: string
+  /** How a confidential client authenticates; default `client_secret_basic`. */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post'
 }
 
 /** The grant type of a token-endpoint request, if the context is one. */
@@ -92,7 +100,7 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       ...(c.clientSecret
         ? {
             client_secret: c.clientSecret,
-            token_endpoint_auth_method: 'client_secret_basic' as const,
+            token_endpoint_auth_method: c.tokenEndpointAuthMethod ?? 'client_secret_basic',
           }
         : { token_endpoint_auth_method: 'none' as const }),
       grant_types: ['authorization_code', 'refresh_token'],
@@ -107,8 +115,10 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       redirect_uris: [],
     },
   ]
+  const serverTtl = s.accessTokenTtl ?? ctx.accessTokenTtl
+  const opaque = s.opaqueAccessTokens ?? ctx.opaqueAccessTokens
   const accessTokenTtl = (reqCtx: unknown): number =>
-    ctx.accessTokenTtlByGrant[grantType(reqCtx) ?? ''] ?? ctx.accessTokenTtl
+    ctx.accessTokenTtlByGrant[grantType(reqCtx) ?? ''] ?? serverTtl
   const provider = new Provider(s.issuer, {
     adapter: ctx.store.adapterClass(),
     clients,
@@ -143,14 +153,16 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       // whatever `resource` the client sends; with it, the resource the client named (RFC 8707
       // §2), and the server's audience when it named none.
       resourceIndicators: {
-        enabled: true,
+        // Userinfo-only tokens (Google-shaped) have no resource server: oidc-provider issues
+        // opaque tokens for its UserInfo endpoint when the feature is off.
+        enabled: opaque !== 'userinfo',
         defaultResource: async () => s.audience,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (reqCtx, indicator) => ({
           scope: s.scopes.join(' '),
           audience: ctx.resourceIndicators ? indicator : s.audience,
           accessTokenTTL: accessTokenTtl(reqCtx),
-          accessTokenFormat: 'jwt',
+          accessTokenFormat: opaque === 'introspection' ? 'opaque' : 'jwt',
           jwt: { sign: { alg: 'RS256' } },
         }),
       },
@@ -188,7 +200,7 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       AuthorizationCode: 120,
       IdToken: ctx.accessTokenTtl,
       RefreshToken: 24 * 3600,
-      ClientCredentials: ctx.accessTokenTtl,
+      ClientCredentials: serverTtl,
       Interaction: 600,
       Session: 3600,
       Grant: 3600,

@@ -123,6 +123,12 @@ async function serveAuthServer(
   if (rest === '/v1/token') {
     if (await ctx.faults.apply('token', res)) return
   }
+  if (rest === '/v1/introspect') {
+    if (await ctx.faults.apply('introspection', res)) return
+  }
+  if (rest === '/v1/userinfo') {
+    if (await ctx.faults.apply('userinfo', res)) return
+  }
   if (rest.startsWith('/interaction/'))
     return handleInteraction(ctx.interaction, s.provider, s.issuer, req, res)
   if (rest === '/v1/authorize') {

@@ -251,6 +251,11 @@ export const ERRORS = {
     error: 'temporarily_unavailable',
     description: "the IdP's token endpoint did not answer usably",
   },
+  GW_ERR_TOKEN_VALIDATION_UNAVAILABLE: {
+    status: 503,
+    error: 'temporarily_unavailable',
+    description: "the IdP's introspection or UserInfo endpoint did not answer usably",
+  },
   GW_ERR_DISCOVERY_UNAVAILABLE: {
     status: 503,
     error: 'temporarily_unavailable',

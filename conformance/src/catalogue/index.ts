@@ -12,6 +12,7 @@ import { cors } from './cors.js'
 import { flow } from './flow.js'
 import { mcpPolicy } from './mcp-policy.js'
 import { modern } from './modern.js'
+import { opaqueTokens } from './opaque-tokens.js'
 import { resourceMetadata } from './resource-metadata.js'
 import { withSpecVersions } from './revisions.js'
 import { scopes } from './scopes.js'
@@ -27,6 +28,7 @@ export const CATALOGUE: readonly Requirement[] = [
   ...core,
   ...challenges,
   ...scopes,
+  ...opaqueTokens,
   ...resourceMetadata,
   ...bridged,
   ...asDiscovery,

@@ -4,12 +4,17 @@
  * turned into verified claims, or the request is refused with 401 (400 for two Authorization
  * headers). Mode `Strict` refuses a request without a token; `Optional` lets it through without
  * claims (a token that is sent must still be valid).
+ *
+ * With `opaqueTokens`, a token that is not a JWT of one of the providers (by its unverified `iss`)
+ * is validated by the IdP instead (`./opaque-token.ts`): its answer's claims are the claims.
  */
-import type { JwtProviderConfig } from '../config/schema.js'
+import { decodeJwt } from 'jose'
+import type { JwtProviderConfig, OpaqueTokensConfig } from '../config/schema.js'
 import type { LocalResponse } from '../http/local-response.js'
 import type { AuthenticationFailure, AuthenticationVerdict } from '../telemetry/trace-events.js'
 import type { Challenge } from './challenge.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
+import { OpaqueTokenValidator } from './opaque-token.js'
 import type { AuthContext, AuthStageRequest } from './types.js'
 import { type ProviderVerifyConfig, TokenVerifier } from './verify.js'
 
@@ -25,6 +30,9 @@ export class JwtAuthentication {
   readonly #policy: string
   readonly #strict: boolean
   readonly #verifier: TokenVerifier
+  readonly #issuers: ReadonlySet<string>
+  /** Validates tokens that are not JWTs of a provider; absent without `opaqueTokens`. */
+  readonly opaque: OpaqueTokenValidator | undefined
   readonly #challenge: Challenge
   readonly #log
 
@@ -34,7 +42,11 @@ export class JwtAuthentication {
    */
   constructor(
     policy: string,
-    jwt: { mode: 'Strict' | 'Optional'; providers: readonly JwtProviderConfig[] },
+    jwt: {
+      mode: 'Strict' | 'Optional'
+      providers: readonly JwtProviderConfig[]
+      opaqueTokens?: OpaqueTokensConfig | undefined
+    },
     ctx: AuthContext,
     challenge: Challenge,
   ) {
@@ -51,6 +63,8 @@ export class JwtAuthentication {
     }))
     this.keySets = providers.map((p) => p.keys)
     this.#verifier = new TokenVerifier(providers)
+    this.#issuers = new Set(providers.map((p) => p.issuer))
+    this.opaque = jwt.opaqueTokens ? opaqueValidatorOf(policy, jwt.opaqueTokens, ctx) : undefined
   }
 
   /** `Strict` or `Optional`. */
@@ -85,8 +99,23 @@ export class JwtAuthentication {
       }
       return { ok: true, claims: undefined }
     }
-    const result = await this.#verifier.verify(token)
+    const result = this.#isOpaque(token)
+      ? await (this.opaque as OpaqueTokenValidator).validate(token)
+      : await this.#verifier.verify(token)
     if (!result.ok) {
+      if (result.code === 'GW_ERR_TOKEN_VALIDATION_UNAVAILABLE') {
+        this.#event(req, { result: 'failed', check: result.check, code: result.code })
+        // The cause names the IdP's address or status: the operator's log, never the client.
+        this.#log.warn(
+          { policy: this.#policy, code: result.code, cause: 'cause' in result ? result.cause : '' },
+          'opaque token not validated: the identity provider did not answer usably',
+        )
+        return {
+          ok: false,
+          reason: result.check,
+          response: this.#challenge.unavailable(result.description),
+        }
+      }
       const code = result.code ? { code: result.code } : {}
       this.#event(req, {
         result: 'failed',
@@ -115,9 +144,36 @@ export class JwtAuthentication {
     return { ok: true, claims }
   }
 
+  /**
+   * Whether a token goes to the IdP rather than to local JWT verification: with `opaqueTokens`,
+   * every token that does not decode as a JWT naming a provider's issuer. The decision reads the
+   * unverified `iss` only to choose; either path then verifies the token in full.
+   */
+  #isOpaque(token: string): boolean {
+    if (!this.opaque) return false
+    try {
+      const iss = decodeJwt(token).iss
+      return iss === undefined || !this.#issuers.has(iss)
+    } catch {
+      return true
+    }
+  }
+
   #event(req: AuthStageRequest, data: AuthenticationVerdict): void {
     req.trace?.event('authentication', { policy: this.#policy, ...data })
   }
+}
+
+function opaqueValidatorOf(
+  policy: string,
+  opaque: OpaqueTokensConfig,
+  ctx: AuthContext,
+): OpaqueTokenValidator {
+  const endpoint = opaque.introspection ?? opaque.userinfo
+  const name = endpoint?.backendRef.name ?? ''
+  const upstream = ctx.upstreams.get(name)
+  if (!upstream) throw new Error(`policies.${policy}: backend ${name} does not exist`)
+  return new OpaqueTokenValidator(opaque, upstream)
 }
 
 function keySetOf(

@@ -94,6 +94,19 @@ export class Challenge {
     return this.#refuse('GW_ERR_INSUFFICIENT_SCOPE', description, params)
   }
 
+  /**
+   * 503 `temporarily_unavailable`: the IdP that validates opaque tokens could not be asked
+   * (docs/idp/opaque-tokens.md). Not a 401, which would send the client to sign in again for
+   * nothing; `Retry-After` says when to try again.
+   */
+  unavailable(description: string): LocalResponse {
+    return fromRequestError(
+      new OAuthError('GW_ERR_TOKEN_VALIDATION_UNAVAILABLE', description, {
+        headers: { 'retry-after': '5' },
+      }),
+    )
+  }
+
   /** The {@link OAuthError} answer, challenged with `params` after the policy's own. */
   #refuse(
     code: OAuthErrorCode,

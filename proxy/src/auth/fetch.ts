@@ -28,6 +28,8 @@ export async function requestUpstream(
     headers?: Record<string, string>
     body?: string
     timeoutMs?: number
+    /** Bytes accepted in the body; default 1 MiB. */
+    maxBytes?: number
   } = {},
 ): Promise<FetchedResponse> {
   const signal = AbortSignal.timeout(init.timeoutMs ?? Math.min(upstream.responseTimeoutMs, 10_000))
@@ -39,13 +41,14 @@ export async function requestUpstream(
     ...(init.body !== undefined ? { body: init.body } : {}),
     signal,
   })
+  const maxBytes = init.maxBytes ?? MAX_DOCUMENT_BYTES
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of res.body) {
     size += (chunk as Buffer).length
-    if (size > MAX_DOCUMENT_BYTES) {
+    if (size > maxBytes) {
       res.body.destroy()
-      throw new Error(`response larger than ${MAX_DOCUMENT_BYTES} bytes`)
+      throw new Error(`response larger than ${maxBytes} bytes`)
     }
     chunks.push(chunk as Buffer)
   }

@@ -53,6 +53,16 @@ export function checkAuthPolicy(
   policy.traffic.transformations?.request.set.forEach((entry, i) => {
     check(entry.value, 'any', `${base}.transformations.request.set[${i}].value`)
   })
+  // A UserInfo answer names no audience (docs/idp/opaque-tokens.md): without rules, any account
+  // of the IdP (every Google user) would pass, so the policy must say whom it accepts.
+  const opaque = policy.traffic.jwtAuthentication?.opaqueTokens
+  if (opaque?.userinfo && !policy.traffic.authorization) {
+    issues.push({
+      path: `${base}.jwtAuthentication.opaqueTokens.userinfo`,
+      message:
+        'needs authorization rules on the policy: a UserInfo answer names no audience, so without rules every account of the IdP is accepted (e.g. matchExpressions: [\'jwt.hd == "example.com"\'])',
+    })
+  }
   policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
     if (p.jwks.remote) return
     try {
@@ -262,6 +272,7 @@ class CompiledPolicy implements AuthPolicy {
           }
         : null,
       rules: this.#authorization?.expressions ?? [],
+      ...(this.#authentication?.opaque ? { opaqueTokens: this.#authentication.opaque.dump() } : {}),
     }
   }
 }

@@ -22,6 +22,7 @@ export function checkReferences(config: GatehouseConfig): ConfigIssue[] {
     ...Object.entries(config.policies).flatMap(([name, policy]) => [
       ...checkPolicyTargets(config, name, policy),
       ...checkProviderKeys(config, name, policy),
+      ...checkOpaqueTokenBackend(config, name, policy),
     ]),
     ...checkOriginValidation(config),
     ...checkAdminPort(config),
@@ -179,6 +180,25 @@ function checkProviderKeys(
     }
   })
   return issues
+}
+
+/** The introspection or UserInfo endpoint of `opaqueTokens` names a declared backend. */
+function checkOpaqueTokenBackend(
+  config: GatehouseConfig,
+  policyName: string,
+  policy: PolicyConfig,
+): ConfigIssue[] {
+  const opaque = policy.traffic.jwtAuthentication?.opaqueTokens
+  const [key, endpoint] = opaque?.introspection
+    ? (['introspection', opaque.introspection] as const)
+    : (['userinfo', opaque?.userinfo] as const)
+  if (!endpoint || config.backends[endpoint.backendRef.name]) return []
+  return [
+    {
+      path: `policies.${policyName}.traffic.jwtAuthentication.opaqueTokens.${key}.backendRef.name`,
+      message: `no backend named "${endpoint.backendRef.name}"; declare the IdP's backend (its host, port 443 with tls) under backends`,
+    },
+  ]
 }
 
 /** The UI's gateway exists. */

@@ -36,6 +36,7 @@ import {
   RouteFilterSchema,
   RouteRuleSchema,
 } from './schema/listeners.js'
+import { OpaqueTokensSchema } from './schema/opaque-tokens.js'
 import {
   AuthorizationSchema,
   LocalRateLimitSchema,
@@ -68,6 +69,7 @@ export {
   McpAuthorizationRuleSchema,
   McpAuthorizationSchema,
   McpAuthSchema,
+  OpaqueTokensSchema,
   OriginValidationSchema,
   PathMatchSchema,
   PolicyConfigSchema,
@@ -134,6 +136,8 @@ export type GatehouseConfig = z.output<typeof GatehouseConfigSchema>
 export type GatehouseConfigInput = z.input<typeof GatehouseConfigSchema>
 /** A validated JWT provider. */
 export type JwtProviderConfig = z.output<typeof JwtProviderSchema>
+/** A validated `jwtAuthentication.opaqueTokens` block (docs/idp/opaque-tokens.md). */
+export type OpaqueTokensConfig = z.output<typeof OpaqueTokensSchema>
 /** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuthSchema>
 /** A validated `mcp.broker` block (broker mode, issue #22). */

@@ -33,6 +33,9 @@ export type TokenCheck =
   | 'no_keys'
   | 'claims'
   | 'critical_extension'
+  // Opaque tokens (auth/opaque-token.ts): the IdP said the token is not active, or did not answer.
+  | 'inactive'
+  | 'validation_unavailable'
 
 /** Why authentication refused a request: the `reason` label of `gatehouse_auth_failures_total`. */
 export type AuthenticationFailure = TokenCheck | 'missing_token' | 'duplicate_authorization'

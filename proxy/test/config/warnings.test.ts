@@ -73,7 +73,7 @@ describe('configuration warnings', () => {
   it('says a backendRef port that disagrees with the backend is ignored, and is quiet when they agree', () => {
     const config = base(['*'])
     const rule = config.routes?.mcp?.rules[0]
-    const provider = config.policies?.['mcp-auth']?.traffic.jwtAuthentication?.providers[0]
+    const provider = config.policies?.['mcp-auth']?.traffic.jwtAuthentication?.providers?.[0]
     const jwksRef = provider?.jwks.remote?.backendRef
     if (!rule?.backendRefs[0] || !jwksRef) throw new Error('authConfig changed shape')
     rule.backendRefs[0].port = 8090 // the backend's own port: fine

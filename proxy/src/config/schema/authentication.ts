@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { BrokerSchema } from './broker.js'
 import { duration } from './common.js'
 import { BackendRefSchema } from './listeners.js'
+import { OpaqueTokensSchema } from './opaque-tokens.js'
 
 /** `jwks.remote`: keys fetched through a backend. */
 export const JwksRemoteSchema = z.strictObject({
@@ -201,8 +202,25 @@ export const McpAuthSchema = z
   })
 
 /** `traffic.jwtAuthentication` (seed: GatewayPolicy). */
-export const JwtAuthenticationSchema = z.strictObject({
-  mode: z.enum(['Strict', 'Optional']).default('Strict'),
-  providers: z.array(JwtProviderSchema).min(1),
-  mcp: McpAuthSchema.optional(),
-})
+export const JwtAuthenticationSchema = z
+  .strictObject({
+    mode: z.enum(['Strict', 'Optional']).default('Strict'),
+    providers: z
+      .array(JwtProviderSchema)
+      .default([])
+      .describe('JWT issuers, verified locally. At least one, unless opaqueTokens is set.'),
+    mcp: McpAuthSchema.optional(),
+    opaqueTokens: OpaqueTokensSchema.optional(),
+  })
+  .superRefine((jwt, ctx) => {
+    // Opaque tokens (docs/idp/opaque-tokens.md) may stand alone; otherwise a JWT issuer is needed.
+    if (jwt.providers.length === 0 && (!jwt.opaqueTokens || jwt.mcp)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['providers'],
+        message: jwt.opaqueTokens
+          ? 'the mcp block needs a provider: its issuer is the authorization server the metadata names'
+          : 'expected at least one provider (or opaqueTokens for tokens the IdP validates)',
+      })
+    }
+  })
