@@ -25,7 +25,8 @@ export const ALL = [
 export const E2E = [
   'peers/test/{cross-judge,inspector,inspector.restart,matrix,mcp-remote,sdk-v1,sdk-v2}.test.ts',
   'conformance/test/client/clients.test.ts',
-  'conformance/test/{browser,pack}.test.ts',
+  'conformance/test/{browser,ci-recipes,pack}.test.ts',
+  'conformance/test/**/*.browser.test.ts',
   'proxy/test/**/*.browser.test.{ts,tsx}',
   'proxy/test/e2e/browser-sdk-oauth.test.ts',
 ]
@@ -34,7 +35,8 @@ export const E2E = [
 export const INTEGRATION = [
   '{support,mock-idp,mock-mcp}/test/**/*.test.ts',
   'conformance/test/{bin/conformance,flow,runner,target}.test.ts',
-  'conformance/test/client/{cli,recorder}.test.ts',
+  'conformance/test/client/{cli,judge,recorder}.test.ts',
+  'conformance/test/report/html/server.cli.test.ts',
   'gwctl/test/{cli,commands/*}.test.ts',
   'gwctl/test/trace/trace-view.test.tsx',
   'mutation/test/proxy-copy.test.ts',
