@@ -17,3 +17,34 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
 }
+
+/**
+ * Whether `err` says a port was taken: a bind error (`EADDRINUSE`), or the output of a child that
+ * failed to bind (`gatehouse` says "the address is already in use").
+ */
+function addressInUse(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null
+  return (
+    e?.code === 'EADDRINUSE' ||
+    (typeof e?.message === 'string' && /EADDRINUSE|address is already in use/.test(e.message))
+  )
+}
+
+/**
+ * Starts something that must be told its port beforehand (a child process, a configuration file)
+ * on a {@link freePort}, and again on another one when the port was taken in between (see
+ * `addressInUse`): between `freePort` and the bind, another process may take it.
+ * @param attempts - how many ports to try (default 5); the last error is thrown.
+ */
+export async function withFreePort<T>(
+  start: (port: number) => Promise<T>,
+  attempts = 5,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort())
+    } catch (err) {
+      if (!addressInUse(err) || attempt >= attempts) throw err
+    }
+  }
+}

@@ -10,8 +10,8 @@
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { type GatehouseProcess, startGatehouseProcess } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type GatehouseProcess, spawnGatehouse } from './helpers.js'
 
 const HIDDEN = 'secret-tool'
 const LIST = JSON.stringify({
@@ -148,7 +148,7 @@ beforeAll(async () => {
     matches: [{ path: { type: 'PathPrefix', value } }],
     backendRefs: [{ name: 'backend' }],
   })
-  gatehouse = await spawnGatehouse({
+  gatehouse = await startGatehouseProcess({
     backends: {
       backend: {
         static: { host: '127.0.0.1', port: backendPort },
@@ -171,7 +171,7 @@ beforeAll(async () => {
 }, 40_000)
 
 afterAll(async () => {
-  gatehouse?.stop()
+  await gatehouse?.stop('SIGKILL')
   backend?.closeAllConnections()
   await new Promise((r) => backend?.close(r))
 })
