@@ -2,7 +2,7 @@
  * The suite as a tool other gateway authors install: `npm pack -w conformance`, installed with
  * `npm install <tarball>` into an empty directory (dependencies from the npm registry, nothing
  * from this repository), then `npx gatehouse-conformance --target <url>` judges a running gateway.
- * The package holds the suite alone: no proxy internals, no mutants, no Stryker (issue #27).
+ * The package holds the suite alone: no proxy internals, no mutants, no Stryker (docs/design/layering.md).
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

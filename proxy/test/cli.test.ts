@@ -75,7 +75,7 @@ describe('gatehouse CLI', () => {
     expect(start.stderr).toContain(`${path}: `)
   })
 
-  it('exits 1 naming the path of a CEL expression that does not type-check (issue #15 item 6)', async () => {
+  it('exits 1 naming the path of a CEL expression that does not type-check (docs/design/layering.md)', async () => {
     const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
     const typo = readFileSync(example, 'utf8')
       .replace(`'"AI-Users" in jwt.groups'`, `'"AI-Users" in jwtt.groups'`)

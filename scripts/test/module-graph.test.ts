@@ -1,8 +1,8 @@
 /**
- * The module graph of proxy/src points one way (issue #15): no import cycle between files, and
+ * The module graph of proxy/src points one way (docs/design/layering.md): no import cycle between files, and
  * none between its directories (auth/ and dataplane/ once imported each other's types). Each
  * directory and root file sits in a layer (CONTRIBUTING, "Adding a policy feature") and imports
- * only from lower layers (issue #27): cli → index → compile → admin, dataplane → auth, mcp → http
+ * only from lower layers (docs/design/layering.md): cli → index → compile → admin, dataplane → auth, mcp → http
  * → config → telemetry, with errors.ts and version.ts under everything.
  * Type-only imports count: they couple modules as much as value imports do.
  */
@@ -84,7 +84,7 @@ function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<stri
 /**
  * The layers, top first. A module imports only from a lower layer (its own directory aside), so
  * two directories of one layer (auth/ and mcp/) do not import each other either. A new directory
- * or root file must be placed here. broker/ and store/ are the token broker's (issue #22).
+ * or root file must be placed here. broker/ and store/ are the token broker's (docs/design/broker.md).
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts'],

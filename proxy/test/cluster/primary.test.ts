@@ -1,5 +1,5 @@
 /**
- * `config.workers: 2` (issue #26 item 4): the `gatehouse` command runs a primary and two
+ * `config.workers: 2` (docs/design/performance.md): the `gatehouse` command runs a primary and two
  * node:cluster workers on one port, once for the whole file. Every request goes over a fresh
  * connection (the primary hands connections to the workers in turn), so requests land on both.
  * The broker keeps its state in a real redis-server; rate-limit buckets and session bindings are

@@ -1,5 +1,5 @@
 /**
- * Broker mode end to end with real parts only (issue #22, "Done when"): the official MCP
+ * Broker mode end to end with real parts only (docs/design/broker.md, "Done when"): the official MCP
  * TypeScript SDK client (`@modelcontextprotocol/sdk` 1.x) with its OAuth client provider, given
  * only the gateway URL, against gatehouse in broker mode in front of the real MCP backend and the
  * real OpenID provider (mock-idp). The SDK discovers the gateway as its authorization server,

@@ -1,5 +1,5 @@
 /**
- * Issue #24 item 2: no upstream behaviour may crash the gateway. The gateway runs as its own
+ * docs/design/hardening.md: no upstream behaviour may crash the gateway. The gateway runs as its own
  * process (through tsx, from source) and meets a backend that fails in every way it can — reset,
  * garbage, stalls, huge headers and bodies, cut mid-body, compressed or mislabelled bodies — at
  * every stage (before the headers, in a body passed through, in a list the MCP policy filters as

@@ -1,5 +1,5 @@
 /**
- * Issue #24 item 1 on the real command: every access-log line is redacted, and a client chooses
+ * docs/design/hardening.md on the real command: every access-log line is redacted, and a client chooses
  * what goes into it — the path, without a token, and the tool name of a `tools/call`. The old JWT
  * regex backtracked quadratically on `eyJ` repeated: 15 KB paths slowed every request down, and a
  * tool named `"eyJ"` × 64,000 froze the process for 5.6 s (at the 4 MiB body limit, minutes).
