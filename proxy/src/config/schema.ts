@@ -136,7 +136,7 @@ export type GatehouseConfigInput = z.input<typeof GatehouseConfigSchema>
 export type JwtProviderConfig = z.output<typeof JwtProviderSchema>
 /** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuthSchema>
-/** A validated `mcp.broker` block (broker mode, issue #22). */
+/** A validated `mcp.broker` block (broker mode, docs/design/broker.md). */
 export type BrokerConfig = z.output<typeof BrokerSchema>
 /** A validated `mcp.broker.store.redis` block. */
 export type BrokerRedisStoreConfig = z.output<typeof BrokerRedisStoreSchema>
