@@ -187,7 +187,7 @@ try {
   }
   report(
     `broker: /authorize ${duration}s × ${connections} connections, ${codes} codes and refreshes`,
-    'The broker (issue #22), each store in its own gatehouse process from the build, mock-idp and the MCP backend in the benchmark process, redis-server 7 on loopback. `/authorize` answers the consent page and stores one pending authorization per request; code redemption is sequential (one request at a time), refresh includes the refresh at the IdP (mock-idp, in this process). Shared 2-core machine: compare the rows, not the absolute figures.',
+    'The broker (docs/design/broker.md), each store in its own gatehouse process from the build, mock-idp and the MCP backend in the benchmark process, redis-server 7 on loopback. `/authorize` answers the consent page and stores one pending authorization per request; code redemption is sequential (one request at a time), refresh includes the refresh at the IdP (mock-idp, in this process). Shared 2-core machine: compare the rows, not the absolute figures.',
     lines,
     write,
   )

@@ -1,6 +1,6 @@
 /**
  * CPU time of a process tree, from Linux `/proc/<pid>/stat`, and what the benchmark computes from
- * it: CPU µs per request, medians, per-round ratios and the issue #26 goals. The arithmetic is
+ * it: CPU µs per request, medians, per-round ratios and the docs/design/performance.md goals. The arithmetic is
  * pure (bench/test/cpu.test.ts); {@link treeCpuUs} is the one function that reads /proc.
  */
 import { readdirSync, readFileSync } from 'node:fs'

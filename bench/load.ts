@@ -136,7 +136,7 @@ export function gatehouseConfig(
     },
     policies: {
       jwt: { targetRefs: [{ name: 'authed' }], traffic: auth },
-      // The MCP-aware policy (issue #14): the body is read and parsed, the tool authorized and a
+      // The MCP-aware policy (docs/auth.md): the body is read and parsed, the tool authorized and a
       // per-user, per-tool bucket consulted (large enough never to answer 429 here).
       'jwt-aware': {
         targetRefs: [{ name: 'aware' }],

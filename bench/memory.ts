@@ -1,5 +1,5 @@
 /**
- * `npm run bench:memory`: issue #26's stream and memory goals, measured side by side with nginx
+ * `npm run bench:memory`: docs/design/performance.md's stream and memory goals, measured side by side with nginx
  * (`proxy_buffering off`, one worker) on the same event-stream upstream (bench/stream-upstream.ts):
  *
  * - time to first event: a new connection's `GET /mcp` (event stream) until its first event, and
@@ -338,7 +338,7 @@ async function main(): Promise<void> {
     '|---|---:|---:|---:|---:|',
     `| | **${mib(demo.started)}** | ${mib(demo.afterRequests)} | ${mib(ngxMem.before)} | ${mib(haIdle)} |`,
     '',
-    'Goals (issue #26):',
+    'Goals (docs/design/performance.md):',
     '',
     `- gatehouse time to first event within 1 ms of nginx: ${verdict(ttfeGap <= 1)} (${ttfeGap >= 0 ? '+' : ''}${ttfeGap.toFixed(2)} ms on a new stream; ${deliveryGap >= 0 ? '+' : ''}${deliveryGap.toFixed(2)} ms for an event on a held stream)`,
     `- ≤ 16 KiB of gatehouse RSS per held stream: ${verdict(ghPer.every((k) => k <= 16))} (${ghPer[0]?.toFixed(1)} KiB at ${CHECKPOINT} streams, ${ghPer[1]?.toFixed(1)} KiB at ${STREAMS}; nginx ${perStreamKiB(ngxMem.before, ngxMem.atAll, STREAMS).toFixed(1)} KiB)`,

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:redaction`: what redacting one log object or trace event costs when a client
- * controls a field of it (issue #24 item 1), at 16 KiB, 256 KiB and 4 MiB (the `POST /mcp` body
+ * controls a field of it (docs/design/hardening.md), at 16 KiB, 256 KiB and 4 MiB (the `POST /mcp` body
  * limit). Inputs, each as the access log and the trace bus redact them (`redactValue` of an
  * object, `redactText` of a path):
  *

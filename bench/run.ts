@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: CPU time per request of `POST /mcp` (a small JSON-RPC tools/call) through each
- * proxy, measured side by side in one run (issue #26): the upstream directly; the Node floor (a
+ * proxy, measured side by side in one run (docs/design/performance.md): the upstream directly; the Node floor (a
  * minimal node:http + undici proxy, bench/node-floor.ts); nginx with one worker; HAProxy plain and
  * with `jwt_verify` RS256 + claim checks (also with a new token on every request); a bare
  * @fastify/http-proxy; gatehouse without auth, with RS256 JWT + one CEL rule, with that plus the
@@ -13,7 +13,7 @@
  * Targets run in interleaved rounds (A B C …, A B C …); each figure is the median over rounds
  * and each ratio is taken within a round, then the median over rounds. Load comes from autocannon
  * in this process; with `--pin 1` (default on 2+ CPUs) this process and the upstream run on CPU 1
- * and the proxy under test on CPU 0 (`taskset`). Prints the table and issue #26's goals as
+ * and the proxy under test on CPU 0 (`taskset`). Prints the table and docs/design/performance.md's goals as
  * met/missed; `--write` appends them to bench/RESULTS.md. Loopback only, bounded in time.
  *
  * Options: --duration <s> per target and round (default 10), --connections <n> (default 50),
@@ -64,7 +64,7 @@ const N = {
   ghFresh: 'gatehouse, JWT + CEL, new token per request',
 } as const
 
-/** Issue #26's goals, CPU per request. */
+/** docs/design/performance.md's goals, CPU per request. */
 export const GOALS: Goal[] = [
   { subject: N.gh, base: N.floor, max: 1.4 },
   { subject: N.ghAuth, base: N.gh, max: 1.1 },
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
         `| ${name} | **${of(name, (s) => s.cpuUs).toFixed(1)}** | ${of(name, (s) => s.rps).toFixed(0)} | ${of(name, (s) => s.p50)} | ${of(name, (s) => s.p99)} | ${(samples.get(name) ?? []).reduce((n, s) => n + s.errors, 0)} |`,
     ),
     '',
-    'Goals (issue #26), CPU per request, ratio within each round, median over rounds:',
+    'Goals (docs/design/performance.md), CPU per request, ratio within each round, median over rounds:',
     '',
     ...verdicts.map(formatVerdict),
     '',

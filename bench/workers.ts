@@ -1,13 +1,13 @@
 /**
  * `npm run bench:workers`: how gatehouse's throughput scales from 1 to 2 data-plane processes
- * (`config.workers`, issue #26 item 4), without auth and with RS256 JWT + one CEL rule, in
+ * (`config.workers`, docs/design/performance.md), without auth and with RS256 JWT + one CEL rule, in
  * interleaved rounds (figures: medians; the scaling ratio is taken within each round). Both
  * gatehouses run from the start on their own ports, may use CPUs 0 and 1; this process (autocannon,
  * the load) and the upstream are pinned to CPU 1 (`taskset`). On a 2-core machine the second
  * worker therefore shares CPU 1 with the load generator: 2× is out of reach by construction, and
  * what the figure shows is what a second core buys when the load generator also needs one.
  *
- * A build whose configuration does not accept `config.workers` (before issue #26 item 4) makes
+ * A build whose configuration does not accept `config.workers` (before docs/design/performance.md) makes
  * this say so and exit 2, measuring nothing. Options: --duration <s> (default 10),
  * --connections <n> (default 50), --rounds <n> (default 3), --pin <0|1>, --write.
  */
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   const two = await startGatehouse(2, up, signer.jwk)
   if (!one || !two) {
     process.stderr.write(
-      'bench:workers: this build does not accept config.workers (issue #26 item 4 not merged yet); nothing measured\n',
+      'bench:workers: this build does not accept config.workers (docs/design/performance.md not merged yet); nothing measured\n',
     )
     process.exitCode = 2
     return

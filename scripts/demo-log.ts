@@ -1,5 +1,5 @@
 /**
- * How `npm start` (scripts/demo.ts) shows gatehouse's JSON log lines (issue #27): an access line
+ * How `npm start` (scripts/demo.ts) shows gatehouse's JSON log lines (docs/observability.md): an access line
  * (module `proxy::access`, docs/observability.md) as one readable line — method, path, status,
  * user, MCP method and tool, milliseconds, and why a request was refused — and any other line as
  * its level, module and message.

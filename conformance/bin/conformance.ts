@@ -200,7 +200,7 @@ const opts = program.opts<{
   html?: string
 }>()
 
-// A foreign target is judged as a resource server unless it claims more (issue 23, item 7).
+// A foreign target is judged as a resource server unless it claims more (docs/peers.md, item 7).
 const profileNames = opts.profile ?? (opts.target && !opts.only ? ['resource-server'] : undefined)
 let select: ((r: Requirement) => boolean) | undefined
 try {
@@ -348,7 +348,7 @@ if (opts.html) {
 process.stdout.write(`${report}\n`)
 const { mustFailed, passed, failed } = summarize(results)
 if (passed + failed === 0) {
-  // A run that judged nothing must not look like a pass (issue #11).
+  // A run that judged nothing must not look like a pass (mutation/README.md).
   process.stderr.write(
     'gatehouse-conformance: nothing was judged: every check was skipped (check --only, --skip and --profile, and that the target offers what the selected checks need, e.g. --admin)\n',
   )

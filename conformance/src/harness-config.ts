@@ -18,7 +18,7 @@ export interface Ports {
   proxied: number
   /** A gateway whose route requires the scope {@link REQUIRED_SCOPE} (AUTHZ-004). */
   scoped: number
-  /** A gateway whose policy runs in broker mode (profile broker, issue #22); none without. */
+  /** A gateway whose policy runs in broker mode (profile broker, docs/design/broker.md); none without. */
   broker?: number
   /** A gateway whose route accepts opaque tokens by introspection (OPQ-*); none without. */
   opaque?: number

@@ -4,7 +4,7 @@
  * authorization duties every resource server has (`resource-server`, the default of `--target`);
  * gatehouse's own features — a proxy in front of the harness's backend, the bridged IdP, the
  * seed's CORS filter, the MCP policy, the admin interface, broker mode — are profiles a target
- * claims (issue 23, item 7). The catalogue's own profiles (core, bridged-idp, …) remain names
+ * claims (docs/peers.md, item 7). The catalogue's own profiles (core, bridged-idp, …) remain names
  * `--profile` accepts.
  */
 import { PROFILES, type Profile, type Requirement } from './types.js'

@@ -1,5 +1,5 @@
 /**
- * `--target` without a person at the keyboard (issue 23, item 8): the configuration printed for a
+ * `--target` without a person at the keyboard (docs/peers.md, item 8): the configuration printed for a
  * target is exactly what the checks assume (its resource is `<configured base>/mcp`, its admin
  * address the one `--admin` names, the extra gateways only those the options name), and
  * `--target-command` starts the target itself with that configuration in its environment, waits

@@ -1,5 +1,5 @@
 /**
- * Traceability from the seed (`shared/spec/seed-gateway-mcp-auth.md`) to requirement IDs. Every
+ * Traceability from the seed (`docs/design/seed-gateway-mcp-auth.md`) to requirement IDs. Every
  * normative statement the suite can judge over HTTP is listed with the requirements that check it;
  * `conformance/test/traceability.test.ts` fails when a statement has no check, an ID does not
  * exist, or the committed `conformance/TRACEABILITY.md` differs from {@link renderTraceability}.

@@ -81,7 +81,7 @@ export interface Target {
    */
   scopedBase?: string
   /**
-   * A gateway/route in broker mode (issue #22: the gateway is the authorization server its
+   * A gateway/route in broker mode (docs/design/broker.md: the gateway is the authorization server its
    * clients see), if any; its resource is `<brokerConfiguredBase>/mcp`.
    */
   brokerBase?: string

@@ -1,6 +1,6 @@
 /**
  * Every requirement's level equals the RFC 2119 keyword of the sentence it quotes from its source
- * (issue 23: "a check's level is the keyword of the sentence it cites, never stricter").
+ * (docs/peers.md: "a check's level is the keyword of the sentence it cites, never stricter").
  */
 import { describe, expect, it } from 'vitest'
 import { CATALOGUE } from '../src/catalogue/index.js'

@@ -3,9 +3,8 @@
  * assume, and `--target-command` starts a target — a resource server built on the official SDK,
  * or gatehouse from the printed YAML — judges it and ends it, with no terminal and no manual step.
  */
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { freePort } from '@gatehouse/support'
+import { freePort, runProcess } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Fixtures, ROOT, startFixtures } from '../src/stack.js'
 import { targetEnv, targetGatehouseConfig, targetSetupText } from '../src/target.js'
@@ -15,23 +14,8 @@ const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const SDK_RS = `${TSX} ${join(ROOT, 'conformance/test/target/sdk-resource-server.ts')}`
 
 /** Runs the bin to its end, stdin a closed pipe (as in CI). */
-function conformance(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString()
-    })
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString()
-    })
-    child.stdin.end()
-    child.once('error', reject)
-    child.once('exit', (code) => resolve({ code, stdout, stderr }))
-  })
+function conformance(args: string[]) {
+  return runProcess(TSX, [BIN, ...args], { cwd: ROOT })
 }
 
 let fixtures: Fixtures

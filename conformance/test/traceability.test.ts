@@ -31,7 +31,7 @@ describe('traceability (seed → requirements)', () => {
   it('traces every requirement back to at least one seed statement or spec source', () => {
     const traced = new Set(SEED_STATEMENTS.flatMap((s) => s.requirements))
     const untraced = CATALOGUE.filter(
-      (r) => !traced.has(r.id) && !/RFC|MCP|Fetch|issue/.test(r.source),
+      (r) => !traced.has(r.id) && !/RFC|MCP|Fetch|docs\//.test(r.source),
     )
     expect(untraced.map((r) => r.id)).toEqual([])
   })

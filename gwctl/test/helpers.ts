@@ -4,14 +4,14 @@
  * faults a real gatehouse cannot produce on demand (a 404 profile endpoint on Linux, a broken
  * stream, a non-dump answer).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { type Gatehouse, parseConfig, startGatehouse } from '@gatehouse/proxy'
-import { sendJson } from '@gatehouse/support'
+import { launch, type ProcessResult, sendJson } from '@gatehouse/support'
 import { stringify } from 'yaml'
 
 /**
@@ -30,11 +30,7 @@ export const fixture = (name: string) =>
   fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 
 /** What a finished gwctl run left behind. */
-export interface GwctlResult {
-  code: number | null
-  stdout: string
-  stderr: string
-}
+export type GwctlResult = ProcessResult
 
 /** A running gwctl process whose output is collected as it comes. */
 export interface GwctlProcess {
@@ -46,8 +42,6 @@ export interface GwctlProcess {
   waitForStdout(text: string): Promise<void>
   /** Resolves once stderr contains `text`. */
   waitForStderr(text: string): Promise<void>
-  /** Resolves once stderr contains `text`. */
-  waitForStderr(text: string): Promise<void>
   /** Resolves when the process exits. */
   done: Promise<GwctlResult>
 }
@@ -57,44 +51,17 @@ export function spawnGwctl(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): GwctlProcess {
-  const child = spawn(process.execPath, [...GWCTL_ARGS, ...args], {
+  const gwctl = launch(process.execPath, [...GWCTL_ARGS, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  let err = ''
-  const waiters: Array<{ stream: 'out' | 'err'; text: string; resolve: () => void }> = []
-  const check = () => {
-    for (const w of waiters.splice(0)) {
-      if ((w.stream === 'out' ? out : err).includes(w.text)) w.resolve()
-      else waiters.push(w)
-    }
-  }
-  child.stdout?.setEncoding('utf8').on('data', (s: string) => {
-    out += s
-    check()
-  })
-  child.stderr?.setEncoding('utf8').on('data', (s: string) => {
-    err += s
-    check()
-  })
-  const done = new Promise<GwctlResult>((resolve) => {
-    child.on('close', (code) => resolve({ code, stdout: out, stderr: err }))
   })
   return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    waitForStdout: (text) =>
-      out.includes(text)
-        ? Promise.resolve()
-        : new Promise((resolve) => waiters.push({ stream: 'out', text, resolve })),
-    waitForStderr: (text) =>
-      err.includes(text)
-        ? Promise.resolve()
-        : new Promise((resolve) => waiters.push({ stream: 'err', text, resolve })),
-    done,
+    child: gwctl.child,
+    stdout: gwctl.stdout,
+    stderr: gwctl.stderr,
+    waitForStdout: (text) => gwctl.waitForOutput(text, 'stdout'),
+    waitForStderr: (text) => gwctl.waitForOutput(text, 'stderr'),
+    done: gwctl.exited,
   }
 }
 

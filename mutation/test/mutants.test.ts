@@ -41,7 +41,7 @@ describe('mutation/mutants', () => {
   })
 
   it('live outside production code: no source file of proxy/src names a fault', () => {
-    // Issue #11: the faults are mutants planted in copies, never branches in the proxy. As a
+    // mutation/README.md: the faults are mutants planted in copies, never branches in the proxy. As a
     // whole word, so that `default` and zod's `prefault` do not count.
     const src = join(ROOT, 'proxy/src')
     const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) =>

@@ -1,5 +1,5 @@
 /**
- * The cross-judge of issue 23: the same MCP clients judged by gatehouse's client mode and by the
+ * The cross-judge of docs/peers.md: the same MCP clients judged by gatehouse's client mode and by the
  * official `@modelcontextprotocol/conformance client` (pinned in the root devDependencies; it
  * needs Node 22, the optional dependency `node-lts-22` or peers/src/node22.ts), each verdict
  * reduced to the checks that failed, and the two side by side as the generated table of

@@ -1,5 +1,5 @@
 /**
- * The real-peer matrix of issue 23: each pinned MCP client judged by gatehouse's client mode
+ * The real-peer matrix of docs/peers.md: each pinned MCP client judged by gatehouse's client mode
  * (`npm run conformance -- client --command …`, the official suite's calling convention) against
  * an expected-verdicts baseline, `peers/baseline/<peer>.txt`. A verdict that changes — a new
  * failure, or a listed failure that now passes (stale) — fails the matrix. Every line of a
@@ -36,7 +36,7 @@ export interface MatrixPeer {
  * Every scenario of the client mode but `cimd`. mcp-remote and the Inspector CLI take a metadata
  * document URL (`--client-metadata-url`), but their redirect URIs (`…/oauth/callback`) are not in
  * the one document the harness's IdP knows (the official suite's, `…/callback`): their CIMD run
- * would judge that limit of the harness (issue 23 item 5), not the client.
+ * would judge that limit of the harness (docs/peers.md), not the client.
  */
 const ALL_BUT_CIMD = [
   'bridged-client-id',

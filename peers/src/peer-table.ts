@@ -1,5 +1,5 @@
 /**
- * The real-peer matrix as a markdown table for README.md and conformance/README.md (issue 23:
+ * The real-peer matrix as a markdown table for README.md and conformance/README.md (docs/peers.md:
  * "README and conformance/README show the peer matrix as a table with versions"), generated
  * from the pins in peers/package.json, the matrix (peers/src/matrix.ts) and the baselines
  * (peers/baseline/*.txt), between `<!-- peers:start -->` and `<!-- peers:end -->`.

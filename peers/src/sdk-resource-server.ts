@@ -1,6 +1,6 @@
 /**
  * An MCP resource server built the way the official SDK 1.x documents it, for judging with
- * `npm run conformance -- --target` (issue 23's real-peer matrix: a resource server we did not
+ * `npm run conformance -- --target` (docs/peers.md's real-peer matrix: a resource server we did not
  * write the auth of): Express, `mcpAuthMetadataRouter` (RFC 9728 protected-resource metadata at
  * the path form, the authorization server's metadata at `/.well-known/oauth-authorization-server`)
  * and `requireBearerAuth` in front of a stateless Streamable HTTP `McpServer` with an `echo` tool.

@@ -7,19 +7,13 @@
  * the response's `state` (RFC 6749 §10.12) and `iss` (RFC 9207) to the application; this one
  * checks both, as an application should.
  */
-import { randomBytes } from 'node:crypto'
+import { MemoryOAuthClient } from '@gatehouse/support'
 import {
-  type OAuthClientProvider,
   type OAuthDiscoveryState,
   UnauthorizedError,
 } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Browser } from 'playwright-core'
 import { type PeerOutcome, recordingFetch, resultText } from './outcome.js'
 import { completeSignIn, type LoopbackCallback, startLoopbackCallback } from './sign-in.js'
@@ -58,85 +52,16 @@ export async function browserAuthorization(
   }
 }
 
-/** An in-memory OAuth client provider whose "browser" is Chromium. */
-class BrowserProvider implements OAuthClientProvider {
-  #info: OAuthClientInformationMixed | undefined
-  #tokens: OAuthTokens | undefined
-  #verifier = ''
-  #state = ''
-  #issuer: string | undefined
-  #issSupported = false
-  /** The code of the last authorization response, once it passed the checks. */
-  code: string | undefined
-  authorizations = 0
-
-  constructor(
-    private readonly callback: LoopbackCallback,
-    private readonly browser: Browser,
-    private readonly user: string,
-  ) {}
-
-  get redirectUrl(): string {
-    return this.callback.redirectUri
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP SDK 1.x client (gatehouse peers)',
-      redirect_uris: [this.callback.redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  state(): string {
-    this.#state = randomBytes(32).toString('base64url')
-    return this.#state
-  }
-  clientInformation() {
-    return this.#info
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.#info = info
-  }
-  tokens() {
-    return this.#tokens
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.#tokens = tokens
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier
-  }
-  codeVerifier() {
-    return this.#verifier
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    const metadata = state.authorizationServerMetadata as Record<string, unknown> | undefined
-    this.#issuer = typeof metadata?.issuer === 'string' ? metadata.issuer : undefined
-    this.#issSupported = metadata?.authorization_response_iss_parameter_supported === true
-  }
-
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.code = undefined
-    this.authorizations++
-    const back = await browserAuthorization(this.browser, this.callback, url, this.user)
-    if (back.searchParams.get('state') !== this.#state) {
-      throw new Error('authorization response refused: its state is not the one sent')
-    }
-    const iss = back.searchParams.get('iss')
-    if ((iss !== null || this.#issSupported) && iss !== this.#issuer) {
-      throw new Error(
-        `authorization response refused: iss ${iss} is not the issuer ${this.#issuer} (RFC 9207)`,
-      )
-    }
-    const error = back.searchParams.get('error')
-    if (error) {
-      throw new Error(
-        `authorization refused: ${error} ${back.searchParams.get('error_description') ?? ''}`,
-      )
-    }
-    this.code = back.searchParams.get('code') ?? undefined
-  }
+/**
+ * The test kit's in-memory provider whose "browser" is Chromium; it checks the response's `state`,
+ * `iss` and `error`, which SDK 1.x leaves to the application.
+ */
+function browserProvider(callback: LoopbackCallback, browser: Browser, user: string) {
+  return new MemoryOAuthClient<OAuthDiscoveryState>({
+    redirectUrl: callback.redirectUri,
+    clientName: 'MCP SDK 1.x client (gatehouse peers)',
+    authorize: (url) => browserAuthorization(browser, callback, url, user),
+  })
 }
 
 /**
@@ -146,7 +71,7 @@ class BrowserProvider implements OAuthClientProvider {
  */
 export async function runSdkV1Client(options: SdkClientOptions): Promise<PeerOutcome> {
   const callback = await startLoopbackCallback()
-  const provider = new BrowserProvider(callback, options.browser, options.user)
+  const provider = browserProvider(callback, options.browser, options.user)
   const mcpStatuses: number[] = []
   const outcome = (rest: Partial<PeerOutcome>): PeerOutcome => ({
     tools: [],

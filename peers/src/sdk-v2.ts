@@ -6,14 +6,10 @@
  * Unlike 1.x, v2 is strict by itself: it checks the metadata's issuer (RFC 8414 §3.3) and the
  * response's `iss` (RFC 9207, in `finishAuth(callbackParams)`); the application checks `state`.
  */
-import { randomBytes } from 'node:crypto'
+import { MemoryOAuthClient } from '@gatehouse/support'
 import {
   Client,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
   type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client'
@@ -22,75 +18,17 @@ import { type PeerOutcome, recordingFetch, resultText } from './outcome.js'
 import { browserAuthorization, type SdkClientOptions } from './sdk-v1.js'
 import { type LoopbackCallback, startLoopbackCallback } from './sign-in.js'
 
-/** An in-memory OAuth client provider whose "browser" is Chromium. */
-class BrowserProvider implements OAuthClientProvider {
-  #info: StoredOAuthClientInformation | undefined
-  #tokens: StoredOAuthTokens | undefined
-  #verifier = ''
-  #state = ''
-  #discovery: OAuthDiscoveryState | undefined
-  /** The authorization response, once its `state` was checked. */
-  callbackParams: URLSearchParams | undefined
-  authorizations = 0
-
-  constructor(
-    private readonly callback: LoopbackCallback,
-    private readonly browser: Browser,
-    private readonly user: string,
-  ) {}
-
-  get redirectUrl(): string {
-    return this.callback.redirectUri
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP SDK v2 client (gatehouse peers)',
-      redirect_uris: [this.callback.redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  state(): string {
-    this.#state = randomBytes(32).toString('base64url')
-    return this.#state
-  }
-  clientInformation() {
-    return this.#info
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.#info = info
-  }
-  tokens() {
-    return this.#tokens
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.#tokens = tokens
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier
-  }
-  codeVerifier() {
-    return this.#verifier
-  }
-  // Kept so the SDK can bind the callback to the authorization server it started with.
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.#discovery = state
-  }
-  discoveryState() {
-    return this.#discovery
-  }
-
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.callbackParams = undefined
-    this.authorizations++
-    const back = await browserAuthorization(this.browser, this.callback, url, this.user)
-    // The SDK leaves state to the application (RFC 6749 §10.12).
-    if (back.searchParams.get('state') !== this.#state) {
-      throw new Error('authorization response refused: its state is not the one sent')
-    }
-    this.callbackParams = back.searchParams
-  }
+/**
+ * The test kit's in-memory provider whose "browser" is Chromium. It checks `state`, which the SDK
+ * leaves to the application (RFC 6749 §10.12); SDK v2 checks `iss` itself in `finishAuth`.
+ */
+function browserProvider(callback: LoopbackCallback, browser: Browser, user: string) {
+  return new MemoryOAuthClient<OAuthDiscoveryState>({
+    redirectUrl: callback.redirectUri,
+    clientName: 'MCP SDK v2 client (gatehouse peers)',
+    authorize: (url) => browserAuthorization(browser, callback, url, user),
+    sdkChecksResponse: true,
+  })
 }
 
 /**
@@ -100,7 +38,7 @@ class BrowserProvider implements OAuthClientProvider {
  */
 export async function runSdkV2Client(options: SdkClientOptions): Promise<PeerOutcome> {
   const callback = await startLoopbackCallback()
-  const provider = new BrowserProvider(callback, options.browser, options.user)
+  const provider = browserProvider(callback, options.browser, options.user)
   const mcpStatuses: number[] = []
   const outcome = (rest: Partial<PeerOutcome>): PeerOutcome => ({
     tools: [],

@@ -9,17 +9,14 @@
  * again, although its access token was refused meanwhile (the IdP rotated its key): its refresh
  * grant is in the gateway's store.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { freePort } from '@gatehouse/support'
+import { freePort, type Launched, launchGatehouse, writeGatehouseConfig } from '@gatehouse/support'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { stringify } from 'yaml'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
 import { INSPECTOR_UI } from '../../scripts/demo-banner.js'
 import {
@@ -32,45 +29,22 @@ import { ensureNode22 } from '../src/node22.js'
 import { ROOT } from '../src/paths.js'
 import { DEMO_CONFIG, demoConfig } from '../src/stack.js'
 
-const TSX = createRequire(import.meta.url).resolve('tsx')
-const BIN = join(ROOT, 'proxy/bin/gatehouse.ts')
 const TIMEOUT = 45_000
 
 /** The demo's gatehouse as a process of its own (on Node 22: node:sqlite), restartable. */
 class GatehouseProcess {
-  #child: ChildProcess | undefined
-  #out = ''
+  #process: Launched | undefined
   constructor(
     readonly node: string,
     readonly file: string,
   ) {}
 
   async start(): Promise<void> {
-    const child = spawn(this.node, ['--import', TSX, BIN, '-f', this.file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      cwd: ROOT,
-    })
-    this.#child = child
-    this.#out = ''
-    child.stderr?.on('data', (c: Buffer) => {
-      this.#out += c.toString()
-    })
-    const started = await new Promise<boolean>((resolve) => {
-      child.stdout?.on('data', (c: Buffer) => {
-        this.#out += c.toString()
-        if (this.#out.includes('gatehouse listening')) resolve(true)
-      })
-      child.once('exit', () => resolve(false))
-    })
-    if (!started) throw new Error(`gatehouse did not start:\n${this.#out.slice(-3000)}`)
+    this.#process = await launchGatehouse(this.file, { node: this.node, cwd: ROOT })
   }
 
   async stop(): Promise<void> {
-    const child = this.#child
-    if (!child || child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise((r) => child.once('exit', r))
-    child.kill('SIGTERM')
-    await exited
+    await this.#process?.stop()
   }
 }
 
@@ -108,8 +82,7 @@ describe.skipIf(!hasChromium())(
       dirs.push(dir)
       const gatewayPort = await freePort()
       const config = demoConfig(readFileSync(DEMO_CONFIG, 'utf8'), { gatewayPort, idp, backend })
-      const file = join(dir, 'gatehouse.yaml')
-      writeFileSync(file, stringify(config))
+      const file = writeGatehouseConfig(config, dir)
       stateFile = join(dir, '.gatehouse', 'state.sqlite')
       mcpUrl = `http://127.0.0.1:${gatewayPort}/mcp`
       gatehouse = new GatehouseProcess(ensureNode22(), file)

@@ -1,7 +1,7 @@
 /**
  * MCP Inspector's web UI (pinned; its server on Node 22) driven in Chromium against the demo
  * stack. In the seed's pass-through mode it refuses the gateway as its authorization server
- * (RFC 8414 §3.3; issue 22) and shows only "Failed".
+ * (RFC 8414 §3.3; docs/design/broker.md) and shows only "Failed".
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * The real-peer matrix (issue 23): each pinned MCP client judged by `conformance client` against
+ * The real-peer matrix (docs/peers.md): each pinned MCP client judged by `conformance client` against
  * its expected-verdicts baseline. A new failure or a stale expectation fails here; every
  * expected failure names the clause the client breaks.
  */

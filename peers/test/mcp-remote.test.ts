@@ -1,7 +1,7 @@
 /**
  * mcp-remote (pinned) run as a stdio MCP host runs it, against the demo stack, its sign-in
  * completed in Chromium. In the seed's pass-through mode it refuses the gateway as its
- * authorization server (RFC 8414 §3.3; issue 22).
+ * authorization server (RFC 8414 §3.3; docs/design/broker.md).
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -27,7 +27,7 @@ export function passThrough(issuerMode: 'Provider' | 'Gateway') {
 }
 
 /**
- * Broker mode: the gateway is the authorization server its MCP clients see (issue 22). The demo's
+ * Broker mode: the gateway is the authorization server its MCP clients see (docs/design/broker.md). The demo's
  * own `mcp.broker` block when it has one, else the defaults (`broker: {}`: the gateway's client at
  * the IdP is the demo's `mcp.clientId`).
  */

@@ -1,7 +1,7 @@
 /**
  * The official MCP SDK v2 client (`@modelcontextprotocol/client`, pinned) against the demo
  * stack, signing in in Chromium. In the seed's pass-through mode it refuses the gateway as its
- * authorization server, as RFC 8414 §3.3 and RFC 9207 tell it to (issue 22).
+ * authorization server, as RFC 8414 §3.3 and RFC 9207 tell it to (docs/design/broker.md).
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -276,7 +276,7 @@ async function buildPolicies(
   const policiesOfRoute = new Map<string, AuthPolicy[]>()
   if (Object.keys(config.policies).length === 0) return { policies, policiesOfRoute }
   const { compileAuthPolicy } = await authLayer()
-  // Broker mode (issue #22) is loaded only when a policy uses it; broker/ builds on auth/, so
+  // Broker mode (docs/design/broker.md) is loaded only when a policy uses it; broker/ builds on auth/, so
   // it is wired here rather than imported by the auth layer.
   const brokered = Object.values(config.policies).some(
     (p) => p.traffic.jwtAuthentication?.mcp?.broker !== undefined,

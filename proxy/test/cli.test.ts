@@ -1,36 +1,17 @@
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { freePort } from '@gatehouse/support'
+import { freePort, gatehouseArgs, launch, launchGatehouse, runProcess } from '@gatehouse/support'
 import { describe, expect, it } from 'vitest'
 import { sqliteAvailable } from '../src/store/sqlite.js'
 
 /** The command from source, through tsx (the bin runs the build; scripts/test checks that). */
-const GATEHOUSE = [
-  '--import',
-  createRequire(import.meta.url).resolve('tsx'),
-  new URL('../bin/gatehouse.ts', import.meta.url).pathname,
-]
-
-function gatehouse(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-  nodeFlags: string[] = [],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeFlags, ...GATEHOUSE, ...args], {
-      env: { ...process.env, ...env },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c) => (stdout += c))
-    child.stderr.on('data', (c) => (stderr += c))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+function gatehouse(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []) {
+  return runProcess(process.execPath, [...nodeFlags, ...gatehouseArgs(...args)], {
+    env: { ...process.env, ...env },
   })
 }
 
@@ -110,7 +91,7 @@ ${[0, 1, 2].map(route).join('\n')}
     expect(r.stdout).not.toContain('configuration is valid')
   })
 
-  it('exits 1 naming the path of a CEL expression that does not type-check (issue #15 item 6)', async () => {
+  it('exits 1 naming the path of a CEL expression that does not type-check (docs/design/layering.md)', async () => {
     const example = new URL('../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
     const typo = readFileSync(example, 'utf8')
       .replace(`'"AI-Users" in jwt.groups'`, `'"AI-Users" in jwtt.groups'`)
@@ -183,18 +164,9 @@ ${[0, 1, 2].map(route).join('\n')}
     const path = file(
       `config: { adminAddr: "off" }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }`,
     )
-    const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
-    let stdout = ''
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (c) => {
-        stdout += c
-        if (stdout.includes('gatehouse listening')) resolve()
-      })
-    })
-    expect(stdout).toContain(`default http://127.0.0.1:${port}`)
-    child.kill('SIGTERM')
-    const code = await new Promise((r) => child.on('close', r))
-    expect(code).toBe(0)
+    const gh = await launchGatehouse(path)
+    expect(gh.output()).toContain(`default http://127.0.0.1:${port}`)
+    expect((await gh.stop('SIGTERM')).code).toBe(0)
   })
 
   it('exits 1 at once on a second signal while it drains an open stream', async () => {
@@ -214,38 +186,21 @@ ${[0, 1, 2].map(route).join('\n')}
         'routes: { r: { allowUnauthenticated: true, rules: [{ matches: [{ path: { value: /mcp } }], backendRefs: [{ name: b }] }] } }',
       ].join('\n'),
     )
-    const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
-    let stdout = ''
-    let stderr = ''
-    child.stderr.on('data', (c) => {
-      stderr += c
-    })
-    const printed = (text: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (stdout.includes(text)) resolve()
-        }
-        child.stdout.on('data', check)
-        check()
-      })
-    child.stdout.on('data', (c) => {
-      stdout += c
-    })
-    const closed = new Promise((r) => child.on('close', r))
+    const gh = launch(process.execPath, gatehouseArgs('-f', path))
     try {
-      await printed('gatehouse listening')
+      await gh.waitForOutput('gatehouse listening')
       const stream = await fetch(`http://127.0.0.1:${port}/mcp`, {
         headers: { accept: 'text/event-stream' },
       })
       expect(stream.status).toBe(200)
-      child.kill('SIGTERM')
-      await printed('shutting down')
-      child.kill('SIGTERM')
-      expect(await closed).toBe(1)
-      expect(stderr).toContain('gatehouse: SIGTERM again, exiting now')
+      gh.child.kill('SIGTERM')
+      await gh.waitForOutput('shutting down')
+      gh.child.kill('SIGTERM')
+      expect((await gh.exited).code).toBe(1)
+      expect(gh.output()).toContain('gatehouse: SIGTERM again, exiting now')
       await stream.body?.cancel().catch(() => {})
     } finally {
-      child.kill('SIGKILL')
+      await gh.stop('SIGKILL')
       backend.closeAllConnections()
       backend.close()
     }
@@ -366,17 +321,8 @@ describe('gatehouse CLI reload triggers', () => {
     const text = (level: string) =>
       `config: { adminAddr: "127.0.0.1:${admin}", logLevel: ${level} }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }\n`
     const path = file(text('info'))
-    const child = spawn(process.execPath, [...GATEHOUSE, '-f', path])
-    let out = ''
-    const seen = (s: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => out.includes(s) && resolve()
-        child.stdout.on('data', (c) => {
-          out += c
-          check()
-        })
-        check()
-      })
+    const gh = launch(process.execPath, gatehouseArgs('-f', path))
+    const seen = (text: string) => gh.waitForOutput(text)
     try {
       await seen('for configuration changes')
       // A change the watcher sees: the gateway's port moves.
@@ -384,7 +330,7 @@ describe('gatehouse CLI reload triggers', () => {
       writeFileSync(path, text('info').replace(`port: ${port}`, `port: ${moved}`))
       await seen('configuration reloaded (watch)')
       expect((await fetch(`http://127.0.0.1:${moved}/x`)).status).toBe(404)
-      child.kill('SIGHUP')
+      gh.child.kill('SIGHUP')
       const dump = async () =>
         (await (await fetch(`http://127.0.0.1:${admin}/config_dump`)).json()) as {
           reload?: { trigger: string; result: string }
@@ -394,8 +340,7 @@ describe('gatehouse CLI reload triggers', () => {
       }
       expect((await dump()).reload).toMatchObject({ trigger: 'SIGHUP', result: 'unchanged' })
     } finally {
-      child.kill('SIGTERM')
-      await new Promise((r) => child.on('close', r))
+      await gh.stop('SIGTERM')
     }
   })
 })

@@ -1,7 +1,7 @@
 /**
  * The one credential redaction of Gatehouse. The proxy's trace bus, logs and `/config_dump`,
  * gwctl and the conformance suite's evidence all call it, so a token hidden in one place is hidden
- * in all of them (issue #10 item 4: five copies had drifted apart).
+ * in all of them (docs/design/hardening.md: five copies had drifted apart).
  *
  * Redaction is conservative and by shape, not by a list of known places:
  * - every `Authorization` / `Proxy-Authorization` value keeps at most a well-formed scheme
@@ -15,7 +15,7 @@
  *   private key, anywhere in a string;
  * - the private members of JWKs (RFC 7518 §6).
  *
- * The cost is bounded (issue #24 item 1: logs and traces redact what clients send, before any
+ * The cost is bounded (docs/design/hardening.md: logs and traces redact what clients send, before any
  * token is checked): every pattern runs in linear time (JWTs are found by a scanner, `jwt.ts`,
  * not a backtracking regex), a string is redacted up to {@link MAX_TEXT_CHARS} and truncated past
  * it, and one {@link redactValue} call reads at most {@link MAX_VALUE_CHARS} characters and

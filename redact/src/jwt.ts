@@ -1,6 +1,6 @@
 /**
  * Finding compact JWS and JWE serializations (RFC 7515 §7.1, RFC 7516 §7.1) in free text in one
- * pass, with no backtracking: issue #24 item 1 measured the regex `/eyJ[\w-]*(?:\.[\w-]*){2,4}/`
+ * pass, with no backtracking: docs/design/hardening.md measured the regex `/eyJ[\w-]*(?:\.[\w-]*){2,4}/`
  * at seconds for a tool name of `eyJ` repeated (each `eyJ` rescanned the rest of the word).
  *
  * A candidate is a run of base64url characters and dots. Within it, a JWT starts where the

@@ -218,7 +218,7 @@ function jws(header: string): string {
   return `${b64(header)}.${b64('{"sub":"alice"}')}.c2lnbmF0dXJl`
 }
 
-// Issue #24 item 1: a header with JSON whitespace starts `eyAi`, `ewog`, `ewkg`… and was missed.
+// docs/design/hardening.md: a header with JSON whitespace starts `eyAi`, `ewog`, `ewkg`… and was missed.
 describe('redaction of JWTs whose header JSON has whitespace', () => {
   const spaced = [
     jws('{ "alg": "RS256" }'),
@@ -261,7 +261,7 @@ describe('redaction of JWTs whose header JSON has whitespace', () => {
 })
 
 describe('the cost of redaction', () => {
-  // Issue #24 item 1: `/eyJ[\w-]*(?:\.[\w-]*){2,4}/` backtracked quadratically; a 4 MiB tool name
+  // docs/design/hardening.md: `/eyJ[\w-]*(?:\.[\w-]*){2,4}/` backtracked quadratically; a 4 MiB tool name
   // of `eyJ` repeated froze the process for minutes. These finish at once now.
   it('redacts 4 MiB of "eyJ" repeated, dotted or not, keeping a bounded excerpt', () => {
     for (const huge of [

@@ -1,8 +1,8 @@
 /**
- * The module graph of proxy/src points one way (issue #15): no import cycle between files, and
+ * The module graph of proxy/src points one way (docs/design/layering.md): no import cycle between files, and
  * none between its directories (auth/ and dataplane/ once imported each other's types). Each
  * directory and root file sits in a layer (CONTRIBUTING, "Adding a policy feature") and imports
- * only from lower layers (issue #27): cli → index → compile → admin, dataplane → auth, mcp → http
+ * only from lower layers (docs/design/layering.md): cli → index → compile → admin, dataplane → auth, mcp → http
  * → config → telemetry, with errors.ts and version.ts under everything.
  * Type-only imports count: they couple modules as much as value imports do.
  */
@@ -84,7 +84,7 @@ function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<stri
 /**
  * The layers, top first. A module imports only from a lower layer (its own directory aside), so
  * two directories of one layer (auth/ and mcp/) do not import each other either. A new directory
- * or root file must be placed here. broker/ and store/ are the token broker's (issue #22).
+ * or root file must be placed here. broker/ and store/ are the token broker's (docs/design/broker.md).
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts'],
@@ -183,5 +183,205 @@ describe('module graph of proxy/src', () => {
         ]),
       ),
     ).toEqual([['a.ts', 'b.ts']])
+  })
+})
+
+/** The repository's root, and its workspaces (package.json `workspaces`). */
+const ROOT = new URL('../../', import.meta.url).pathname
+const WORKSPACES = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] }
+).workspaces
+
+/** Every `.ts`/`.tsx` file of a workspace, relative to it (node_modules and dist aside). */
+function workspaceFiles(ws: string): string[] {
+  return readdirSync(join(ROOT, ws), { recursive: true, encoding: 'utf8' }).filter(
+    (f) =>
+      /\.tsx?$/.test(f) &&
+      !f.endsWith('.d.ts') &&
+      !f.split('/').some((part) => part === 'node_modules' || part === 'dist'),
+  )
+}
+
+const IMPORT = /(?:\bfrom\s+|\bimport\(\s*)'([^']+)'/g
+
+/** A workspace's relative imports, as a graph of paths relative to the workspace. */
+function workspaceGraph(ws: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  for (const file of workspaceFiles(ws)) {
+    const text = readFileSync(join(ROOT, ws, file), 'utf8')
+    const targets = [...text.matchAll(IMPORT)]
+      .map((m) => m[1] as string)
+      .filter((s) => s.startsWith('.'))
+      .map((s) => normalize(join(dirname(file), s.replace(/\.js$/, '.ts'))))
+    graph.set(normalize(file), targets)
+  }
+  // `x.js` may be `x.tsx`.
+  for (const [file, targets] of graph) {
+    graph.set(
+      file,
+      targets.map((t) => (graph.has(t) ? t : t.replace(/\.ts$/, '.tsx'))),
+    )
+  }
+  return graph
+}
+
+/** Relative imports that leave their workspace for another one, as `from → to` from the root. */
+function crossWorkspaceImports(): string[] {
+  const found: string[] = []
+  for (const ws of WORKSPACES) {
+    for (const file of workspaceFiles(ws)) {
+      const text = readFileSync(join(ROOT, ws, file), 'utf8')
+      for (const m of text.matchAll(IMPORT)) {
+        const spec = m[1] as string
+        if (!spec.startsWith('.')) continue
+        const target = normalize(join(ws, dirname(file), spec))
+        const top = target.split('/')[0] as string
+        if (top !== ws && WORKSPACES.includes(top)) found.push(`${ws}/${file} → ${target}`)
+      }
+    }
+  }
+  return found.sort()
+}
+
+/**
+ * Relative imports into another workspace that are still there: each should import the other
+ * workspace by its package name (`@gatehouse/<name>`, exporting what it offers). The list only
+ * shrinks: a new one fails, and so does one that is gone (take it off).
+ */
+const CROSS_WORKSPACE_ALLOWED: readonly string[] = [
+  'bench/broker.ts → proxy/test/auth/config.js',
+  'bench/broker.ts → proxy/test/broker/browser.js',
+  'bench/broker.ts → proxy/test/broker/stack.js',
+  'bench/broker.ts → proxy/test/store/redis-server.js',
+  'bench/scale.ts → proxy/src/config/sources.js',
+  'bench/scale.ts → proxy/src/index.js',
+  'bench/scale.ts → proxy/src/telemetry/logging.js',
+  'bench/store.ts → proxy/src/store/memory.js',
+  'bench/store.ts → proxy/src/store/redis.js',
+  'bench/store.ts → proxy/src/store/sqlite.js',
+  'bench/store.ts → proxy/src/store/types.js',
+  'bench/store.ts → proxy/test/store/redis-server.js',
+  'conformance/test/browser.test.ts → mutation/src/mutants.js',
+  'conformance/test/browser.test.ts → mutation/src/proxy-copy.js',
+  'gwctl/test/commands/policy.test.ts → proxy/src/index.js',
+  'mutation/bin/mutants.ts → conformance/src/runner.js',
+  'mutation/bin/mutants.ts → conformance/src/stack.js',
+  'mutation/bin/mutants.ts → conformance/src/types.js',
+  'mutation/src/counts.ts → conformance/src/catalogue/index.js',
+  'mutation/src/stryker/conformance-runner.ts → conformance/src/catalogue/index.js',
+  'mutation/src/stryker/conformance-runner.ts → conformance/src/runner.js',
+  'mutation/src/stryker/conformance-runner.ts → conformance/src/stack.js',
+  'mutation/src/stryker/conformance-runner.ts → conformance/src/types.js',
+  'mutation/test/mutants.test.ts → conformance/src/catalogue/index.js',
+  'peers/bin/cross-judge.ts → conformance/test/client/clients/faults.js',
+  'peers/src/stack.ts → proxy/src/config/schema.js',
+  'peers/src/stack.ts → proxy/test/helpers.js',
+  'peers/test/modes.ts → proxy/src/config/schema.js',
+  'proxy/test/admin/ui/app/debugger-view.browser.test.ts → peers/src/sign-in.js',
+  'proxy/test/admin/ui/app/ui-stack.ts → peers/src/stack.js',
+  'proxy/test/config/kubernetes/crds.test.ts → conformance/src/kubernetes-config.js',
+  'proxy/test/config/kubernetes/crds.test.ts → conformance/src/stack.js',
+  'proxy/test/config/kubernetes/translate.equivalence.test.ts → conformance/src/kubernetes-config.js',
+  'proxy/test/config/kubernetes/translate.equivalence.test.ts → conformance/src/stack.js',
+]
+
+/**
+ * File cycles known today; the list only shrinks. conformance: the client scenarios and their
+ * shapers import each other (a value read late). gwctl: the commands import `cli.ts`'s types and
+ * `cli.ts` imports the commands.
+ */
+const CYCLES_ALLOWED: Readonly<Record<string, readonly string[][]>> = {
+  conformance: [
+    [
+      'src/client/scenario-shapes.ts',
+      'src/client/scenarios-2026.ts',
+      'src/client/scenarios.ts',
+      'src/client/shapers-2026.ts',
+      'src/client/shapers.ts',
+    ],
+  ],
+  gwctl: [
+    [
+      'src/cli.ts',
+      'src/commands/config.ts',
+      'src/commands/context.ts',
+      'src/commands/log.ts',
+      'src/commands/metrics.ts',
+      'src/commands/profile.ts',
+      'src/commands/status.ts',
+      'src/commands/trace.ts',
+      'src/commands/version.ts',
+      'src/io.ts',
+    ],
+  ],
+}
+
+/** The `@gatehouse/<name>` packages a workspace imports, and those its package.json declares. */
+function gatehouseImports(ws: string): { imported: string[]; declared: string[] } {
+  const pkg = JSON.parse(readFileSync(join(ROOT, ws, 'package.json'), 'utf8')) as Record<
+    string,
+    Record<string, string> | undefined
+  >
+  const declared = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((n) =>
+    n.startsWith('@gatehouse/'),
+  )
+  const imported = new Set<string>()
+  for (const file of workspaceFiles(ws)) {
+    const text = readFileSync(join(ROOT, ws, file), 'utf8')
+    for (const m of text.matchAll(IMPORT)) {
+      const name = /^(@gatehouse\/[^/]+)/.exec(m[1] as string)?.[1]
+      if (name) imported.add(name)
+    }
+  }
+  return { imported: [...imported].sort(), declared: declared.sort() }
+}
+
+describe('module graph of every workspace', () => {
+  it('reads every workspace', () => {
+    expect(WORKSPACES).toEqual(expect.arrayContaining(['proxy', 'conformance', 'support', 'gwctl']))
+    expect(workspaceGraph('conformance').get('src/catalogue/index.ts')?.length).toBeGreaterThan(0)
+    expect(workspaceGraph('gwctl').get('src/commands/trace.ts')).toContain(
+      'src/trace/trace-view.tsx',
+    )
+  })
+
+  it.each(WORKSPACES)('%s has no import cycle between its files', (ws) => {
+    expect(cycles(workspaceGraph(ws))).toEqual(CYCLES_ALLOWED[ws] ?? [])
+  })
+
+  it('imports another workspace only by its package name, never by a relative path into it', () => {
+    const found = crossWorkspaceImports()
+    expect(
+      found.filter((i) => !CROSS_WORKSPACE_ALLOWED.includes(i)),
+      'import the workspace as @gatehouse/<name> (add what it offers to its package.json exports)',
+    ).toEqual([])
+    expect(
+      CROSS_WORKSPACE_ALLOWED.filter((i) => !found.includes(i)),
+      'these are gone: take them off CROSS_WORKSPACE_ALLOWED',
+    ).toEqual([])
+  })
+
+  it.each(WORKSPACES)('%s declares every @gatehouse package it imports', (ws) => {
+    const { imported, declared } = gatehouseImports(ws)
+    expect(imported.filter((n) => n !== `@gatehouse/${ws}` && !declared.includes(n))).toEqual([])
+  })
+
+  it('keeps the suite off the proxy, and support and redact off every workspace', () => {
+    expect(gatehouseImports('conformance').imported).not.toContain('@gatehouse/proxy')
+    expect(gatehouseImports('support').imported).toEqual([])
+    expect(gatehouseImports('redact').imported).toEqual([])
+  })
+
+  it('finds a relative import into another workspace, and a cycle, where there is one', () => {
+    expect(
+      cycles(
+        new Map([
+          ['src/a.ts', ['src/b.ts']],
+          ['src/b.ts', ['src/a.ts']],
+        ]),
+      ),
+    ).toEqual([['src/a.ts', 'src/b.ts']])
+    // bench/ really does reach into proxy/src: the scan sees it.
+    expect(crossWorkspaceImports()).toContain('bench/store.ts → proxy/src/store/memory.js')
   })
 })

@@ -28,17 +28,20 @@ export function isPortTaken(err: unknown): boolean {
 }
 
 /**
- * Starts something that must be told its port before it listens (a child process, a
- * configuration file) on a {@link freePort}, and again on a new one when another process took
- * that port between the two — the race `freePort` cannot close. Any other error is thrown at
- * once; after `attempts` taken ports (default 5), the last error.
+ * Starts something that must be told its port beforehand (a child process, a configuration file)
+ * on a {@link freePort}, and again on another one when the port was taken in between (see
+ * `isPortTaken`): between `freePort` and the bind, another process may take it.
+ * @param attempts - how many ports to try (default 5); the last error is thrown.
  */
-export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
-  for (let i = 1; ; i++) {
+export async function withFreePort<T>(
+  start: (port: number) => Promise<T>,
+  attempts = 5,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
     try {
       return await start(await freePort())
     } catch (err) {
-      if (i >= attempts || !isPortTaken(err)) throw err
+      if (!isPortTaken(err) || attempt >= attempts) throw err
     }
   }
 }

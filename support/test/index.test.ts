@@ -4,7 +4,7 @@ import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freePort, isPortTaken, onFreePort, SHUTDOWN_EXIT, sendJson } from '../src/index.js'
+import { freePort, isPortTaken, withFreePort, SHUTDOWN_EXIT, sendJson } from '../src/index.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
@@ -22,7 +22,7 @@ describe('freePort', () => {
   })
 })
 
-describe('onFreePort', () => {
+describe('withFreePort', () => {
   /** Listens on `port`, rejecting with Node's own error when it is taken. */
   async function listenOn(port: number) {
     const server = createServer()
@@ -36,7 +36,7 @@ describe('onFreePort', () => {
   it('starts again on another port when the one it was given was taken meanwhile (EADDRINUSE)', async () => {
     const tried: number[] = []
     let thief: ReturnType<typeof createServer> | undefined
-    const server = await onFreePort(async (port) => {
+    const server = await withFreePort(async (port) => {
       tried.push(port)
       // The race: another process takes the port between freePort and this listen.
       if (!thief) thief = await listenOn(port)
@@ -51,7 +51,7 @@ describe('onFreePort', () => {
   it('throws any other error at once, and a taken port after the last attempt', async () => {
     let calls = 0
     await expect(
-      onFreePort(async () => {
+      withFreePort(async () => {
         calls++
         throw new Error('bad configuration')
       }),
@@ -59,7 +59,7 @@ describe('onFreePort', () => {
     expect(calls).toBe(1)
     calls = 0
     await expect(
-      onFreePort(async (port) => {
+      withFreePort(async (port) => {
         calls++
         throw new Error(`cannot listen on 127.0.0.1:${port}: the address is already in use`)
       }, 3),

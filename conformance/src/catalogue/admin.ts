@@ -102,7 +102,7 @@ export const admin: Requirement[] = [
     quote:
       "Secrets never appear (client secrets, API tokens, keys' private parts, bearer tokens): redacted.",
     profile: 'admin',
-    source: 'Gatehouse issue 5 (secrets never appear); seed: Authentication 5',
+    source: 'docs/admin-api.md (secrets never appear); seed: Authentication 5',
     text: 'The configuration dump contains none of the secrets in the configuration.',
     async check(ctx) {
       if (ctx.target.secrets.length === 0) throw new CheckSkipped('no planted secret to look for')
@@ -188,7 +188,7 @@ export const admin: Requirement[] = [
     level: 'MUST',
     quote: 'an invalid filter → 400 naming what is wrong.',
     profile: 'admin',
-    source: 'Gatehouse issue 5 (invalid filter → 400)',
+    source: 'docs/admin-api.md (invalid filter → 400)',
     text: 'An invalid log level is refused with 400 and the level in force does not change.',
     async check(ctx) {
       const before = await ctx.http(`${adminUrl(ctx)}/logging`)

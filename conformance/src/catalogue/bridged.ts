@@ -264,7 +264,7 @@ export const bridged: Requirement[] = [
     level: 'SHOULD',
     quote: "CORS added on the gateway's answers. Body size limited; JSON only.",
     profile: 'bridged-idp',
-    source: 'RFC 7591 §3 (registration requests are POSTed JSON); Gatehouse issue 4 ("JSON only")',
+    source: 'RFC 7591 §3 (registration requests are POSTed JSON); docs/auth.md ("JSON only")',
     text: 'A registration request that is not JSON is refused with 4xx.',
     async check(ctx) {
       await servesAuthorizationServer(ctx)

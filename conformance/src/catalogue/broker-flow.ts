@@ -1,5 +1,5 @@
 /**
- * Profile `broker`, the authorization flow of a gateway in broker mode (issue #22): the gateway is
+ * Profile `broker`, the authorization flow of a gateway in broker mode (docs/design/broker.md): the gateway is
  * the authorization server its MCP clients see and the IdP's client. Judged over HTTP only, as a
  * client and a user's browser see it: the gateway's metadata → registration → /authorize →
  * the consent page → the suite's IdP sign-in form → the authorization response → the token

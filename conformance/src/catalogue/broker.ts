@@ -1,5 +1,5 @@
 /**
- * Profile `broker` (Gatehouse issue #22): the gateway in broker mode is the authorization server
+ * Profile `broker` (docs/design/broker.md): the gateway in broker mode is the authorization server
  * its MCP clients see — its own metadata, issuer and endpoints, its own registration — and the
  * IdP's client behind it. BRK-001 to BRK-019: metadata, registration and Client ID Metadata
  * Documents; BRK-020 on: the authorization flow.
@@ -10,7 +10,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type CheckContext, CheckSkipped, must, type Requirement } from '../types.js'
 
-const ISSUE_22 = 'Gatehouse issue #22 item 1 (broker-mode AS metadata)'
+const ISSUE_22 = 'docs/design/broker.md (broker-mode AS metadata)'
 
 /** The redirect URI the checks register and send. */
 const REDIRECT = 'http://localhost:33418/callback'

@@ -97,7 +97,7 @@ export const core: Requirement[] = [
     quote:
       'Upstream refused → 502, upstream timeout → 504, no route → 404, each with a JSON body {error, error_description}.',
     profile: 'core',
-    source: 'Gatehouse issue 2 (error bodies)',
+    source: 'docs/design/errors.md (error bodies)',
     text: 'Error answers have a JSON body {error, error_description}.',
     async check(ctx) {
       const res = await postMcp(ctx)

@@ -28,7 +28,7 @@ export const cors: Requirement[] = [
       'preflight is answered before any auth runs; with credentials and * the origin is reflected (browsers reject * with credentials) and Vary: Origin set.',
     profile: 'cors',
     source:
-      'Fetch standard §3.2.2 (a preflight carries no credentials); seed: HTTPRoute CORS filter; Gatehouse issue 2 (preflight before auth)',
+      'Fetch standard §3.2.2 (a preflight carries no credentials); seed: HTTPRoute CORS filter; docs/design/errors.md (preflight before auth)',
     text: 'A CORS preflight to /mcp is answered (2xx) with Access-Control-Allow-Origin, before any authentication.',
     async check(ctx) {
       const res = await preflight(ctx)
@@ -47,7 +47,7 @@ export const cors: Requirement[] = [
       'preflight is answered before any auth runs; with credentials and * the origin is reflected (browsers reject * with credentials) and Vary: Origin set.',
     profile: 'cors',
     source:
-      'Fetch standard §3.2.5 ("*" is not allowed with credentials); seed: allowCredentials true, allowOrigins *; Gatehouse issue 2 (origin reflected with credentials)',
+      'Fetch standard §3.2.5 ("*" is not allowed with credentials); seed: allowCredentials true, allowOrigins *; docs/design/errors.md (origin reflected with credentials)',
     text: 'With credentials allowed and origins "*", the origin is reflected (not "*"), with Access-Control-Allow-Credentials: true and Vary: Origin.',
     async check(ctx) {
       const res = await preflight(ctx)
@@ -75,7 +75,7 @@ export const cors: Requirement[] = [
       'CORS headers on 401/403 too, with WWW-Authenticate exposed, so browser clients can read the challenge.',
     profile: 'cors',
     source:
-      'MCP authorization 2025-06-18 §2.3 (browser clients read the challenge); Fetch standard §3.2.3; Gatehouse issue 4 (CORS on 401/403)',
+      'MCP authorization 2025-06-18 §2.3 (browser clients read the challenge); Fetch standard §3.2.3; docs/auth.md (CORS on 401/403)',
     text: 'A 401 carries the CORS headers and exposes WWW-Authenticate, so a browser client can read the challenge.',
     async check(ctx) {
       const res = await postMcp(ctx, { headers: { origin: ORIGIN } })
@@ -132,7 +132,7 @@ export const cors: Requirement[] = [
       "Found doing it: with the seed's reference allowHeaders (Origin, Authorization, Content-Type) a browser refuses every request after initialize, because the MCP transport sends Mcp-Session-Id and MCP-Protocol-Version",
     profile: 'cors',
     source:
-      'MCP 2025-06-18 Transports (Session Management: Mcp-Session-Id; Protocol Version Header); Fetch standard §3.2.2 (the preflight must allow every requested header); Gatehouse issue 4 (the reference allowHeaders break sessions)',
+      'MCP 2025-06-18 Transports (Session Management: Mcp-Session-Id; Protocol Version Header); Fetch standard §3.2.2 (the preflight must allow every requested header); docs/auth.md (the reference allowHeaders break sessions)',
     text: 'A preflight for a request within a session allows Mcp-Session-Id and MCP-Protocol-Version, so a browser client can go on after initialize.',
     async check(ctx) {
       const requested = ['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id']

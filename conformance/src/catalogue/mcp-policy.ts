@@ -1,5 +1,5 @@
 /**
- * Profile `mcp-policy`: policy on MCP messages, not only on the route (Gatehouse issue #14; seed:
+ * Profile `mcp-policy`: policy on MCP messages, not only on the route (docs/auth.md; seed:
  * "An MCP authorization policy can authorize individual tools"; "the claims … are available to
  * other route-level policies such as rate limiting"). The target denies the tool `fetch` to users
  * outside the group `admins` and limits subjects starting with `ratelimit-` to 3 `tools/call` a
@@ -209,7 +209,7 @@ export const mcpPolicy: Requirement[] = [
     quote:
       'Rate limiting keyed by a CEL expression over claims and MCP fields (e.g. per jwt.sub per tool), local token buckets, 429 with Retry-After and RateLimit headers',
     profile: 'mcp-policy',
-    source: 'draft-ietf-httpapi-ratelimit-headers-10 §3, §4; Gatehouse issue 14',
+    source: 'draft-ietf-httpapi-ratelimit-headers-10 §3, §4; docs/observability.md',
     text: 'A 429 from a rate limit carries the RateLimit-Policy and RateLimit fields, the latter with r=0.',
     async check(ctx) {
       const sub = `ratelimit-${randomUUID()}`

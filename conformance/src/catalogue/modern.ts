@@ -239,7 +239,7 @@ export const modern: Requirement[] = [
     profile: 'mcp-policy',
     specVersions: ONLY_2026,
     source:
-      'SEP-2663 (tasks extension) §Streamable HTTP binding ("so intermediaries can route every request for a task"); Gatehouse issue 31',
+      'SEP-2663 (tasks extension) §Streamable HTTP binding ("so intermediaries can route every request for a task"); docs/auth.md',
     quote:
       'When tasks/get, tasks/update, or tasks/cancel is sent over the Streamable HTTP transport, the client MUST set the Mcp-Name header to the value of params.taskId.',
     levelNote:

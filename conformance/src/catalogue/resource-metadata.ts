@@ -31,7 +31,7 @@ export const resourceMetadata: Requirement[] = [
     level: 'MUST',
     quote: `with provider BridgedIdp, authorization_servers is ["<base_url_as_configured>/mcp"], so that RFC 8414 path insertion lands clients on the gateway's /.well-known/oauth-authorization-server/mcp.`,
     profile: 'bridged-idp',
-    source: 'Gatehouse issue 4 (BridgedIdp); RFC 8414 §3.1 path insertion',
+    source: 'docs/auth.md (BridgedIdp); RFC 8414 §3.1 path insertion',
     text: 'With BridgedIdp, authorization_servers is ["<configured base>/mcp"], so clients find the gateway\'s authorization-server metadata.',
     async check(ctx) {
       const doc = (await ctx.http(`${ctx.target.base}${PRM_PATH}`)).json()
@@ -94,7 +94,7 @@ export const resourceMetadata: Requirement[] = [
       'GET /.well-known/oauth-protected-resource/mcp (and the root form): RFC 9728 JSON from mcp.resourceMetadata (resource, authorization_servers, scopes_supported, bearer_methods_supported)',
     profile: 'core',
     source:
-      'MCP authorization 2025-11-25 "Protected Resource Metadata Discovery Requirements" (without resource_metadata, clients MUST try the path form, then the root form); RFC 9728 §3.1; Gatehouse issue 4 ("and the root form")',
+      'MCP authorization 2025-11-25 "Protected Resource Metadata Discovery Requirements" (without resource_metadata, clients MUST try the path form, then the root form); RFC 9728 §3.1; docs/auth.md ("and the root form")',
     text: 'The protected-resource metadata is also served at the root form /.well-known/oauth-protected-resource, unauthenticated, with the same document as the path form.',
     async check(ctx) {
       const res = await ctx.http(`${ctx.target.base}${PRM_ROOT}`)

@@ -159,7 +159,7 @@ export const tlsProfile: Requirement[] = [
     id: 'TLS-004',
     level: 'MUST',
     profile: 'tls',
-    source: 'Gatehouse issue 37 (TLS listeners); RFC 6066 §3 (server_name)',
+    source: 'docs/configuration.md (TLS listeners); RFC 6066 §3 (server_name)',
     quote:
       'TLS listeners: protocol: HTTPS Gateway listeners with certificates from files (standalone) or kind: Secret manifests of type kubernetes.io/tls (Kubernetes form, certificateRefs), SNI by hostname',
     text: 'Each server name the listener has a certificate for is answered with that certificate (SNI): valid for the name, from the configured CA.',

@@ -39,7 +39,7 @@ export const resumption: Requirement = {
   quote: 'Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and Accept pass through',
   profile: 'transport',
   source:
-    'MCP 2025-11-25 Transports §Resumability and Redelivery (Last-Event-ID on GET; the server MAY replay the messages after it); RFC 9110 §7.6 (a proxy forwards end-to-end fields); Gatehouse issue 2 (Last-Event-ID passes through)',
+    'MCP 2025-11-25 Transports §Resumability and Redelivery (Last-Event-ID on GET; the server MAY replay the messages after it); RFC 9110 §7.6 (a proxy forwards end-to-end fields); docs/design/errors.md (Last-Event-ID passes through)',
   text: 'A client that reconnects its GET stream with Last-Event-ID through the gateway receives the events after that id, replayed by the backend, with their ids.',
   async check(ctx) {
     const session = await openSession(ctx)
@@ -99,7 +99,7 @@ export const manyStreams: Requirement = {
   quote: 'a check that 129+ concurrent streams do not block a new request.',
   profile: 'transport',
   source:
-    'MCP 2025-06-18 Transports §Listening for Messages from the Server (a stream per session, open as long as the session); Gatehouse issue 11 (the old per-backend pool cap of 128)',
+    'MCP 2025-06-18 Transports §Listening for Messages from the Server (a stream per session, open as long as the session); mutation/README.md (the old per-backend pool cap of 128)',
   text: `With ${STREAMS} GET streams of ${STREAMS} sessions open at once through the gateway, every stream is answered (200 text/event-stream) and a fresh initialize is answered 200.`,
   async check(ctx) {
     const bearer = await token(ctx)

@@ -66,7 +66,7 @@ export const transport: Requirement[] = [
     quote: 'Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and Accept pass through',
     profile: 'transport',
     source:
-      'MCP 2025-06-18 Transports §Session Management (Mcp-Session-Id); Gatehouse issue 2 (headers pass through)',
+      'MCP 2025-06-18 Transports §Session Management (Mcp-Session-Id); docs/design/errors.md (headers pass through)',
     text: 'The Mcp-Session-Id header passes both ways: the session id reaches the client and follow-up requests in the session work.',
     async check(ctx) {
       const { client, transport } = await connect(ctx)
@@ -92,7 +92,7 @@ export const transport: Requirement[] = [
       'an SSE response (text/event-stream) reaches the client event by event as the backend writes it',
     profile: 'transport',
     source:
-      'MCP 2025-06-18 Transports §Sending Messages to the Server (SSE stream); Gatehouse issue 2 (no buffering)',
+      'MCP 2025-06-18 Transports §Sending Messages to the Server (SSE stream); docs/design/errors.md (no buffering)',
     text: 'An SSE response is streamed event by event, not buffered: a progress notification reaches the client while the backend still holds the call.',
     async check(ctx) {
       const origin = ctx.target.backendOrigin
@@ -131,7 +131,7 @@ export const transport: Requirement[] = [
       'Forwarding of /mcp (POST, GET, DELETE) to the MCP backend with streaming in both directions and no buffering',
     profile: 'transport',
     source:
-      'MCP 2025-06-18 Transports §Session Management (DELETE ends a session); Gatehouse issue 2 (DELETE forwarded)',
+      'MCP 2025-06-18 Transports §Session Management (DELETE ends a session); docs/design/errors.md (DELETE forwarded)',
     text: 'DELETE with the session id ends the session; a later request in it gets 404.',
     async check(ctx) {
       const { client, transport } = await connect(ctx)

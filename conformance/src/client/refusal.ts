@@ -2,7 +2,7 @@
  * How far a client run got and, when it stopped early, why — read from the recorded traffic. One
  * root cause (a client that refused something and ended) is reported once: the checks of the
  * stages it never reached are skipped as "not reached: <cause>" instead of each failing with
- * "none was sent" (issue 23). A refusal the spec demands — metadata whose issuer is not the one
+ * "none was sent" (docs/peers.md). A refusal the spec demands — metadata whose issuer is not the one
  * the client derived (RFC 8414 §3.3), an authorization response whose `iss` is not the issuer's
  * (RFC 9207 §2.4) or whose `state` is not the one sent — is marked conformant: then even
  * CLI-FLOW-001 is not reached rather than failed.

@@ -7,7 +7,7 @@
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { onFreePort } from '@gatehouse/support'
+import { withFreePort } from '@gatehouse/support'
 import { jwtPolicy, mcpRoute } from '../gateway-config.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from '../stack.js'
 import { type PortPicker, type Recorder, startRecorder } from './recorder.js'
@@ -161,7 +161,7 @@ export async function startScenarioStack(
     // it listens ("address already in use"), so it starts again on a new one.
     const ports = { gateway: 0, idp: idp.port, backend: backend.port }
     let config: Record<string, unknown> = {}
-    let gatehouse: GatehouseProcess = await onFreePort((port) => {
+    let gatehouse: GatehouseProcess = await withFreePort((port) => {
       ports.gateway = port
       config = gatewayConfig(scenario, ports, idp, resource)
       return startGatehouse(config, options)

@@ -2,11 +2,10 @@
  * `npm run conformance` as an operator runs it: the real bin in a child process whose stdin is a
  * pipe, not a terminal (as in CI).
  */
-import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { freePort, sendJson } from '@gatehouse/support'
+import { freePort, runProcess, sendJson } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../src/stack.js'
 
@@ -14,23 +13,8 @@ const BIN = join(ROOT, 'conformance/bin/conformance.ts')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 
 /** Runs the bin to its end with stdin a pipe that is closed at once. */
-function conformance(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString()
-    })
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString()
-    })
-    child.stdin.end()
-    child.once('error', reject)
-    child.once('exit', (code) => resolve({ code, stdout, stderr }))
-  })
+function conformance(args: string[]) {
+  return runProcess(TSX, [BIN, ...args], { cwd: ROOT })
 }
 
 /** An admin interface that answers GET /memory, enough for ADM-008 to pass. */

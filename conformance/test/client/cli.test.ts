@@ -2,10 +2,10 @@
  * `npm run conformance -- client …` as a client author runs it: the real bin in a child process,
  * its exit codes, console report, JUnit and JSON files and the expected-failures baseline.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { runProcess } from '@gatehouse/support'
 import { describe, expect, it } from 'vitest'
 import { SCENARIOS } from '../../src/client/scenarios.js'
 import { ROOT } from '../../src/stack.js'
@@ -14,25 +14,8 @@ const BIN = join(ROOT, 'conformance/bin/conformance.ts')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const HAND = `${TSX} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`
 
-function conformance(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [BIN, 'client', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString()
-    })
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString()
-    })
-    child.once('error', reject)
-    child.once('exit', (code) => resolve({ code, stdout, stderr }))
-  })
+function conformance(args: string[]) {
+  return runProcess(TSX, [BIN, 'client', ...args], { cwd: ROOT })
 }
 
 describe('conformance client', () => {

@@ -1,5 +1,5 @@
 /**
- * `gwctl proxy metrics`: the proxy's Prometheus metrics (admin `/metrics`, Gatehouse issue #14) as
+ * `gwctl proxy metrics`: the proxy's Prometheus metrics (admin `/metrics`, docs/observability.md) as
  * a table of the series that moved — requests by route, status and policy outcome, auth failures,
  * JWKS refreshes, latencies, open streams, MCP tool calls and denials — or, with `--raw`, the
  * exposition text itself.

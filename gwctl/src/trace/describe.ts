@@ -133,7 +133,7 @@ function describeAuthorization(
   }
 }
 
-/** The MCP-aware policy's events (proxy issue #14): one sub-line per message, target or limit. */
+/** The MCP-aware policy's events (docs/auth.md): one sub-line per message, target or limit. */
 function describeMcp(
   type: string,
   base: Pick<EventDescription, 'label' | 'lines' | 'failed'>,

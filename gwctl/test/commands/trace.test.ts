@@ -179,7 +179,7 @@ describe('gwctl proxy trace stream errors', () => {
     }
   })
 
-  it('escapes control characters of untrusted fields in --raw and in the plain-text timeline (issue #24 item 11)', async () => {
+  it('escapes control characters of untrusted fields in --raw and in the plain-text timeline (docs/design/hardening.md)', async () => {
     // A tool name a client chose: OSC title + BEL, clear screen, CR LF and a forged timeline
     // line, a C1 CSI and a right-to-left override.
     const hostile = '\u001b]0;pwned\u0007\u001b[2J\r\n+0.001 ms  forged    line\u009b31m\u202e'

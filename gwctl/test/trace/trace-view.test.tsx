@@ -186,7 +186,7 @@ function hostileRequest(): TraceEvent[] {
   ]
 }
 
-describe('TraceView: untrusted text (issue #24 item 11)', () => {
+describe('TraceView: untrusted text (docs/design/hardening.md)', () => {
   it('shows control characters of tool names and paths escaped: no terminal sequence, no forged line', () => {
     const events = hostileRequest()
     const { lastFrame } = render(

@@ -11,14 +11,14 @@
  *
  *   npm run conformance -- client --command "npx tsx peers/bin/conformance/sdk-v2-client.ts"
  */
-import { randomBytes } from 'node:crypto'
+import {
+  followAuthorizationRedirect,
+  MemoryOAuthClient,
+  preRegisteredFromEnvironment,
+} from '@gatehouse/support'
 import {
   Client,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
   type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client'
@@ -32,84 +32,6 @@ const REDIRECT_URL = 'http://127.0.0.1:3000/callback'
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
 const MAX_AUTHORIZATIONS = 3
 
-class HeadlessProvider implements OAuthClientProvider {
-  #info: StoredOAuthClientInformation | undefined
-  #tokens: StoredOAuthTokens | undefined
-  #verifier = ''
-  #state = ''
-  #discovery: OAuthDiscoveryState | undefined
-  callbackParams: URLSearchParams | undefined
-  authorizations = 0
-  readonly clientMetadataUrl = CLIENT_METADATA_URL
-
-  constructor(preRegistered?: StoredOAuthClientInformation) {
-    this.#info = preRegistered
-  }
-  get redirectUrl(): string {
-    return REDIRECT_URL
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP SDK v2 client (gatehouse peers)',
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  state(): string {
-    this.#state = randomBytes(32).toString('base64url')
-    return this.#state
-  }
-  clientInformation() {
-    return this.#info
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.#info = info
-  }
-  tokens() {
-    return this.#tokens
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.#tokens = tokens
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier
-  }
-  codeVerifier() {
-    return this.#verifier
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.#discovery = state
-  }
-  discoveryState() {
-    return this.#discovery
-  }
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.callbackParams = undefined
-    this.authorizations++
-    const res = await fetch(url, { redirect: 'manual' })
-    const location = res.headers.get('location')
-    if (!location) throw new Error(`the authorization server did not redirect (HTTP ${res.status})`)
-    const back = new URL(location, url)
-    if (back.searchParams.get('state') !== this.#state) {
-      throw new Error('authorization response refused: its state is not the one sent')
-    }
-    this.callbackParams = back.searchParams
-  }
-}
-
-function preRegistered(): StoredOAuthClientInformation | undefined {
-  if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration') return undefined
-  const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
-  if (!ctx.client_id) throw new Error('MCP_CONFORMANCE_CONTEXT names no client_id')
-  return {
-    client_id: ctx.client_id,
-    ...(ctx.client_secret ? { client_secret: ctx.client_secret } : {}),
-    redirect_uris: [REDIRECT_URL],
-  }
-}
-
 const serverUrl = new URL(process.argv.at(-1) ?? '')
 /**
  * The revision the harness asks for (`MCP_CONFORMANCE_PROTOCOL_VERSION`): 2026-07-28 pins the
@@ -117,7 +39,15 @@ const serverUrl = new URL(process.argv.at(-1) ?? '')
  * else leaves it on its default, the 2025-era `initialize` handshake.
  */
 const MODERN = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === '2026-07-28'
-const provider = new HeadlessProvider(preRegistered())
+/** The test kit's provider, headless; SDK v2 checks `iss` and `error` itself in `finishAuth`. */
+const provider = new MemoryOAuthClient<OAuthDiscoveryState>({
+  redirectUrl: REDIRECT_URL,
+  clientName: 'MCP SDK v2 client (gatehouse peers)',
+  clientMetadataUrl: CLIENT_METADATA_URL,
+  preRegistered: preRegisteredFromEnvironment(REDIRECT_URL),
+  authorize: followAuthorizationRedirect,
+  sdkChecksResponse: true,
+})
 
 async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   for (;;) {

@@ -89,7 +89,7 @@ export interface AdminContext {
   readonly traceBus: TraceBus
   readonly logging: Logging
   readonly tasks: TaskRegistry
-  /** Prometheus metrics served at `/metrics` (issue #14); absent: the endpoint answers 503. */
+  /** Prometheus metrics served at `/metrics` (docs/observability.md); absent: the endpoint answers 503. */
   readonly metrics?: Metrics | undefined
   readonly startedAt: Date
   /** Product version (package.json of the proxy). */

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` on the admin address (issue #14): the proxy's Prometheus metrics in the text
+ * `GET /metrics` on the admin address (docs/observability.md): the proxy's Prometheus metrics in the text
  * exposition format. Served beside the other admin endpoints, so it is as local as they are:
  * scrape it from the same host (a sidecar, node agent) or through `kubectl port-forward`.
  */

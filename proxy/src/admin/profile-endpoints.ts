@@ -15,7 +15,7 @@ export const HEAP_SAMPLING_HEADER = 'gatehouse-heap-sampling'
 
 /**
  * V8's sampling heap profiler, started by the first heap profile request rather than with the
- * admin interface: always on, it cost every proxied request 4–9 µs (issue 26). The profile of that
+ * admin interface: always on, it cost every proxied request 4–9 µs (docs/design/performance.md). The profile of that
  * first request holds no samples yet (its answer says so in {@link HEAP_SAMPLING_HEADER});
  * later ones hold the sampled allocations made since, still alive.
  */

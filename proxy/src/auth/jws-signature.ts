@@ -1,5 +1,5 @@
 /**
- * The signature of a compact JWS checked with `node:crypto` (issue #26 item 2): on a token-cache
+ * The signature of a compact JWS checked with `node:crypto` (docs/design/performance.md): on a token-cache
  * miss, `crypto.verify` costs about half of jose's WebCrypto verify. jose still does everything
  * else: it parses the header, selects and imports the key (with its `kid` and `alg` rules), and
  * validates the claims. Only a key jose handed over as a `CryptoKey` whose algorithm fits the

@@ -45,7 +45,7 @@ export interface OAuthEndpointsOptions {
   discovery: DiscoveryCache
   /** The org-domain backend, for proxied registrations. */
   orgUpstream: Upstream | undefined
-  /** Broker mode (`mcp.broker`, issue #22): the gateway's own authorization server. */
+  /** Broker mode (`mcp.broker`, docs/design/broker.md): the gateway's own authorization server. */
   broker?: BrokerExtension | undefined
 }
 
@@ -178,7 +178,7 @@ export class OAuthEndpoints {
     const redirectUris = metadata.redirect_uris
     const clientId = this.#o.mcp.clientId
     if (clientId) {
-      // Issue #24 item 10: the one redirect URI check (https, or http on loopback; no fragment,
+      // docs/design/hardening.md: the one redirect URI check (https, or http on loopback; no fragment,
       // userinfo, javascript:/data:/file: or relative URI; not empty). RFC 7591 §3.2.2.
       const problem = redirectUrisProblem(redirectUris)
       if (problem)

@@ -1,7 +1,7 @@
 /**
  * The one check of a client's redirect URIs, used wherever a client states them: the broker's
  * registration endpoint, Client ID Metadata Documents, and the pass-through `mcp.clientId`
- * registration (issues #22, #24 item 10). A redirect URI that passes is absolute, https (or http on
+ * registration (docs/design/broker.md, docs/design/hardening.md). A redirect URI that passes is absolute, https (or http on
  * a loopback host, RFC 8252 §7.3 / §8.3), without fragment (RFC 6749 §3.1.2) or userinfo, and
  * written plainly (no whitespace or control characters that a parser would drop or a browser would
  * read differently). Matching later is by exact string comparison (OAuth 2.1 §4.1.3).

@@ -31,7 +31,7 @@ export interface PolicyStatus {
 }
 
 /**
- * Broker mode's endpoints of one policy (`mcp.broker`, issue #22). Built by `broker/`, which
+ * Broker mode's endpoints of one policy (`mcp.broker`, docs/design/broker.md). Built by `broker/`, which
  * builds on this layer, so this layer only knows this shape (no import cycle).
  */
 export interface BrokerExtension {

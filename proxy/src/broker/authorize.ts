@@ -1,5 +1,5 @@
 /**
- * `GET <issuer>/oauth/authorize` (issue #22 item 3; RFC 6749 §4.1.1, OAuth 2.1 §4.1.1, RFC 7636,
+ * `GET <issuer>/oauth/authorize` (docs/design/broker.md; RFC 6749 §4.1.1, OAuth 2.1 §4.1.1, RFC 7636,
  * RFC 8707; MCP authorization 2025-11-25): checks the request, then shows the consent page — or,
  * when this browser already approved this client for this redirect URI and these scopes, goes on
  * to the IdP.

@@ -1,5 +1,5 @@
 /**
- * `GET <issuer>/oauth/callback`: the IdP's authorization response to the gateway (issue #22
+ * `GET <issuer>/oauth/callback`: the IdP's authorization response to the gateway (docs/design/broker.md
  * item 4). The state must be one the gateway issued and not yet used (taken from the store: one
  * time), and the browser must be the one that consented (the browser-binding cookie): a captured
  * IdP URL opened in someone else's browser is refused here, so no code reaches the client that

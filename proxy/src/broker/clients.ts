@@ -1,5 +1,5 @@
 /**
- * The broker's client registry (issue #22 item 2): what a `client_id` sent to the gateway's
+ * The broker's client registry (docs/design/broker.md): what a `client_id` sent to the gateway's
  * authorization and token endpoints stands for. Three sources:
  *
  * - `registered`: minted by the gateway's RFC 7591 registration endpoint (`./register.ts`), kept in

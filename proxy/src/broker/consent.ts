@@ -1,5 +1,5 @@
 /**
- * `POST <issuer>/oauth/consent`: the user's answer on the consent page (issue #22 item 3; MCP
+ * `POST <issuer>/oauth/consent`: the user's answer on the consent page (docs/design/broker.md; MCP
  * security best practices, "Confused Deputy").
  *
  * The form is accepted only from the browser it was shown to: its CSRF token is a MAC over the

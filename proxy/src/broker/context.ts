@@ -1,5 +1,5 @@
 /**
- * What every broker endpoint (issue #22) reads: the compiled broker configuration, its issuer and
+ * What every broker endpoint (docs/design/broker.md) reads: the compiled broker configuration, its issuer and
  * endpoint URLs, the store, the client registry and the IdP it brokers. Built once per policy
  * (`createBrokerContext`); handlers never read raw configuration.
  */
@@ -18,7 +18,7 @@ import {
   type PersistentStore,
 } from './store.js'
 
-/** The path of every broker endpoint below the issuer (broker-design.md). */
+/** The path of every broker endpoint below the issuer (docs/design/broker.md). */
 export const BROKER_PATHS = {
   register: '/oauth/register',
   authorize: '/oauth/authorize',

@@ -1,5 +1,5 @@
 /**
- * Broker mode for one policy (issue #22), as the auth layer sees it: built from the policy's
+ * Broker mode for one policy (docs/design/broker.md), as the auth layer sees it: built from the policy's
  * `mcp` block by `compile.ts` and handed to the policy as a {@link BrokerExtension}, so that
  * `auth/` never imports `broker/` (which builds on `auth/`).
  */

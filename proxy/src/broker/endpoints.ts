@@ -1,7 +1,7 @@
 /**
- * The broker's endpoints (issue #22), dispatched by path: the authorization-server metadata at
+ * The broker's endpoints (docs/design/broker.md), dispatched by path: the authorization-server metadata at
  * `/.well-known/oauth-authorization-server<issuer path>` and one handler per endpoint under
- * `<issuer>/oauth/` (broker-design.md). Any other path under `<issuer>/oauth/` is answered 404
+ * `<issuer>/oauth/` (docs/design/broker.md). Any other path under `<issuer>/oauth/` is answered 404
  * here, never forwarded to the MCP backend. Answered by the auth policy before bearer checks.
  */
 import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'

@@ -1,5 +1,5 @@
 /**
- * The authorization flow's endpoints (issue #22 items 3-5), ready for the broker's dispatcher
+ * The authorization flow's endpoints (docs/design/broker.md-5), ready for the broker's dispatcher
  * (`endpoints.ts`): `<issuer>/oauth/authorize`, `/consent`, `/callback` and `/token`, each with
  * its method, over one {@link FlowContext} compiled from the broker's context.
  *

@@ -1,5 +1,5 @@
 /**
- * What every broker endpoint shares (issue #22): the issuer, the store, the client registry, the
+ * What every broker endpoint shares (docs/design/broker.md): the issuer, the store, the client registry, the
  * signer, the cookies, the IdP client and the lifetimes; and the records the flow keeps in the
  * store between its steps. The endpoints (`authorize.ts`, `consent.ts`, `callback.ts`,
  * `token.ts`) read this compiled context, never raw configuration.

@@ -1,5 +1,5 @@
 /**
- * The gateway as the IdP's client (issue #22, "the IdP leg"): the authorization URL it sends the
+ * The gateway as the IdP's client (docs/design/broker.md, "the IdP leg"): the authorization URL it sends the
  * user to, with its own pre-registered client id, its own PKCE (RFC 7636, S256) and state, and the
  * seed's `audience` parameter (the IdP has no RFC 8707); the server-side code exchange and
  * refreshes at the IdP's token endpoint (RFC 6749 §4.1.3, §6); and best-effort revocation

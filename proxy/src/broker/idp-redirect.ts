@@ -1,5 +1,5 @@
 /**
- * The step from an approved authorization request to the IdP (issue #22 item 4): a fresh state
+ * The step from an approved authorization request to the IdP (docs/design/broker.md): a fresh state
  * and PKCE verifier for the IdP leg, kept server-side with the client's request under the digest
  * of that state, and the redirect to the IdP's authorization endpoint. The IdP-leg state is
  * created only after consent, so no IdP URL exists for a request nobody approved.

@@ -1,5 +1,5 @@
 /**
- * The authorization-server metadata of broker mode (RFC 8414 §2; issue #22 item 1). The gateway is
+ * The authorization-server metadata of broker mode (RFC 8414 §2; docs/design/broker.md). The gateway is
  * the authorization server its clients see, so every member names the gateway: `issuer` is the
  * identifier the metadata URL is built from (RFC 8414 §3, §3.3: a client MUST refuse metadata
  * whose issuer differs), and the endpoints are the gateway's own. Served at

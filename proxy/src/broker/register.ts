@@ -1,5 +1,5 @@
 /**
- * Dynamic Client Registration answered by the gateway in broker mode (RFC 7591 §3; issue #22
+ * Dynamic Client Registration answered by the gateway in broker mode (RFC 7591 §3; docs/design/broker.md
  * item 2): `POST <issuer>/oauth/register`. The gateway mints the client id (and, for a
  * confidential client, a secret it keeps only as a hash), checks the redirect URIs with the one
  * redirect URI check, and stores the client for `registration.unusedClientTtl` until its first

@@ -74,7 +74,7 @@ function sharedSqlite(path: string, maxEntries: number): PersistentStore {
 /**
  * Opens the configured store (Redis connects on first use, so start-up never waits for it). The
  * Redis client is imported then too: a proxy without a Redis store never loads it (about 8 MiB of
- * heap, issue 26).
+ * heap, docs/design/performance.md).
  */
 export function createStore(config: BrokerStoreConfig): BrokerStore {
   if ('redis' in config) {

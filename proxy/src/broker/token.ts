@@ -1,5 +1,5 @@
 /**
- * `POST <issuer>/oauth/token` (issue #22 item 5; RFC 6749 §3.2, §4.1.3, §5, §6; RFC 7636 §4.6;
+ * `POST <issuer>/oauth/token` (docs/design/broker.md; RFC 6749 §3.2, §4.1.3, §5, §6; RFC 7636 §4.6;
  * OAuth 2.1 §4.3.1).
  *
  * - `authorization_code`: the code is taken from the store (read and deleted at once), so it

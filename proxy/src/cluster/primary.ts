@@ -1,5 +1,5 @@
 /**
- * The cluster primary (`config.workers` above 1, issue #26 item 4): runs N node:cluster workers
+ * The cluster primary (`config.workers` above 1, docs/design/performance.md): runs N node:cluster workers
  * that each serve every gateway on the same ports (the primary accepts the connections and hands
  * them out), and serves the single admin interface itself. It does not serve data-plane traffic.
  *

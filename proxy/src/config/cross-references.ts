@@ -257,7 +257,7 @@ function addressesOverlap(a: string, b: string): boolean {
 
 /**
  * The admin interface may not listen where a gateway does: start would fail with EADDRINUSE
- * after `--validate` said the configuration is valid (issue #24 item 13).
+ * after `--validate` said the configuration is valid (docs/design/hardening.md).
  */
 function checkAdminPort(config: GatehouseConfig): ConfigIssue[] {
   const addr = config.config.adminAddr

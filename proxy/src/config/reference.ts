@@ -145,7 +145,7 @@ export function renderConfigReference(): string {
   return `${out.join('\n')}\n`
 }
 
-/** A per-tool policy and a rate limit, the fields above in use (issue #14; docs/auth.md). */
+/** A per-tool policy and a rate limit, the fields above in use (docs/auth.md; docs/auth.md). */
 const MCP_POLICY_EXAMPLE = [
   '## Example: per-tool authorization and a rate limit',
   '',

@@ -140,7 +140,7 @@ export type JwtProviderConfig = z.output<typeof JwtProviderSchema>
 export type OpaqueTokensConfig = z.output<typeof OpaqueTokensSchema>
 /** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuthSchema>
-/** A validated `mcp.broker` block (broker mode, issue #22). */
+/** A validated `mcp.broker` block (broker mode, docs/design/broker.md). */
 export type BrokerConfig = z.output<typeof BrokerSchema>
 /** A validated `mcp.broker.store.redis` block. */
 export type BrokerRedisStoreConfig = z.output<typeof BrokerRedisStoreSchema>

@@ -1,5 +1,5 @@
 /**
- * `config.workers` (issue #26 item 4): how many data-plane processes run, and what a
+ * `config.workers` (docs/design/performance.md): how many data-plane processes run, and what a
  * configuration must share for several of them to behave as one. Local rate limits and MCP
  * session bindings are held by the primary process, so they need nothing here; the broker's state
  * (pending authorizations, codes, grants, clients) is shared only through `store.redis`.

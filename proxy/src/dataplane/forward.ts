@@ -82,7 +82,7 @@ const RESPONSE_CLOSED = new Error('response closed')
  * `AbortSignal` they read (`aborted`, `reason`, `add`/`removeEventListener('abort')`), set off by
  * the client's response closing — the client went away, or the gateway answered on its own while
  * the backend had not (a 408 at `requestTimeout`). An `AbortController` and two close listeners
- * per request cost 4–5 % of a request's CPU (issue 26); this is one small object and one
+ * per request cost 4–5 % of a request's CPU (docs/design/performance.md); this is one small object and one
  * listener.
  */
 class Exchange {

@@ -7,7 +7,7 @@
  * never raw configuration. Each request travels as one {@link RequestContext}.
  *
  * Every step that ends a request returns an {@link Answered}: the status and the explicit
- * {@link RequestOutcome} that the metrics, the access log and the trace read (issue #27 item 1).
+ * {@link RequestOutcome} that the metrics, the access log and the trace read (docs/design/layering.md).
  * Detail only a `/debug/trace` watcher reads (headers, policy lists) is built only when one watches.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -42,7 +42,7 @@ export interface PipelineDeps {
   traceBus: TraceBus
   tasks: TaskRegistry
   logging: Logging
-  /** Metrics, access log and OpenTelemetry spans (issue #14); absent: none of them. */
+  /** Metrics, access log and OpenTelemetry spans (docs/observability.md); absent: none of them. */
   telemetry?: Telemetry | undefined
   /** Who each MCP session belongs to (session-binding.ts), shared by every gateway. */
   sessions: SessionBindings
@@ -332,7 +332,7 @@ async function authenticate(
   return inspectMcp(steps, ctx, rule, rule.mcp, local, admitted)
 }
 
-/** MCP-aware policy (issue #14): per-tool authorization and rate limits on the JSON-RPC body. */
+/** MCP-aware policy (docs/auth.md): per-tool authorization and rate limits on the JSON-RPC body. */
 async function inspectMcp(
   steps: Steps,
   ctx: RequestContext,

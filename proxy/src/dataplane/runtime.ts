@@ -20,7 +20,7 @@ export interface CompiledRule {
   /** Origin/Host validation (DNS rebinding protection); on every route unless a policy disables it. */
   origin: OriginCheck | undefined
   policies: readonly AuthPolicy[]
-  /** The MCP-aware stage (issue #14), on routes whose policies have mcpAuthorization or localRateLimit. */
+  /** The MCP-aware stage (docs/observability.md), on routes whose policies have mcpAuthorization or localRateLimit. */
   mcp?: McpRoutePolicy | undefined
 }
 

@@ -157,7 +157,7 @@ function first(items: Iterable<string>): string {
  */
 export function principalOf(claims: Readonly<Record<string, unknown>> | undefined): string {
   if (!claims) return 'anonymous'
-  // The verifier's cache hands out one claims object per token: its hash is made once (issue #26).
+  // The verifier's cache hands out one claims object per token: its hash is made once (docs/design/sessions.md).
   let principal = principals.get(claims)
   if (principal === undefined) {
     const id = JSON.stringify([String(claims.iss ?? ''), String(claims.sub ?? '')])

@@ -30,7 +30,7 @@ import { Admission } from './admission.js'
 /**
  * The three undici classes the proxy uses, from their own modules: undici's index also loads
  * fetch, WebSocket, EventSource, the cache and their web platform code, about 9 MiB of a proxy's
- * idle memory it never uses (issue 26). They are the same modules the index exports (one
+ * idle memory it never uses (docs/design/performance.md). They are the same modules the index exports (one
  * CommonJS module cache), so `instanceof` and the types hold; test/http/upstream.test.ts checks
  * both against the index. `request()` and the other methods of the API are added to the
  * dispatchers' prototype here as undici's index does (`Object.assign(Dispatcher.prototype, api)`).

@@ -1,5 +1,5 @@
 /**
- * Per-tool authorization (issue #14): `traffic.mcpAuthorization.rules`, named and shaped after
+ * Per-tool authorization (docs/auth.md): `traffic.mcpAuthorization.rules`, named and shaped after
  * agentgateway's `mcpAuthorization` — CEL over the verified claims (`jwt`) and the MCP request
  * (`mcp`), each rule a plain expression (an allow rule) or `{allow|deny|require: <expression>}`.
  * It decides for each tool, prompt and resource a request names (`tools/call`, `prompts/get`,

@@ -1,5 +1,5 @@
 /**
- * The JSON-RPC 2.0 body of `POST /mcp`, read by the gateway (issue #14): one message or a batch
+ * The JSON-RPC 2.0 body of `POST /mcp`, read by the gateway (docs/auth.md): one message or a batch
  * (JSON-RPC 2.0 §6; MCP 2025-03-26 allowed batches, later revisions send one message per POST),
  * reduced to what policies need — the method, the request id, and the tool, prompt or resource a
  * request names. The body itself is forwarded unchanged; nothing here re-serializes it.
@@ -8,7 +8,7 @@
  * (`params.name`), `prompts/get` a prompt (`params.name`), `resources/read`, `resources/subscribe`
  * and `resources/unsubscribe` a resource (`params.uri`), and `completion/complete` the prompt
  * (`params.ref`, `ref/prompt` with a `name`) or resource (`ref/resource` with a `uri`, which may
- * be a URI template) it completes an argument of (MCP 2025-06-18 Utilities, Completion; issue #24
+ * be a URI template) it completes an argument of (MCP 2025-06-18 Utilities, Completion; docs/design/hardening.md
  * item 8). A targeted request without a string name or uri is refused: the gateway cannot
  * authorize what it cannot name.
  */

@@ -1,6 +1,6 @@
 /**
  * Hiding what a caller may not use from `tools/list`, `prompts/list` and `resources/list` results
- * (issue #14; agentgateway's `mcpAuthorization`: "if a tool, or other resource, is not allowed it
+ * (docs/auth.md; agentgateway's `mcpAuthorization`: "if a tool, or other resource, is not allowed it
  * will automatically be filtered in the list request"), one JSON-RPC message at a time. The
  * stream transforms that apply it to a response body live in `response-filter.ts`.
  *
@@ -37,7 +37,7 @@ export interface ListCacheHints {
 /**
  * Whether a body holds a list request, so that its answer must go through the list filter. Which
  * response answers which request is not asked: ids may repeat in a batch (`[ping 1, tools/list
- * 1]`), so every result of such an answer is judged by its shape (issue #24 item 5).
+ * 1]`), so every result of such an answer is judged by its shape (docs/design/hardening.md).
  */
 export function requestsList(
   messages: ReadonlyArray<{ type: string; id: JsonRpcId | null | undefined; method: string }>,

@@ -1,5 +1,5 @@
 /**
- * `traffic.localRateLimit` (issue #14; fields after agentgateway's `localRateLimit`): token
+ * `traffic.localRateLimit` (docs/auth.md; fields after agentgateway's `localRateLimit`): token
  * buckets keyed by a CEL expression over the verified claims (`jwt`) and the MCP request (`mcp`),
  * e.g. `jwt.sub + "/" + mcp.tool.name` for a limit per user and tool, applied to the messages a
  * `when` expression selects (default: every message).

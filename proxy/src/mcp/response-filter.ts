@@ -9,7 +9,7 @@
  * Events and bodies that hold no list leave byte for byte; one that may hold a list leaves
  * re-serialized, so that no parser reads another message than the one judged.
  *
- * Fail closed (issue #24 items 2 and 5): a compressed body is decoded (gzip, deflate, br) and
+ * Fail closed (docs/design/hardening.md): a compressed body is decoded (gzip, deflate, br) and
  * leaves unencoded; another content coding is refused with 502 before anything is sent; a
  * successful answer that is not JSON, an event whose data cannot be parsed but may hold a result,
  * and a message above the bound are cut off rather than passed on unfiltered. Every stream the

@@ -1,5 +1,5 @@
 /**
- * The MCP-aware stage of a route (issue #14): after authentication, it reads the JSON-RPC body of
+ * The MCP-aware stage of a route (docs/auth.md): after authentication, it reads the JSON-RPC body of
  * `POST /mcp` (bounded), checks the `Mcp-Method`/`Mcp-Name` headers against it, authorizes each
  * tool, prompt and resource it names (`mcpAuthorization`), applies the rate limits
  * (`localRateLimit`), and hands the dataplane what forwarding needs: the body as read (sent byte
@@ -69,7 +69,7 @@ export interface McpForward {
 export type McpVerdict =
   | {
       response: LocalResponse
-      /** Why the stage answered: the request's outcome (issue #27 item 1). */
+      /** Why the stage answered: the request's outcome (docs/design/layering.md). */
       outcome: 'mcp_invalid' | 'mcp_denied' | 'rate_limited'
       expose?: readonly string[]
     }
@@ -92,7 +92,7 @@ const USE_METHOD = {
 } as const
 
 /**
- * Whether a request may use its target. A completion (issue #24 item 8) is judged as itself and
+ * Whether a request may use its target. A completion (docs/design/hardening.md) is judged as itself and
  * as the use of the prompt or resource it names: a caller who may not get a prompt may not
  * complete its arguments either.
  */
@@ -249,7 +249,7 @@ export class McpRoutePolicy {
     const forward: McpForward = {}
     let messages: readonly McpMessage[] = []
     let era: McpEra = 'legacy'
-    // Issue #24 item 3: under /.well-known/ too. What reaches this stage was not answered by the
+    // docs/design/hardening.md: under /.well-known/ too. What reaches this stage was not answered by the
     // OAuth endpoints (the pipeline serves them first), so it is judged like any other request.
     if (req.method === 'POST') {
       const read = await readMessages(req, this.#params.lookup)

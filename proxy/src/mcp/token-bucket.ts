@@ -6,7 +6,7 @@
  * Buckets are per replica: replicas behind a load balancer each keep their own, so the effective
  * limit is the configured one times the replicas (docs/auth.md, "Rate limits"). The workers of one
  * replica (`config.workers`) share the primary's (`BucketTable` in `./local-rate-limit.ts`). The key set is
- * bounded without ever handing out more than the limit (issue #24 item 4: dropping a used bucket
+ * bounded without ever handing out more than the limit (docs/design/hardening.md: dropping a used bucket
  * gave its key a full one again): beyond `maxKeys`, only full buckets are dropped — they hold
  * nothing a new bucket would not — and while none is full, new keys share one overflow bucket
  * with the same limit (fail closed for keys the table cannot hold; tracked keys keep theirs).

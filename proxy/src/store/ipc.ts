@@ -1,5 +1,5 @@
 /**
- * Calls between the cluster's primary and its workers (`config.workers`, issue #26 item 4) over
+ * Calls between the cluster's primary and its workers (`config.workers`, docs/design/performance.md) over
  * node:cluster's IPC channel: a worker asks the primary for shared state (rate-limit buckets,
  * MCP session bindings), the primary asks every worker for what the admin interface shows
  * (config dump, metrics) and applies what it changes (log filter, reload, trace watches).

@@ -1,5 +1,5 @@
 /**
- * The Redis {@link BrokerStore}, for several gatehouse replicas behind a load balancer (issue #22
+ * The Redis {@link BrokerStore}, for several gatehouse replicas behind a load balancer (docs/design/stores.md
  * item 6). Needs Redis 6.2+ (GETDEL). Each entry is a string key with a PX expiry; each namespace
  * has an index (a sorted set of keys by expiry) that bounds its size. `put` and `take` are Lua
  * scripts, so they are atomic against every replica: a full namespace refuses new keys (after

@@ -1,5 +1,5 @@
 /**
- * The broker's state behind one interface (issue #22 item 6): registered clients, pending
+ * The broker's state behind one interface (docs/design/stores.md): registered clients, pending
  * authorizations, one-time codes, refresh grants, consents and the Client ID Metadata Document
  * cache. Implementations: `./memory.ts` (one replica) and `./redis.ts` (replicas sharing a Redis
  * server). Nothing else in the data plane knows which one runs.

@@ -4,7 +4,7 @@
  * outcome, the client address and the method (Node's parser admits only registered methods).
  * The few strings a client chooses — the path, the token's subject, MCP ids, tool, prompt and
  * resource names, a body error — go through the shared redaction one by one, so the line needs no
- * generic redaction pass (issue #26: that pass was most of the log's cost). It never holds a token.
+ * generic redaction pass (docs/design/performance.md: that pass was most of the log's cost). It never holds a token.
  */
 import { redactText } from '@gatehouse/redact'
 import type { McpSummary, RequestOutcome } from './trace-events.js'

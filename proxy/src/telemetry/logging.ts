@@ -163,7 +163,7 @@ export interface LoggingOptions {
  * write (a system call) per line costs more CPU than the request itself. Lines are written once
  * 12 KiB are pending (about 40 access lines; sonic-boom writes at most 16 KiB at once), or at the
  * latest every 200 ms; pino flushes what is left when the process exits. At 4 KiB the writes still
- * took about 2.5% of the CPU of a proxied request (profile of 2026-11-25, issue #26).
+ * took about 2.5% of the CPU of a proxied request (profile of 2026-11-25, docs/design/performance.md).
  */
 function stdoutDestination(): pino.DestinationStream {
   return pino.destination({ dest: 1, sync: false, minLength: 12 * 1024, periodicFlush: 200 })

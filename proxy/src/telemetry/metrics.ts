@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of one gatehouse (issue #14), served as text at `<admin>/metrics`
+ * Prometheus metrics of one gatehouse (docs/observability.md), served as text at `<admin>/metrics`
  * (prom-client, exposition format 0.0.4). Every label takes values from a bounded set: routes,
  * backends and gateways come from the configuration; MCP methods and limit names that clients
  * choose are capped ({@link BoundedLabel}), and tool names keep the real tools apart from invented
@@ -172,7 +172,7 @@ export class Metrics {
 
   /**
    * Tool names as labels: the known ones (policies, tools/list results) by name, at most 100
-   * others at a time, aged out after 10 minutes unused, then `__other__` (issue #24 item 12).
+   * others at a time, aged out after 10 minutes unused, then `__other__` (docs/design/hardening.md).
    */
   readonly tools = new ToolLabels({
     onForget: (tool, series) => {

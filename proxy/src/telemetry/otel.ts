@@ -1,11 +1,11 @@
 /**
- * Optional OpenTelemetry traces (issue #14) with the OpenTelemetry trace SDK and its OTLP/HTTP
+ * Optional OpenTelemetry traces (docs/observability.md) with the OpenTelemetry trace SDK and its OTLP/HTTP
  * exporter, configured by the standard environment variables (`OTEL_EXPORTER_OTLP_ENDPOINT`,
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_TRACES_EXPORTER`, `OTEL_EXPORTER_OTLP_PROTOCOL`,
  * `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
  * `OTEL_TRACES_SAMPLER`, `OTEL_PROPAGATORS`, `OTEL_BSP_*`, `OTEL_SDK_DISABLED`). Off unless one
  * of the first three is set; the SDK is then imported on demand, so a proxy without tracing never
- * loads it (issue #27: the trace SDK and the HTTP exporters instead of `@opentelemetry/sdk-node`,
+ * loads it (docs/observability.md: the trace SDK and the HTTP exporters instead of `@opentelemetry/sdk-node`,
  * which brought a gRPC stack and the metric and log SDKs for 35 MB).
  *
  * Traces only: metrics are Prometheus at the admin `/metrics`, logs are pino lines. Spans follow

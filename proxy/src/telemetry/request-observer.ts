@@ -1,10 +1,10 @@
 /**
- * Per-request telemetry (issue #14): metrics, one access log line and, when enabled, OpenTelemetry
+ * Per-request telemetry (docs/observability.md): metrics, one access log line and, when enabled, OpenTelemetry
  * spans. The observer is the request's {@link RequestTrace}: it passes every event on to the
  * `/debug/trace` watcher (when there is one) and keeps the facts telemetry needs from the typed
  * events (route, subject, MCP messages, denials, backend and its latency). How the request ended
  * is not guessed from those: the pipeline hands {@link RequestObservation.finish} its explicit
- * {@link RequestOutcome}, which the metrics, the access line and the trace all read (issue #27).
+ * {@link RequestOutcome}, which the metrics, the access line and the trace all read (docs/design/layering.md).
  *
  * The access log line (module `proxy::access`, level info; silence it with `proxy::access=off`) is
  * built by access-log.ts from chosen fields, never from headers; it never holds a token.

@@ -1,5 +1,5 @@
 /**
- * Telemetry of one gatehouse (issue #14): the Prometheus metrics, the access log and, when the
+ * Telemetry of one gatehouse (docs/observability.md): the Prometheus metrics, the access log and, when the
  * OTEL_* environment asks for it, OpenTelemetry tracing. Every request reports to it through a
  * {@link RequestObservation}.
  */

@@ -1,5 +1,5 @@
 /**
- * The `tool` label of `gatehouse_mcp_tool_calls_total` (issue #24 item 12). Tool names come from
+ * The `tool` label of `gatehouse_mcp_tool_calls_total` (docs/design/hardening.md). Tool names come from
  * clients, so the label set must stay bounded — yet a client inventing 200 names must not push the
  * real tools into `__other__` until a restart, as a first-come cap did. So:
  *

@@ -1,5 +1,5 @@
 /**
- * What happened to a request, as typed values (issue #27 item 1): the events of a traced request
+ * What happened to a request, as typed values (docs/design/layering.md): the events of a traced request
  * (a discriminated union on `type`, one data shape per event), and the explicit outcome the
  * pipeline returns, which the metrics, the access log and the trace (`request_finished`) all read.
  * Nothing here is derived from a status code or parsed from a message.

@@ -133,7 +133,7 @@ describe('admin app: browser guard', () => {
   })
 })
 
-describe('admin app: browser guard (issue #24 item 13)', () => {
+describe('admin app: browser guard (docs/design/hardening.md)', () => {
   it('refuses an Origin with the right host but another scheme (the admin speaks http only)', async () => {
     const { app } = await build()
     const res = await app.inject({

@@ -64,7 +64,7 @@ describe('config dump', () => {
     expect(dump.policies[0]?.status).toMatchObject({ programmed: false, reason: 'NotCompiled' })
   })
 
-  it('shows durations as written, not as parsed objects (issue #15 item 6)', () => {
+  it('shows durations as written, not as parsed objects (docs/design/layering.md)', () => {
     const dump = buildConfigDump(fakeContext())
     expect(dump.config.drainTimeout).toBe('10s')
     expect(dump.backends[0]?.timeouts).toEqual({ connect: '5s', response: '30s' })

@@ -18,7 +18,7 @@ export interface AuthConfigOptions {
   cors?: boolean
   /** The CORS filter's allowHeaders; default the seed's Origin, Authorization, Content-Type. */
   allowHeaders?: string[]
-  /** `mcp.broker` (broker mode, issue #22); absent: pass-through. */
+  /** `mcp.broker` (broker mode, docs/design/broker.md); absent: pass-through. */
   broker?: Record<string, unknown>
 }
 

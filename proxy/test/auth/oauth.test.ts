@@ -322,7 +322,7 @@ describe('client registration (RFC 7591), pre-registered client', () => {
     })
   })
 
-  // Issue #24 item 10: clientId mode used to accept every one of these.
+  // docs/design/hardening.md: clientId mode used to accept every one of these.
   it.each([
     ['javascript:', ['javascript:alert(document.cookie)'], /scheme "javascript:"/],
     ['data:', ['data:text/html,<script>alert(1)</script>'], /scheme "data:"/],
@@ -334,7 +334,7 @@ describe('client registration (RFC 7591), pre-registered client', () => {
     ['no list at all', undefined, /expected an array/],
     ['http to a public host', ['http://app.example/cb'], /not loopback/],
   ])(
-    'refuses %s in redirect_uris with invalid_redirect_uri (issue #24 item 10)',
+    'refuses %s in redirect_uris with invalid_redirect_uri (docs/design/hardening.md)',
     async (_, uris, reason) => {
       const res = await serve(
         endpoints({ clientId: 'demo-client' }),

@@ -1,5 +1,5 @@
 /**
- * `GET <issuer>/oauth/authorize` in broker mode (issue #22 item 3), over real HTTP against
+ * `GET <issuer>/oauth/authorize` in broker mode (docs/design/broker.md), over real HTTP against
  * gatehouse and mock-idp: what is refused with a page (never a redirect to an unverified URI),
  * what goes back to the client as an error, and that nobody is sent to the IdP before consent.
  */

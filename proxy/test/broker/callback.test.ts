@@ -1,5 +1,5 @@
 /**
- * `GET <issuer>/oauth/callback` (issue #22 item 4), against the real mock-idp: the IdP leg's
+ * `GET <issuer>/oauth/callback` (docs/design/broker.md), against the real mock-idp: the IdP leg's
  * state is one-time and bound to the browser that consented; the client gets a gateway code with
  * its state and iss = the gateway (RFC 9207); IdP errors are passed on (RFC 6749 §4.1.2.1); an
  * IdP that is down or hangs mid-flow gives the client a clear error, never a hang.

@@ -1,5 +1,5 @@
 /**
- * The consent step of broker mode (issue #22 item 3; MCP security best practices, "Confused
+ * The consent step of broker mode (docs/design/broker.md; MCP security best practices, "Confused
  * Deputy"): the form is CSRF-protected and answered once, approval is remembered per client,
  * redirect URI and scopes in a signed cookie, and denial goes back to the client.
  */

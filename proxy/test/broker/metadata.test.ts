@@ -1,5 +1,5 @@
 /**
- * Broker-mode authorization-server metadata through a real gatehouse (issue #22 item 1): the
+ * Broker-mode authorization-server metadata through a real gatehouse (docs/design/broker.md): the
  * gateway is the issuer, consistent with the protected-resource metadata (RFC 8414 §3.3, MCP
  * 2025-11-25 discovery), and it needs nothing from the IdP.
  */

@@ -1,5 +1,5 @@
 /**
- * RFC 7591 registration answered by the gateway in broker mode (issue #22 item 2), through a real
+ * RFC 7591 registration answered by the gateway in broker mode (docs/design/broker.md), through a real
  * gatehouse: minted ids and secrets, the redirect URI check, RFC 7591 §3.2.2 errors, and the
  * bounds an unauthenticated flood meets.
  */

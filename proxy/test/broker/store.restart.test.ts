@@ -13,16 +13,19 @@
  * The SQLite store needs node:sqlite (Node 22.5+): on an older Node the gatehouse child runs on
  * the repository's Node 22 package (ci/node-lts.ts), or the SQLite case is skipped saying so.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { initializeBody, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { freePort } from '@gatehouse/support'
+import {
+  freePort,
+  gatehouseConfig,
+  type Launched,
+  launchGatehouse,
+  writeGatehouseConfig,
+} from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { stringify } from 'yaml'
 import { ltsNodeBinary, ltsNodes } from '../../../ci/node-lts.js'
 import { sqliteAvailable } from '../../src/store/sqlite.js'
 import { authConfig } from '../auth/config.js'
@@ -30,8 +33,6 @@ import { type RedisServer, redisSkipReason, startRedisServer } from '../store/re
 import { pkce, signInThroughBroker, TestBrowser } from './browser.js'
 import { authorizationUrl } from './stack.js'
 
-const TSX = createRequire(import.meta.url).resolve('tsx')
-const BIN = new URL('../../bin/gatehouse.ts', import.meta.url).pathname
 const REDIRECT = 'http://127.0.0.1:33418/callback'
 
 /** A Node.js with node:sqlite: this one, else the repository's Node 22 package. */
@@ -66,8 +67,7 @@ afterAll(async () => {
 /** One gatehouse, restartable on its port with the same configuration file. */
 class Gatehouse {
   readonly issuer: string
-  #child: ChildProcess | undefined
-  #out = ''
+  #process: Launched | undefined
 
   constructor(
     readonly node: string,
@@ -78,31 +78,11 @@ class Gatehouse {
   }
 
   async start(): Promise<void> {
-    const child = spawn(this.node, ['--import', TSX, BIN, '-f', this.file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    this.#child = child
-    this.#out = ''
-    const append = (c: Buffer) => {
-      this.#out += c.toString()
-    }
-    child.stderr?.on('data', append)
-    const started = await new Promise<boolean>((resolve) => {
-      child.stdout?.on('data', (c: Buffer) => {
-        append(c)
-        if (this.#out.includes('gatehouse listening')) resolve(true)
-      })
-      child.once('exit', () => resolve(false))
-    })
-    if (!started) throw new Error(`gatehouse did not start:\n${this.#out.slice(-3000)}`)
+    this.#process = await launchGatehouse(this.file, { node: this.node })
   }
 
   async stop(): Promise<void> {
-    const child = this.#child
-    if (!child || child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise((r) => child.once('exit', r))
-    child.kill('SIGTERM')
-    await exited
+    await this.#process?.stop()
   }
 
   async restart(): Promise<void> {
@@ -111,7 +91,7 @@ class Gatehouse {
   }
 
   output(): string {
-    return this.#out
+    return this.#process?.output() ?? ''
   }
 }
 
@@ -130,15 +110,7 @@ async function gatehouse(
     resource: `http://127.0.0.1:${port}/mcp`,
     broker: { ...(store ? { store } : {}), ...(secret ? { secret } : {}) },
   })
-  const file = join(dir, 'gatehouse.yaml')
-  writeFileSync(
-    file,
-    stringify({
-      ...config,
-      config: { adminAddr: 'off' },
-      gateways: { default: { port, address: '127.0.0.1' } },
-    }),
-  )
+  const file = writeGatehouseConfig(gatehouseConfig({ ...config, port }), dir)
   const gh = new Gatehouse(node, port, file)
   await gh.start()
   return { gh, dir }

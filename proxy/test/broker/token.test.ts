@@ -1,5 +1,5 @@
 /**
- * `POST <issuer>/oauth/token` in broker mode (issue #22 item 5), against the real mock-idp: the
+ * `POST <issuer>/oauth/token` in broker mode (docs/design/broker.md), against the real mock-idp: the
  * access token is the IdP's JWT (routes and `jwt.groups` rules unchanged); codes are one-time and
  * a replay revokes what they gave (RFC 6749 §4.1.2); PKCE is checked (RFC 7636 §4.6); refresh
  * tokens are the gateway's, rotated at each use; errors are RFC 6749 §5.2 JSON, never cached,

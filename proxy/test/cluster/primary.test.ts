@@ -1,21 +1,27 @@
 /**
- * `config.workers: 2` (issue #26 item 4): the `gatehouse` command runs a primary and two
+ * `config.workers: 2` (docs/design/performance.md): the `gatehouse` command runs a primary and two
  * node:cluster workers on one port, once for the whole file. Every request goes over a fresh
  * connection (the primary hands connections to the workers in turn), so requests land on both.
  * The broker keeps its state in a real redis-server; rate-limit buckets and session bindings are
  * the primary's.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type ServerResponse } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { freePort } from '@gatehouse/support'
+import {
+  gatehouseArgs,
+  gatehouseConfig,
+  type Launched,
+  launchGatehouse,
+  runProcess,
+  withFreePort,
+  writeGatehouseConfig,
+} from '@gatehouse/support'
 import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
@@ -26,11 +32,6 @@ import { authorizationUrl, DEMO_CLIENT } from '../broker/stack.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../store/redis-server.js'
 
 const skip = redisSkipReason()
-const GATEHOUSE = [
-  '--import',
-  createRequire(import.meta.url).resolve('tsx'),
-  new URL('../../bin/gatehouse.ts', import.meta.url).pathname,
-]
 /** tools/list calls one user may make in total (`localRateLimit`), whichever worker serves them. */
 const LIMIT = 3
 
@@ -40,8 +41,7 @@ let backend: McpBackend
 /** Holds each request it gets until the test releases it (the drain check). */
 let slow: Server
 const held: ServerResponse[] = []
-let child: ChildProcess
-let output = ''
+let gh: Launched
 let base: string
 let admin: string
 let file: string
@@ -111,29 +111,15 @@ function config(extraRoute: boolean, port: number): GatehouseConfigInput {
   }
 }
 
+/** Starts the command on a free port (another one if it was taken before gatehouse bound it). */
 async function start(): Promise<void> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const port = await freePort()
+  gh = await withFreePort(async (port) => {
     writeFileSync(file, stringify(config(false, port)))
-    output = ''
-    child = spawn(process.execPath, [...GATEHOUSE, '-f', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    child.stdout?.on('data', (c: Buffer) => (output += c.toString()))
-    child.stderr?.on('data', (c: Buffer) => (output += c.toString()))
-    const started = await new Promise<boolean>((resolve) => {
-      child.stdout?.on('data', () => {
-        if (output.includes('gatehouse listening')) resolve(true)
-      })
-      child.once('exit', () => resolve(false))
-    })
-    if (started) {
-      base = `http://127.0.0.1:${port}`
-      admin = /admin interface on (http:\/\/[^"\s]+)/.exec(output)?.[1] ?? ''
-      return
-    }
-  }
-  throw new Error(`gatehouse did not start:\n${output.slice(-3000)}`)
+    const launched = await launchGatehouse(file)
+    base = `http://127.0.0.1:${port}`
+    return launched
+  })
+  admin = /admin interface on (http:\/\/[^"\s]+)/.exec(gh.output())?.[1] ?? ''
 }
 
 async function workers(): Promise<WorkerLine[]> {
@@ -174,11 +160,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    await exited
-  }
+  await gh?.stop('SIGTERM')
   for (const res of held) res.end()
   slow?.close()
   await backend?.stop()
@@ -252,7 +234,7 @@ describe.skipIf(skip !== undefined)(
         [2, 'ready'],
       ])
       expect(new Set(before.map((w) => w.pid)).size).toBe(2)
-      expect(before.map((w) => w.pid)).not.toContain(child.pid)
+      expect(before.map((w) => w.pid)).not.toContain(gh.child.pid)
       for (let i = 0; i < 6; i++) {
         const res = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)
         expect(res.status).toBe(200)
@@ -364,7 +346,7 @@ describe.skipIf(skip !== undefined)(
         workers,
         (ws) => ws[0]?.logLevel === 'info,proxy::config=debug',
       )
-      expect(output).toMatch(
+      expect(gh.output()).toMatch(
         new RegExp(`worker 1 \\(pid ${pid}\\) exited \\(signal SIGKILL\\); restarting`),
       )
       const res = await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)
@@ -387,7 +369,7 @@ describe.skipIf(skip !== undefined)(
         (ws) => ws[1]?.state === 'ready' && ws[1].pid !== pid,
       )
       expect(now[1]?.restarts).toBe((second?.restarts ?? 0) + 1)
-      expect(output).not.toMatch(/worker 2 \(pid \d+\) exited \(code 1\)/)
+      expect(gh.output()).not.toMatch(/worker 2 \(pid \d+\) exited \(code 1\)/)
       // It serves the accepted configuration's /extra route, as the other worker does.
       const counts = (await workers()).map((w) => w.requests ?? 0)
       const pending = Array.from({ length: 4 }, () =>
@@ -471,17 +453,15 @@ describe.skipIf(skip !== undefined)(
         async () => held.length,
         (n) => n === 1,
       )
-      const exited = once(child, 'exit')
       expect((await fetch(`${admin}/quitquitquit`, { method: 'POST' })).status).toBe(200)
       await until(
         'both workers draining',
-        async () => output.match(/draining in-flight requests"/g)?.length ?? 0,
+        async () => gh.output().match(/draining in-flight requests"/g)?.length ?? 0,
         (n) => n >= 2,
       )
       for (const res of held.splice(0)) res.end('drained')
       expect(await inFlight).toEqual([200, 'drained'])
-      const [code] = await exited
-      expect(code).toBe(0)
+      expect((await gh.exited).code).toBe(0)
       for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow()
     })
   },
@@ -492,32 +472,18 @@ describe('gatehouse with workers: 2 that cannot start', () => {
     const taken = createServer()
     taken.listen(0, '127.0.0.1')
     await once(taken, 'listening')
-    const where = mkdtempSync(join(tmpdir(), 'gatehouse-workers-'))
     try {
       const port = (taken.address() as AddressInfo).port
-      const path = join(where, 'gatehouse.yaml')
-      writeFileSync(
-        path,
-        stringify({
-          config: { adminAddr: 'off', workers: 2 },
-          gateways: { default: { port, address: '127.0.0.1' } },
-        }),
-      )
-      const run = spawn(process.execPath, [...GATEHOUSE, '-f', path], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let text = ''
-      run.stdout?.on('data', (c: Buffer) => (text += c.toString()))
-      run.stderr?.on('data', (c: Buffer) => (text += c.toString()))
-      const [code] = await once(run, 'exit')
-      expect(code, text).toBe(1)
+      const file = writeGatehouseConfig(gatehouseConfig({ port, config: { workers: 2 } }))
+      const run = await runProcess(process.execPath, gatehouseArgs('-f', file))
+      const text = run.stdout + run.stderr
+      expect(run.code, text).toBe(1)
       expect(text).toContain(`cannot listen on 127.0.0.1:${port}: the address is already in use`)
       expect(text).toMatch(/gatehouse: worker [12] exited \(code 1\) before it was ready/)
       const pids = [...text.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1]))
       for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow()
     } finally {
       taken.close()
-      rmSync(where, { recursive: true, force: true })
     }
   })
 })

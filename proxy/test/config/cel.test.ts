@@ -1,5 +1,5 @@
 /**
- * CEL in the configuration (proxy/src/config/cel.ts; issue #15 item 6): every expression is
+ * CEL in the configuration (proxy/src/config/cel.ts; docs/design/layering.md): every expression is
  * type-checked against the variables the proxy binds, refused with its path before start, and
  * compiled once — the runtime snapshot reuses what validation compiled.
  */

@@ -168,7 +168,7 @@ describe('substituteEnv', () => {
   })
 })
 
-describe('${ENV} substitution in parsed scalars (issue #10 item 8)', () => {
+describe('${ENV} substitution in parsed scalars (docs/reliability.md)', () => {
   const injecting = `${GW}backends:\n  b:\n    static:\n      port: 8090\n      host: \${HOST}\n`
 
   it('keeps a value with a newline inside its field: it cannot add adminAddr', () => {
@@ -202,7 +202,7 @@ describe('${ENV} substitution in parsed scalars (issue #10 item 8)', () => {
   })
 })
 
-describe('bounds (issue #10 item 8)', () => {
+describe('bounds (docs/reliability.md)', () => {
   it('rejects a log level start would reject', () => {
     expect(errorOf(`config: { logLevel: verbose }\n${GW}`).message).toMatch(
       /config\.logLevel: "verbose" is neither a level/,
@@ -283,7 +283,7 @@ describe('bounds (issue #10 item 8)', () => {
   })
 })
 
-describe('durations (issue #15 item 6)', () => {
+describe('durations (docs/design/layering.md)', () => {
   const policy = (skew: string, cache: string) => `${GW + ROUTE}policies:
   p:
     targetRefs: [ { name: r } ]

@@ -1,4 +1,4 @@
-/** `config.workers` (issue #26 item 4): its values, and what a configuration needs for several. */
+/** `config.workers` (docs/design/performance.md): its values, and what a configuration needs for several. */
 import { availableParallelism } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config/load.js'

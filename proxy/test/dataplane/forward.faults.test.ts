@@ -1,5 +1,5 @@
 /**
- * Forwarding under faults (issue #10 items 1, 2, 9): the backend's budget of requests in flight,
+ * Forwarding under faults (docs/reliability.md): the backend's budget of requests in flight,
  * slots given back after every kind of failure, an upload the backend refuses early,
  * `Expect: 100-continue`.
  */

@@ -1,5 +1,5 @@
 /**
- * The listener's limits (issue #10 item 5: slow headers and bodies, header size, connections) and
+ * The listener's limits (docs/reliability.md: slow headers and bodies, header size, connections) and
  * the JSON body of what it answers itself (item 9: bad bytes, 431, 408, 405, 503 while draining).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'

@@ -1,5 +1,5 @@
 /**
- * DNS rebinding protection on MCP routes (issue #10 item 6, MCP 2025-06-18 Transports: servers
+ * DNS rebinding protection on MCP routes (docs/reliability.md, MCP 2025-06-18 Transports: servers
  * MUST validate Origin). The gateway rewrites Host for the backend, so it checks Host and Origin
  * itself: a page at evil.example.com whose name resolves to the gateway gets 403.
  */

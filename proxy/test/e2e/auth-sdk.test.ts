@@ -6,16 +6,13 @@
 
 import { authorizeHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { freePort } from '@gatehouse/support'
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { freePort, MemoryOAuthClient } from '@gatehouse/support'
+import {
+  type OAuthDiscoveryState,
+  UnauthorizedError,
+} from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authConfig } from '../auth/config.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
@@ -25,44 +22,12 @@ let backend: McpBackend
 let gh: TestGatehouse
 let mcpUrl: URL
 
-/** An in-memory OAuth client provider, as a CLI MCP client would implement it. */
-class TestOAuthProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ''
-  authorizationUrl: URL | undefined
-  readonly redirectUrl = 'http://127.0.0.1:33418/callback'
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'gatehouse e2e',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  clientInformation() {
-    return this.info
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-}
+/** The test kit's in-memory provider, as a CLI MCP client keeps it; the test plays the browser. */
+const testProvider = () =>
+  new MemoryOAuthClient<OAuthDiscoveryState>({
+    redirectUrl: 'http://127.0.0.1:33418/callback',
+    clientName: 'gatehouse e2e',
+  })
 
 /** Statuses of the gateway's `/mcp` answers, as the SDK client received them. */
 const mcpStatuses: number[] = []
@@ -76,8 +41,8 @@ const recordingFetch: typeof fetch = async (input, init) => {
 /** Runs the whole flow for a user; returns the connected client (or throws what connect threw). */
 async function signInAndConnect(
   login: string,
-): Promise<{ client: Client; provider: TestOAuthProvider }> {
-  const provider = new TestOAuthProvider()
+): Promise<{ client: Client; provider: MemoryOAuthClient<OAuthDiscoveryState> }> {
+  const provider = testProvider()
   const first = new Client({ name: 'e2e', version: '0.0.0' })
   const transport = new StreamableHTTPClientTransport(mcpUrl, {
     authProvider: provider,
@@ -125,7 +90,7 @@ afterAll(async () => {
 describe('MCP SDK client through gatehouse with the bridged IdP', () => {
   it('alice: 401 → metadata → registration (clientId) → PKCE sign-in → token → initialize → tools/call', async () => {
     const { client, provider } = await signInAndConnect('alice')
-    expect(provider.info?.client_id).toBe('gatehouse-demo-client')
+    expect(provider.clientInformation()?.client_id).toBe('gatehouse-demo-client')
     const authorize = provider.authorizationUrl
     expect(authorize?.origin).toBe(idp.orgUrl)
     expect(authorize?.searchParams.get('audience')).toBe('api://default')

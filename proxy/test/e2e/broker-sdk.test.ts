@@ -1,5 +1,5 @@
 /**
- * Broker mode end to end with real parts only (issue #22, "Done when"): the official MCP
+ * Broker mode end to end with real parts only (docs/design/broker.md, "Done when"): the official MCP
  * TypeScript SDK client (`@modelcontextprotocol/sdk` 1.x) with its OAuth client provider, given
  * only the gateway URL, against gatehouse in broker mode in front of the real MCP backend and the
  * real OpenID provider (mock-idp). The SDK discovers the gateway as its authorization server,
@@ -8,64 +8,25 @@
  * checks the `iss` of the response against the gateway's metadata (RFC 9207), exchanges the code
  * at the gateway's token endpoint, lists tools and calls `echo` as alice; bob is refused (403).
  */
-import { randomUUID } from 'node:crypto'
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { MemoryOAuthClient } from '@gatehouse/support'
+import {
+  type OAuthDiscoveryState,
+  UnauthorizedError,
+} from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signInThroughBroker, TestBrowser } from '../broker/browser.js'
 import { type BrokerStack, startBrokerStack } from '../broker/stack.js'
 
 let stack: BrokerStack
 
-/** An in-memory OAuth client provider, as a CLI MCP client implements it. */
-class TestOAuthProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ''
-  authorizationUrl: URL | undefined
-  readonly redirectUrl = 'http://127.0.0.1:33419/callback'
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'gatehouse broker e2e',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  clientInformation() {
-    return this.info
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-  /** The gateway requires `state` (as MCP Inspector and mcp-remote send it). */
-  state() {
-    return randomUUID()
-  }
-}
+/** The test kit's in-memory provider, as a CLI MCP client keeps it; the test plays the browser. */
+const testProvider = () =>
+  new MemoryOAuthClient<OAuthDiscoveryState>({
+    redirectUrl: 'http://127.0.0.1:33419/callback',
+    clientName: 'gatehouse broker e2e',
+  })
 
 /** Statuses of the gateway's `/mcp` answers, as the SDK client received them. */
 const mcpStatuses: number[] = []
@@ -79,7 +40,7 @@ const recordingFetch: typeof fetch = async (input, init) => {
 /** The whole flow for a user; returns the connected client (or throws what connect threw). */
 async function signInAndConnect(login: string) {
   const mcpUrl = new URL(stack.issuer)
-  const provider = new TestOAuthProvider()
+  const provider = testProvider()
   const first = new Client({ name: 'broker-e2e', version: '0.0.0' })
   const transport = new StreamableHTTPClientTransport(mcpUrl, {
     authProvider: provider,
@@ -118,8 +79,8 @@ describe('MCP SDK 1.x client through gatehouse in broker mode', () => {
     const authorize = provider.authorizationUrl as URL
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${stack.issuer}/oauth/authorize`)
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256')
-    expect(provider.info?.client_id).toMatch(/^gh_/)
-    expect(provider.saved?.refresh_token).toBeTruthy()
+    expect(provider.clientInformation()?.client_id).toMatch(/^gh_/)
+    expect(provider.tokens()?.refresh_token).toBeTruthy()
     const tools = await client.listTools()
     expect(tools.tools.map((t) => t.name)).toContain('echo')
     const result = await client.callTool({

@@ -1,5 +1,5 @@
 /**
- * The MCP-aware policy on the request path (issue #14), end to end: a real IdP-shaped key server,
+ * The MCP-aware policy on the request path (docs/auth.md), end to end: a real IdP-shaped key server,
  * the real MCP backend (SDK server, SSE and JSON response modes) and the official SDK client
  * through gatehouse with `mcpAuthorization` and `localRateLimit`.
  */

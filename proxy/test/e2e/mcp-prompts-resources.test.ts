@@ -1,5 +1,5 @@
 /**
- * `mcpAuthorization` on prompts and resources (issue #14), through gatehouse to a real MCP SDK
+ * `mcpAuthorization` on prompts and resources (docs/observability.md), through gatehouse to a real MCP SDK
  * server (stateless Streamable HTTP) that has both, and back to the SDK client; plus what reaches
  * a plain HTTP backend: the body byte for byte, and nothing of a refused batch.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 4: no credential reaches `/debug/trace`, the logs or `/config_dump`, whatever
+ * docs/design/hardening.md: no credential reaches `/debug/trace`, the logs or `/config_dump`, whatever
  * shape a client sends it in (no scheme, a tab or a comma after the scheme, an API key header),
  * and static secrets written as CEL literals in transformations are not dumped.
  */

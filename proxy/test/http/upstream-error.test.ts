@@ -1,5 +1,5 @@
 /**
- * One reading of a failed upstream request (issue #15 item 4): the auth layer's descriptions and
+ * One reading of a failed upstream request (docs/design/layering.md): the auth layer's descriptions and
  * the data plane's 502/504 come from the same describeUpstreamError.
  */
 import { describe, expect, it } from 'vitest'

@@ -104,7 +104,7 @@ describe('filterResponseBody, text/event-stream', () => {
     expect(text.slice(other.length)).not.toContain('secret_admin')
   })
 
-  it('filters a list whatever id it answers (issue #24 item 5: ids may repeat)', async () => {
+  it('filters a list whatever id it answers (docs/design/hardening.md: ids may repeat)', async () => {
     for (const id of ['1', 0, 99]) {
       const source = new PassThrough()
       const out = filterResponseBody(source, { 'content-type': 'text/event-stream' }, 200, {

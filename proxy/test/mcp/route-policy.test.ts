@@ -162,7 +162,7 @@ describe('McpRoutePolicy.inspect', () => {
       result: { [field]: names.map((n) => (field === 'resources' ? { uri: n } : { name: n })) },
     })
 
-  // Issue #24 item 5: filtering must not depend on ids being unique.
+  // docs/design/hardening.md: filtering must not depend on ids being unique.
   it('filters every list of a batch whose requests repeat an id, in an event stream', async () => {
     const both = routePolicy({
       mcpAuthorization: { rules: ['mcp.tool.name == "echo" || mcp.prompt.name == "greet"'] },
@@ -239,7 +239,7 @@ describe('McpRoutePolicy.inspect', () => {
     expect(page).toEqual({ text: 'Bad Gateway' })
   })
 
-  // Issue #24 item 3: what the OAuth endpoints did not answer goes through the whole policy.
+  // docs/design/hardening.md: what the OAuth endpoints did not answer goes through the whole policy.
   it('authorizes a POST under /.well-known/ like any other', async () => {
     for (const path of [
       '/.well-known/oauth-protected-resource/mcp/x',
@@ -291,7 +291,7 @@ describe('McpRoutePolicy.inspect', () => {
   })
 })
 
-// Issue #24 item 8: a completion names a prompt or a resource and is judged like it.
+// docs/design/hardening.md: a completion names a prompt or a resource and is judged like it.
 describe('McpRoutePolicy, completion/complete', () => {
   const policy = routePolicy({
     mcpAuthorization: {

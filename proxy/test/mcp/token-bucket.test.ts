@@ -48,7 +48,7 @@ describe('TokenBuckets', () => {
     expect(b.peek('used').tokens).toBe(1)
   })
 
-  // Issue #24 item 4: dropping a used bucket handed its key a full one again.
+  // docs/design/hardening.md: dropping a used bucket handed its key a full one again.
   it('never resets a used bucket: past maxKeys, new keys share one overflow bucket', () => {
     const c = clock()
     const b = new TokenBuckets(

@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 3: paths that reach a protected backend without a token. The gateway carries
+ * docs/reliability.md: paths that reach a protected backend without a token. The gateway carries
  * the protected `/mcp` route and, to the same backend, unprotected routes (`/healthz` exact and a
  * `/` catch-all), as deployments do. Every spelling of `/mcp` must be matched as `/mcp` (401
  * without a token) or refused (400); the backend must never get a request it reads as `/mcp`.

@@ -1,5 +1,5 @@
 /**
- * Issue #24 item 2: no upstream behaviour may crash the gateway. The gateway runs as its own
+ * docs/design/hardening.md: no upstream behaviour may crash the gateway. The gateway runs as its own
  * process (through tsx, from source) and meets a backend that fails in every way it can — reset,
  * garbage, stalls, huge headers and bodies, cut mid-body, compressed or mislabelled bodies — at
  * every stage (before the headers, in a body passed through, in a list the MCP policy filters as
@@ -10,8 +10,8 @@
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { type GatehouseProcess, startGatehouseProcess } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type GatehouseProcess, spawnGatehouse } from './helpers.js'
 
 const HIDDEN = 'secret-tool'
 const LIST = JSON.stringify({
@@ -148,7 +148,7 @@ beforeAll(async () => {
     matches: [{ path: { type: 'PathPrefix', value } }],
     backendRefs: [{ name: 'backend' }],
   })
-  gatehouse = await spawnGatehouse({
+  gatehouse = await startGatehouseProcess({
     backends: {
       backend: {
         static: { host: '127.0.0.1', port: backendPort },
@@ -171,7 +171,7 @@ beforeAll(async () => {
 }, 40_000)
 
 afterAll(async () => {
-  gatehouse?.stop()
+  await gatehouse?.stop('SIGKILL')
   backend?.closeAllConnections()
   await new Promise((r) => backend?.close(r))
 })

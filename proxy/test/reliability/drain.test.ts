@@ -1,5 +1,5 @@
 /**
- * SIGTERM with work in flight, on the real command (issue #10: "0 lost finite requests", and
+ * SIGTERM with work in flight, on the real command (docs/reliability.md: "0 lost finite requests", and
  * item 2: after many `Expect: 100-continue` uploads SIGTERM must still exit). The gateway runs as
  * its own process, through tsx from source; the backend runs here.
  */

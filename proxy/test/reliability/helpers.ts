@@ -2,15 +2,9 @@
  * Helpers of the reliability suite: raw HTTP over a socket (for what fetch cannot send), an
  * SSE-capable backend that counts its connections, and the gateway's own view of its connections.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { createRequire } from 'node:module'
 import { connect, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { freePort, sendJson } from '@gatehouse/support'
-import { stringify } from 'yaml'
+import { sendJson } from '@gatehouse/support'
 
 /** A response read off a raw socket. */
 export interface RawResponse {
@@ -263,59 +257,4 @@ export async function gatewayConnections(adminUrl: string): Promise<number> {
   return report.tree
     .filter((n) => n.kind === 'listener')
     .reduce((sum, n) => sum + (n.children?.length ?? 0), 0)
-}
-
-/** A gatehouse running as its own process. */
-export interface GatehouseProcess {
-  child: ChildProcess
-  /** The port of its gateway `default`. */
-  port: number
-  /** What it wrote to stdout and stderr so far. */
-  output(): string
-  stop(): void
-}
-
-/**
- * Starts `gatehouse -f <config>` as its own process through tsx, from source, with the gateway
- * `default` on a free loopback port and admin off, and resolves once it listens.
- * @param config - the configuration without `gateways` (added here).
- */
-export async function spawnGatehouse(config: Record<string, unknown>): Promise<GatehouseProcess> {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-process-'))
-  const file = join(dir, 'gatehouse.yaml')
-  writeFileSync(
-    file,
-    stringify({
-      config: { adminAddr: 'off' },
-      gateways: { default: { port, address: '127.0.0.1' } },
-      ...config,
-    }),
-  )
-  const bin = new URL('../../bin/gatehouse.ts', import.meta.url).pathname
-  const tsx = createRequire(import.meta.url).resolve('tsx')
-  const child = spawn(process.execPath, ['--import', tsx, bin, '-f', file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (c) => (output += c))
-  child.stderr?.on('data', (c) => (output += c))
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`not listening after 30 s:\n${output}`)),
-      30_000,
-    )
-    const check = () => {
-      if (output.includes('gatehouse listening')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout?.on('data', check)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`exited with ${code}:\n${output}`))
-    })
-  })
-  return { child, port, output: () => output, stop: () => child.kill('SIGKILL') }
 }

@@ -1,5 +1,5 @@
 /**
- * Issue #24 item 1 on the real command: every access-log line is redacted, and a client chooses
+ * docs/design/hardening.md on the real command: every access-log line is redacted, and a client chooses
  * what goes into it — the path, without a token, and the tool name of a `tools/call`. The old JWT
  * regex backtracked quadratically on `eyJ` repeated: 15 KB paths slowed every request down, and a
  * tool named `"eyJ"` × 64,000 froze the process for 5.6 s (at the 4 MiB body limit, minutes).
@@ -8,8 +8,9 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { type GatehouseProcess, startGatehouseProcess } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type GatehouseProcess, INITIALIZE, spawnGatehouse } from './helpers.js'
+import { INITIALIZE } from './helpers.js'
 
 let backend: Server
 let gatehouse: GatehouseProcess
@@ -24,7 +25,7 @@ beforeAll(async () => {
     })
   })
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r))
-  gatehouse = await spawnGatehouse({
+  gatehouse = await startGatehouseProcess({
     backends: {
       backend: { static: { host: '127.0.0.1', port: (backend.address() as AddressInfo).port } },
     },
@@ -50,7 +51,7 @@ beforeAll(async () => {
 }, 40_000)
 
 afterAll(async () => {
-  gatehouse?.stop()
+  await gatehouse?.stop('SIGKILL')
   backend?.closeAllConnections()
   await new Promise((r) => backend?.close(r))
 })

@@ -1,5 +1,5 @@
 /**
- * Issue #24 item 7, attacked: MCP sessions bound to the user under load. bob fires concurrent
+ * docs/design/hardening.md, attacked: MCP sessions bound to the user under load. bob fires concurrent
  * requests on alice's session, and floods the gateway with sessions of his own (past the
  * per-principal bound) and through a route without authentication; alice's session is never
  * served to him, and stays hers. The backend issues a fresh session id for every request without

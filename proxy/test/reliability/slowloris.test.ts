@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 5: unauthenticated clients that trickle headers or bodies (slowloris) must not
+ * docs/reliability.md: unauthenticated clients that trickle headers or bodies (slowloris) must not
  * hold the gateway's sockets for ever. The registration endpoint reads a body without a token.
  */
 import type { Socket } from 'node:net'

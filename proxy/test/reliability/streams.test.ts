@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 1: long-lived event streams must not starve ordinary requests. Every MCP session
+ * docs/reliability.md: long-lived event streams must not starve ordinary requests. Every MCP session
  * holds a GET event stream; with one capped pool per backend, stream 129 and every request after
  * it hung. Liveness bounds only: figures (5,000 streams, latency, RSS) are in bench/streams.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Two gatehouse processes behind one issuer share a real redis-server (issue #22 item 6): a client
+ * Two gatehouse processes behind one issuer share a real redis-server (docs/design/stores.md): a client
  * authorizes on one replica (consent, the IdP's sign-in form, the callback) and redeems the code,
  * refreshes and calls the MCP route on the other; a client registered on one is known to the
  * other; a code redeemed on one cannot be replayed on the other.

@@ -1,5 +1,5 @@
 /**
- * The tool label of `gatehouse_mcp_tool_calls_total` (issue #24 item 12): 200 invented tool names
+ * The tool label of `gatehouse_mcp_tool_calls_total` (docs/design/hardening.md): 200 invented tool names
  * used to take every label slot until restart, so real tools were counted as `__other__`.
  */
 import { PassThrough } from 'node:stream'

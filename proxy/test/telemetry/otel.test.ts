@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces (issue #14), from the trace SDK configured by OTEL_* variables, received
+ * OpenTelemetry traces (docs/observability.md), from the trace SDK configured by OTEL_* variables, received
  * by a real OTLP/HTTP endpoint (JSON, and protobuf, the default); the backend sees the trace context (W3C traceparent).
  * vitest runs each test file in its own process, so the variables set here stay here.
  */

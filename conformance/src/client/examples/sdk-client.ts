@@ -22,19 +22,17 @@
  *
  *   npm run conformance -- client --command "npx tsx conformance/src/client/examples/sdk-client.ts"
  */
-import { randomBytes } from 'node:crypto'
 import {
-  type OAuthClientProvider,
+  followAuthorizationRedirect,
+  MemoryOAuthClient,
+  preRegisteredFromEnvironment,
+} from '@gatehouse/support/oauth-client'
+import {
   type OAuthDiscoveryState,
   UnauthorizedError,
 } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js'
 
 const REDIRECT_URL = 'http://localhost:3000/callback'
 /** The client metadata document URL of the official suite's clients (CIMD, MCP 2025-11-25). */
@@ -42,123 +40,20 @@ const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json
 /** Authorizations one operation may take (the first sign-in and at most two step-ups). */
 const MAX_AUTHORIZATIONS = 3
 
-/** An OAuth client provider for a headless run, keeping everything in memory. */
-/**
- * RFC 8414 §3.3's comparison: identical — except that an issuer without a path equals itself with
- * the empty path written "/" (RFC 3986 §6.2.3), as the SDK writes a 2025-03-26 server's origin.
- */
-function sameIssuer(issuer: unknown, derived: string): boolean {
-  if (issuer === derived) return true
-  if (typeof issuer !== 'string' || !URL.canParse(issuer)) return false
-  const a = new URL(issuer)
-  return a.pathname === '/' && !a.search && `${a.origin}/` === derived
-}
-
-class HeadlessProvider implements OAuthClientProvider {
-  #info: OAuthClientInformationMixed | undefined
-  #tokens: OAuthTokens | undefined
-  #verifier = ''
-  #state = ''
-  #issuer: string | undefined
-  #issParameterSupported = false
-  /** The code of the last authorization response, once it passed the checks. */
-  code: string | undefined
-  readonly clientMetadataUrl = CLIENT_METADATA_URL
-
-  constructor(preRegistered?: OAuthClientInformationMixed) {
-    this.#info = preRegistered
-  }
-
-  get redirectUrl(): string {
-    return REDIRECT_URL
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'gatehouse conformance SDK client',
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  state(): string {
-    this.#state = randomBytes(32).toString('base64url')
-    return this.#state
-  }
-  clientInformation() {
-    return this.#info
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.#info = info
-  }
-  tokens() {
-    return this.#tokens
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.#tokens = tokens
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier
-  }
-  codeVerifier() {
-    return this.#verifier
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    const metadata = state.authorizationServerMetadata as Record<string, unknown> | undefined
-    // RFC 8414 §3.3 (the SDK does not check it): metadata whose issuer is not the identifier its
-    // URL was built from MUST NOT be used.
-    if (metadata && !sameIssuer(metadata.issuer, state.authorizationServerUrl)) {
-      throw new Error(
-        `authorization-server metadata refused: issuer ${String(metadata.issuer)} is not ${state.authorizationServerUrl} (RFC 8414 §3.3)`,
-      )
-    }
-    this.#issuer = typeof metadata?.issuer === 'string' ? metadata.issuer : undefined
-    this.#issParameterSupported = metadata?.authorization_response_iss_parameter_supported === true
-  }
-
-  /** The "browser": one GET, the IdP's redirect read and checked. */
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.code = undefined
-    const res = await fetch(url, { redirect: 'manual' })
-    const location = res.headers.get('location')
-    if (!location) throw new Error(`the authorization server did not redirect (HTTP ${res.status})`)
-    const back = new URL(location, url)
-    if (back.searchParams.get('state') !== this.#state) {
-      throw new Error(
-        'authorization response refused: its state is not the one sent (RFC 6749 §10.12)',
-      )
-    }
-    const iss = back.searchParams.get('iss')
-    if ((iss !== null || this.#issParameterSupported) && iss !== this.#issuer) {
-      throw new Error(
-        `authorization response refused: iss ${iss} is not the issuer ${this.#issuer} (RFC 9207)`,
-      )
-    }
-    const error = back.searchParams.get('error')
-    if (error)
-      throw new Error(
-        `authorization refused: ${error} ${back.searchParams.get('error_description') ?? ''}`,
-      )
-    const code = back.searchParams.get('code')
-    if (!code) throw new Error('the authorization response carries no code')
-    this.code = code
-  }
-}
-
-/** The pre-registered client of `auth/pre-registration`, from MCP_CONFORMANCE_CONTEXT. */
-function preRegistered(): OAuthClientInformationMixed | undefined {
-  if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration') return undefined
-  const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>
-  if (!ctx.client_id) throw new Error('MCP_CONFORMANCE_CONTEXT names no client_id')
-  return {
-    client_id: ctx.client_id,
-    ...(ctx.client_secret ? { client_secret: ctx.client_secret } : {}),
-    redirect_uris: [REDIRECT_URL],
-  }
-}
-
 const serverUrl = new URL(process.argv.at(-1) ?? '')
-const provider = new HeadlessProvider(preRegistered())
+/**
+ * The test kit's in-memory provider (@gatehouse/support), headless: its "browser" is one GET whose
+ * redirect it reads; it checks `state`, `iss` and `error`, and the metadata's issuer
+ * (`strictIssuer`), before a code is redeemed.
+ */
+const provider = new MemoryOAuthClient<OAuthDiscoveryState>({
+  redirectUrl: REDIRECT_URL,
+  clientName: 'gatehouse conformance SDK client',
+  clientMetadataUrl: CLIENT_METADATA_URL,
+  preRegistered: preRegisteredFromEnvironment(REDIRECT_URL),
+  authorize: followAuthorizationRedirect,
+  strictIssuer: true,
+})
 
 /**
  * Connects, completing authorization when the SDK asks for it (`UnauthorizedError` after it sent

@@ -1,5 +1,5 @@
 /**
- * Kubernetes resources → the standalone configuration (STYLE.md: a translation in `config/`, never
+ * Kubernetes resources → the standalone configuration (docs/design/kubernetes.md: a translation in `config/`, never
  * a second pipeline). GatewayBackend → `backends`, BackendTLSPolicy → `backends.<name>.tls`,
  * Gateway listeners → `gateways`, HTTPRoute → `routes`, GatewayPolicy → `policies`; the result is
  * validated by the same schema and checks as a standalone file. Specs are carried over as written

@@ -76,7 +76,7 @@ export const ResourceMetadataSchema = z.strictObject({
   resourceDocumentation: z.url().optional(),
 })
 
-// mcp.originValidation: DNS rebinding protection on MCP routes (issue #10 item 6).
+// mcp.originValidation: DNS rebinding protection on MCP routes (docs/reliability.md).
 
 /** A serialized origin (`https://app.example.com`, `http://localhost:6274`), `null` or `*`. */
 const OriginEntrySchema = z.string().refine(

@@ -1,5 +1,5 @@
 /**
- * `jwtAuthentication.mcp.broker` (issue #22): broker mode. When present, the gateway is the OAuth
+ * `jwtAuthentication.mcp.broker` (docs/design/broker.md): broker mode. When present, the gateway is the OAuth
  * authorization server MCP clients talk to (metadata, registration, authorize + consent, token,
  * all under the issuer derived from `mcp.resourceMetadata.resource`), and the IdP's client towards
  * the IdP. Absent, the seed's pass-through behaviour is unchanged.

@@ -64,7 +64,7 @@ export const TransformationsSchema = z.strictObject({
   }),
 })
 
-// MCP-aware policy (issue #14): per-tool authorization and rate limits, read from the JSON-RPC
+// MCP-aware policy (docs/auth.md): per-tool authorization and rate limits, read from the JSON-RPC
 // body of POST /mcp. Field names follow agentgateway's `mcpAuthorization` and `localRateLimit`.
 
 const McpCelSchema = z

@@ -1,4 +1,4 @@
-/** The schema of `jwtAuthentication.mcp.broker` (issue #22). */
+/** The schema of `jwtAuthentication.mcp.broker` (docs/design/broker.md). */
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../../src/config/load.js'
 import { ConfigError } from '../../../src/errors.js'

@@ -1,4 +1,4 @@
-/** The schema of `traffic.mcpAuthorization` and `traffic.localRateLimit` (issue #14). */
+/** The schema of `traffic.mcpAuthorization` and `traffic.localRateLimit` (docs/observability.md). */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments, stringify } from 'yaml'
