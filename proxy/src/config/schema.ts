@@ -17,6 +17,7 @@ import {
   JwtAuthenticationSchema,
   JwtProviderSchema,
   McpAuthSchema,
+  McpUpstreamSchema,
   OriginValidationSchema,
   ResourceMetadataSchema,
 } from './schema/authentication.js'
@@ -68,6 +69,7 @@ export {
   McpAuthorizationRuleSchema,
   McpAuthorizationSchema,
   McpAuthSchema,
+  McpUpstreamSchema,
   OriginValidationSchema,
   PathMatchSchema,
   PolicyConfigSchema,
@@ -136,6 +138,8 @@ export type GatehouseConfigInput = z.input<typeof GatehouseConfigSchema>
 export type JwtProviderConfig = z.output<typeof JwtProviderSchema>
 /** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuthSchema>
+/** `mcp.upstream`, validated. */
+export type McpUpstreamConfig = z.output<typeof McpUpstreamSchema>
 /** A validated `mcp.broker` block (broker mode, issue #22). */
 export type BrokerConfig = z.output<typeof BrokerSchema>
 /** A validated `mcp.broker.store.redis` block. */
