@@ -98,7 +98,8 @@ export class DiscoveryCache {
 
   /** The URL the document is fetched from. */
   get url(): string {
-    return `${this.#upstream.origin}${this.#path}`
+    // URL's origin leaves out the scheme's default port (the pool's names it).
+    return `${new URL(this.#upstream.origin).origin}${this.#path}`
   }
 
   /** Why the document is not available, or `undefined` when it is (or was never asked for). */
