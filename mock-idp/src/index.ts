@@ -27,6 +27,7 @@ import { createProvider, type ProvidedServer, type ProviderContext, SCOPES } fro
 import type { RecordedRegistration, RegistrationContext } from './registration.js'
 import { type AuthServer, createRouter, type RecordedRequest } from './router.js'
 import { listenDeferred } from './server.js'
+import { routeUrl, type ShapeInputs, shapeLayout } from './shapes.js'
 import { Store } from './store.js'
 
 export { createTestCertificates, type TestCertificates } from './certs.js'
@@ -41,6 +42,7 @@ export type {
   MockUser,
 } from './options.js'
 export type { ExtraClient } from './provider.js'
+export { ENTRA_TENANT, GRAPH_AUDIENCE, type IdpShapeName } from './shapes.js'
 
 const DEFAULT_USERS: MockUser[] = [
   { login: 'alice', name: 'Alice Example', groups: ['AI-Users', 'Everyone'] },
@@ -72,8 +74,25 @@ async function createAuthServers(
   options: MockIdpOptions,
   orgUrl: string,
   build: (s: ProvidedServer) => AuthServer['provider'],
+  inputs: ShapeInputs,
 ): Promise<Map<string, AuthServer>> {
   const servers = new Map<string, AuthServer>()
+  const shape = options.shape ?? 'okta'
+  if (shape !== 'okta') {
+    // One authorization server, mounted internally at /oauth2/<shape>; public paths in shapes.ts.
+    const layout = shapeLayout(shape, inputs)
+    const base = {
+      id: shape,
+      audience: inputs.audience,
+      scopes: [...SCOPES, ...layout.scopes],
+      issuer: layout.issuer,
+      path: `/oauth2/${shape}`,
+      keys: await KeyRing.create(),
+      layout,
+    }
+    servers.set(shape, { ...base, provider: build(base) })
+    return servers
+  }
   for (const o of options.authServers ?? [{ id: 'default', audience: 'api://default' }]) {
     const path = `/oauth2/${o.id}`
     const base = {
@@ -120,6 +139,19 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   const { server, port, attach } = await listenDeferred(host, options.port ?? 0, certs)
   const scheme = certs ? 'https' : 'http'
   const orgUrl = (options.publicUrl ?? `${scheme}://${host}:${port}`).replace(/\/$/, '')
+  // The google shape's token endpoint and keys live on hosts of their own: two more listeners.
+  const extra =
+    options.shape === 'google'
+      ? await Promise.all([listenDeferred(host, 0, certs), listenDeferred(host, 0, certs)])
+      : []
+  const shapeInputs: ShapeInputs = {
+    orgUrl,
+    tokenOrigin: extra[0] ? `${scheme}://${host}:${extra[0].port}` : orgUrl,
+    keysOrigin: extra[1] ? `${scheme}://${host}:${extra[1].port}` : orgUrl,
+    altOrigin: `${scheme}://localhost:${port}`,
+    audience: options.audience ?? 'api://default',
+    entraTokenVersion: options.entraTokenVersion ?? 2,
+  }
 
   const providerCtx: ProviderContext = {
     orgUrl,
@@ -135,6 +167,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     resourceIndicators: options.resourceIndicators ?? false,
     opaqueAccessTokens: options.opaqueAccessTokens,
     accessTokenTtlByGrant: options.accessTokenTtlByGrant ?? {},
+    shapeInputs,
     ...(options.clientIdMetadataDocuments
       ? {
           clientIdMetadataDocuments: new Map(
@@ -144,7 +177,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
       : {}),
   }
   const buildProvider = (s: ProvidedServer) => createProvider(providerCtx, s)
-  const servers = await createAuthServers(options, orgUrl, buildProvider)
+  const servers = await createAuthServers(options, orgUrl, buildProvider, shapeInputs)
   const defaultServer = servers.values().next().value as AuthServer
 
   const control: ControlContext = {
@@ -181,41 +214,56 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   }
   const interaction: InteractionContext = { users, testMode }
 
-  attach(
-    createRouter({
-      orgUrl,
-      internalUrl: `${scheme}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
-      testMode,
-      servers,
-      users,
-      requests,
-      faults,
-      control,
-      registration,
-      interaction,
-      rfc8414PathForm: options.rfc8414PathForm ?? false,
-      autoSignIn:
-        options.autoSignIn === undefined
-          ? undefined
-          : {
-              user: options.autoSignIn,
-              hopSecret: randomBytes(16).toString('base64url'),
-              ...(certs ? { caCertPem: certs.caCertPem } : {}),
-            },
-    }),
-  )
+  const router = createRouter({
+    orgUrl,
+    internalUrl: `${scheme}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    testMode,
+    servers,
+    users,
+    requests,
+    faults,
+    control,
+    registration,
+    interaction,
+    rfc8414PathForm: options.rfc8414PathForm ?? false,
+    autoSignIn:
+      options.autoSignIn === undefined
+        ? undefined
+        : {
+            user: options.autoSignIn,
+            hopSecret: randomBytes(16).toString('base64url'),
+            ...(certs ? { caCertPem: certs.caCertPem } : {}),
+          },
+    shapeInputs,
+  })
+  attach(router)
+  for (const e of extra) e.attach(router)
+  const layout = defaultServer.layout
+  const keysRoute = layout?.routes.find((x) => x.internal === '/v1/keys')
 
   return {
     orgUrl,
     issuer: defaultServer.issuer,
+    shape: options.shape ?? 'okta',
+    ...(layout?.entra
+      ? {
+          entraV1: {
+            issuer: layout.entra.v1Issuer,
+            discoveryUrl: `${orgUrl}${layout.entra.v1DiscoveryPath}`,
+          },
+        }
+      : {}),
     issuerFor: (id) => {
       const s = servers.get(id)
       if (!s) throw new Error(`no authorization server "${id}"`)
       return s.issuer
     },
     audience: defaultServer.audience,
-    jwksUri: `${defaultServer.issuer}/v1/keys`,
-    discoveryUrl: `${defaultServer.issuer}/.well-known/openid-configuration`,
+    jwksUri:
+      layout && keysRoute ? routeUrl(keysRoute, shapeInputs) : `${defaultServer.issuer}/v1/keys`,
+    discoveryUrl: layout
+      ? `${orgUrl}${layout.discoveryPath}`
+      : `${defaultServer.issuer}/.well-known/openid-configuration`,
     registrationUrl: `${orgUrl}/oauth2/v1/clients`,
     controlUrl: `${orgUrl}/__control`,
     apiToken,
@@ -225,8 +273,10 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     port,
     async stop() {
       faults.release()
-      server.closeAllConnections()
-      await new Promise<void>((r) => server.close(() => r()))
+      for (const s of [server, ...extra.map((e) => e.server)]) {
+        s.closeAllConnections()
+        await new Promise<void>((r) => s.close(() => r()))
+      }
     },
   }
 }

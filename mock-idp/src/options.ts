@@ -1,11 +1,14 @@
 /** The options and the running instance of mock-idp (see index.ts). */
 import type { ExtraClient } from './provider.js'
+import type { IdpShapeName } from './shapes.js'
 
 /** A user of the directory. */
 export interface MockUser {
   login: string
   name?: string
   groups: string[]
+  /** E-mail address (the google shape's `email` and `hd`); default `<login>@example.com`. */
+  email?: string
 }
 
 /** An authorization server (`/oauth2/<id>`). */
@@ -101,12 +104,28 @@ export interface MockIdpOptions {
    * org. Org-level client registration never gets CORS, whatever this says.
    */
   trustedOrigins?: string[]
+  /**
+   * Another IdP's shape (shapes.ts): `auth0`, `entra`, `keycloak`, `google` or `generic` — its
+   * issuer form, endpoint and key paths (google's token endpoint and keys on listeners of their
+   * own), claims layout and authorize rules, one authorization server, no Dynamic Client
+   * Registration. Default `okta`: the bridged IdP.
+   */
+  shape?: IdpShapeName
+  /** The entra shape's access-token version: 2 (default) or 1 (issuer on the other host). */
+  entraTokenVersion?: 1 | 2
+  /** The audience (API identifier) of a shape's authorization server; default `api://default`. */
+  audience?: string
 }
 
 /** A running mock-idp. */
 export interface MockIdp {
   orgUrl: string
+  /** The issuer (a shape's: `<org>/` for auth0, `<org>/<tid>/v2.0` for entra, …). */
   issuer: string
+  /** The shape (`okta` by default). */
+  shape: IdpShapeName
+  /** The entra shape's v1 issuer and v1 discovery URL. */
+  entraV1?: { issuer: string; discoveryUrl: string }
   issuerFor(id: string): string
   audience: string
   jwksUri: string

@@ -9,6 +9,7 @@
 import Provider, { type ClientMetadata } from 'oidc-provider'
 import { escapeHtml, isLoopbackHttp } from './http.js'
 import type { KeyRing } from './keys.js'
+import { type ShapeInputs, type ShapeLayout, shapeClaims, shapeDiscovery } from './shapes.js'
 import type { Store } from './store.js'
 
 /** The scopes every authorization server knows (a server's own list defaults to these). */
@@ -27,6 +28,8 @@ export interface ProvidedServer {
   opaqueAccessTokens?: 'introspection' | 'userinfo' | undefined
   /** This server's access-token lifetime in seconds, over the IdP-wide one. */
   accessTokenTtl?: number | undefined
+  /** Another IdP's shape (shapes.ts); absent: the bridged IdP's layout. */
+  layout?: ShapeLayout | undefined
 }
 
 /** What every provider of one mock-idp shares. */
@@ -35,7 +38,9 @@ export interface ProviderContext {
   /** Storage shared by the providers (a rotation rebuilds a provider over the same store). */
   store: Store
   cookieKeys: string[]
-  users: Map<string, { login: string; name?: string; groups: string[] }>
+  users: Map<string, { login: string; name?: string; groups: string[]; email?: string }>
+  /** The URLs a shape's layout is built from (shapes only). */
+  shapeInputs?: ShapeInputs | undefined
   /** Lifetime of access and ID tokens, in seconds. */
   accessTokenTtl: number
   trustedOrigins: ReadonlySet<string>
@@ -124,7 +129,7 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
     clients,
     jwks: s.keys.privateJwks(),
     cookies: { keys: ctx.cookieKeys },
-    scopes: SCOPES,
+    scopes: [...new Set([...SCOPES, ...s.scopes])],
     claims: { openid: ['sub'], profile: ['name', 'groups'], email: ['email'] },
     pkce: { required: () => true },
     routes: {
@@ -136,7 +141,33 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
       introspection: '/v1/introspect',
       end_session: '/v1/logout',
     },
-    discovery: { registration_endpoint: `${ctx.orgUrl}/oauth2/v1/clients` },
+    // The other shapes offer no Dynamic Client Registration.
+    discovery: s.layout ? {} : { registration_endpoint: `${ctx.orgUrl}/oauth2/v1/clients` },
+    ...(s.layout
+      ? {
+          formats: {
+            customizers: {
+              jwt: async (
+                _ctx: unknown,
+                _token: unknown,
+                jwt: { payload: Record<string, unknown> },
+              ) => {
+                const sub = jwt.payload.sub
+                const user = typeof sub === 'string' ? ctx.users.get(sub) : undefined
+                shapeClaims(s.layout as ShapeLayout, jwt.payload, user)
+              },
+            },
+          },
+        }
+      : {}),
+    ...(s.layout?.alwaysRefresh
+      ? {
+          issueRefreshToken: async (
+            _ctx: unknown,
+            client: { grantTypeAllowed(g: string): boolean },
+          ) => client.grantTypeAllowed('refresh_token'),
+        }
+      : {}),
     // Known client metadata documents are answered from memory; any other URL is really fetched.
     fetch: (url, options) => {
       const doc = ctx.clientIdMetadataDocuments?.get(url instanceof Request ? url.url : String(url))
@@ -156,7 +187,9 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
         // Userinfo-only tokens (Google-shaped) have no resource server: oidc-provider issues
         // opaque tokens for its UserInfo endpoint when the feature is off.
         enabled: opaque !== 'userinfo',
-        defaultResource: async () => s.audience,
+        // A resource indicator is an absolute URI (RFC 8707 §2); google's audience is a client id.
+        defaultResource: async () =>
+          URL.canParse(s.audience) ? s.audience : `urn:mock-idp:audience:${s.audience}`,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (reqCtx, indicator) => ({
           scope: s.scopes.join(' '),
@@ -213,6 +246,24 @@ export function createProvider(ctx: ProviderContext, s: ProvidedServer): Provide
   // Host and protocol come from X-Forwarded-Host/-Proto, which the server always sets to the org
   // URL's (see index.ts), never from the request's Host header.
   provider.proxy = true
+  const layout = s.layout
+  const inputs = ctx.shapeInputs
+  if (layout && inputs) {
+    // The discovery document names the shape's public URLs (shapes.ts).
+    provider.use(async (kctx, next) => {
+      await next()
+      if (kctx.path.endsWith('/.well-known/openid-configuration') && kctx.body) {
+        const v1 = kctx.get('x-mock-entra-v1') === '1'
+        shapeDiscovery(
+          layout,
+          kctx.body as Record<string, unknown>,
+          `${ctx.orgUrl}${s.path}`,
+          inputs,
+          v1,
+        )
+      }
+    })
+  }
   // Loopback redirect URIs on any port and path for the public clients (RFC 8252 §7.3).
   const proto = provider.Client.prototype as unknown as {
     redirectUriAllowed(this: { clientId: string }, value: string): boolean

@@ -16,6 +16,7 @@ import type { MockUser } from './options.js'
 import type { ProvidedServer } from './provider.js'
 import { handleRegistration, type RegistrationContext } from './registration.js'
 import type { Handler } from './server.js'
+import type { ShapeInputs } from './shapes.js'
 
 /** An authorization server with its provider (replaced on key rotation). */
 export interface AuthServer extends ProvidedServer {
@@ -48,7 +49,12 @@ export interface RouterContext {
   rfc8414PathForm: boolean
   /** Headless sign-in: the user signed in at once, and the secret marking its internal hop. */
   autoSignIn?: { user: string; hopSecret: string; caCertPem?: string } | undefined
+  /** The URLs of a shape's layout (shapes.ts). */
+  shapeInputs?: ShapeInputs | undefined
 }
+
+/** Marks entra's v1 discovery request for the provider's discovery rewrite (set only here). */
+const ENTRA_V1_HEADER = 'x-mock-entra-v1'
 
 const NOT_FOUND = { errorCode: 'E0000022', errorSummary: 'The endpoint does not exist.' }
 const REQUESTS_KEPT = 1000
@@ -65,6 +71,7 @@ export function createRouter(ctx: RouterContext): Handler {
       at: new Date().toISOString(),
     })
     if (ctx.requests.length > REQUESTS_KEPT) ctx.requests.shift()
+    delete req.headers[ENTRA_V1_HEADER]
 
     if (path.startsWith('/__control')) {
       if (!ctx.testMode)
@@ -89,11 +96,67 @@ export function createRouter(ctx: RouterContext): Handler {
         '/.well-known/openid-configuration',
       )
     }
+    for (const server of ctx.servers.values()) {
+      if (server.layout) {
+        const served = await serveShapePath(ctx, server, path, url, req, res)
+        if (served) return
+      }
+    }
     const m = /^\/oauth2\/([^/]+)(\/.*)?$/.exec(path)
     const s = m?.[1] ? ctx.servers.get(m[1]) : undefined
     if (!s) return sendJson(res, 404, { ...NOT_FOUND, errorLink: 'E0000022' })
     return serveAuthServer(ctx, s, m?.[2] ?? '/', url, req, res)
   }
+}
+
+/**
+ * A shape's public path (shapes.ts), mapped onto its internal mount; the authorize endpoint's
+ * shape rules first. Returns false when the path is not one of the shape's.
+ */
+async function serveShapePath(
+  ctx: RouterContext,
+  s: AuthServer,
+  path: string,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  const layout = s.layout
+  if (!layout) return false
+  let internal: string | undefined
+  if (path === layout.discoveryPath) internal = '/.well-known/openid-configuration'
+  else if (layout.entra && path === layout.entra.v1DiscoveryPath) {
+    internal = '/.well-known/openid-configuration'
+    req.headers[ENTRA_V1_HEADER] = '1'
+  } else internal = layout.routes.find((r) => r.path === path)?.internal
+  if (!internal) return false
+  const inner = new URL(`${s.path}${internal}${url.search}`, 'http://mock-idp')
+  if (internal === '/v1/authorize' && req.method === 'GET') {
+    const q = inner.searchParams
+    if (layout.audienceParameter === 'refuse' && q.has('audience')) {
+      await refuseAuthorization(s, inner, res, {
+        error: 'invalid_request',
+        error_description: 'Parameter not allowed for this message type: audience',
+      })
+      return true
+    }
+    if (layout.accessTypeOffline) {
+      const scopes = (q.get('scope') ?? '').split(' ').filter(Boolean)
+      if (scopes.includes('offline_access')) {
+        await refuseAuthorization(s, inner, res, {
+          error: 'invalid_scope',
+          error_description: 'Some requested scopes were invalid: {invalid=[offline_access]}',
+        })
+        return true
+      }
+      // A refresh token comes with access_type=offline (and the consent prompt).
+      if (q.get('access_type') === 'offline')
+        q.set('scope', [...scopes, 'offline_access'].join(' '))
+    }
+  }
+  req.url = `${inner.pathname}${inner.search}`
+  await serveAuthServer(ctx, s, internal, inner, req, res)
+  return true
 }
 
 /** A request under one authorization server's `/oauth2/<id>`; `rest` is the path below it. */
@@ -134,7 +197,8 @@ async function serveAuthServer(
   if (rest === '/v1/authorize') {
     // No RFC 8707; the audience parameter must name this server's audience.
     const audience = url.searchParams.get('audience')
-    if (audience !== null && audience !== s.audience) {
+    const checked = !s.layout || s.layout.audienceParameter === 'check'
+    if (checked && audience !== null && audience !== s.audience) {
       return refuseAuthorization(s, url, res, {
         error: 'access_denied',
         error_description: `Policy evaluation failed for this request: the audience "${audience}" is not the audience of authorization server ${s.id} ("${s.audience}").`,

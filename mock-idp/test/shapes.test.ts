@@ -198,3 +198,96 @@ describe('accessTokenTtlByGrant', () => {
     expect((again.exp ?? 0) - (again.iat ?? 0)).toBe(3600)
   })
 })
+
+describe('shape: other IdPs (src/shapes.ts)', () => {
+  /** A code flow through the endpoints discovery names (the shape's public URLs). */
+  async function shapedFlow(idp: MockIdp, scope: string, extra: Record<string, string> = {}) {
+    const doc = (await (await fetch(idp.discoveryUrl)).json()) as Record<string, string>
+    const { url, verifier } = authorizeRequest(idp.issuer, {
+      client_id: 'gatehouse-demo-client',
+      redirect_uri: REDIRECT,
+      scope,
+      ...extra,
+    })
+    const authorize = new URL(doc.authorization_endpoint as string)
+    authorize.search = url.search
+    const answer = await fetch(authorize, { redirect: 'manual' })
+    const back = new URL(answer.headers.get('location') ?? 'http://none/')
+    const code = back.searchParams.get('code')
+    if (!code) return { doc, back, token: undefined }
+    const res = await fetch(doc.token_endpoint as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: 'gatehouse-demo-client',
+      }),
+    })
+    const body = (await res.json()) as Record<string, string>
+    return { doc, back, token: decodeJwt(body.access_token as string), body }
+  }
+
+  it('auth0: issuer with a trailing slash, keys at /.well-known/jwks.json, namespaced groups, no DCR', async () => {
+    const idp = await idpWith({ shape: 'auth0' })
+    expect(idp.issuer).toBe(`${idp.orgUrl}/`)
+    const { doc, token } = await shapedFlow(idp, 'openid', { audience: 'api://default' })
+    expect(doc).toMatchObject({
+      issuer: idp.issuer,
+      jwks_uri: `${idp.orgUrl}/.well-known/jwks.json`,
+    })
+    expect(doc.registration_endpoint).toBeUndefined()
+    expect((await fetch(doc.jwks_uri as string)).status).toBe(200)
+    expect(token).toMatchObject({
+      iss: idp.issuer,
+      'https://example.com/groups': ['AI-Users', 'Everyone'],
+    })
+    expect(token?.groups).toBeUndefined()
+  })
+
+  it("entra: the API's token only for an api:// scope (else Graph's), roles, v1 issuer on another host", async () => {
+    const v2 = await idpWith({ shape: 'entra', audience: 'api://app-1' })
+    const api = await shapedFlow(v2, 'openid api://app-1/mcp.access')
+    expect(api.token).toMatchObject({ iss: v2.issuer, aud: 'app-1', scp: 'mcp.access', ver: '2.0' })
+    expect(api.token?.roles).toEqual(['AI-Users', 'Everyone'])
+    const graph = await shapedFlow(v2, 'openid')
+    expect(graph.token?.aud).toBe('00000003-0000-0000-c000-000000000000')
+    const v1 = await idpWith({ shape: 'entra', audience: 'api://app-1', entraTokenVersion: 1 })
+    const old = await shapedFlow(v1, 'openid api://app-1/mcp.access')
+    expect(old.token).toMatchObject({ iss: v1.entraV1?.issuer, aud: 'api://app-1', ver: '1.0' })
+    expect(new URL(v1.entraV1?.issuer ?? '').host).not.toBe(new URL(v1.issuer).host)
+    const doc1 = (await (await fetch(v1.entraV1?.discoveryUrl ?? '')).json()) as { issuer: string }
+    expect(doc1.issuer).toBe(v1.entraV1?.issuer)
+  })
+
+  it('keycloak: realm issuer, groups as full paths, realm roles, a refresh token without offline_access', async () => {
+    const idp = await idpWith({ shape: 'keycloak' })
+    const { token, body } = await shapedFlow(idp, 'openid')
+    expect(idp.issuer).toBe(`${idp.orgUrl}/realms/gatehouse`)
+    expect(token).toMatchObject({
+      groups: ['/AI-Users', '/Everyone'],
+      realm_access: { roles: ['AI-Users', 'Everyone'] },
+    })
+    expect(body?.refresh_token).toBeTruthy()
+  })
+
+  it('google: token endpoint and keys on other hosts; offline_access refused, access_type=offline refreshes', async () => {
+    const idp = await idpWith({ shape: 'google', users: [{ login: 'alice', groups: [] }] })
+    const refused = await shapedFlow(idp, 'openid offline_access')
+    expect(refused.back.searchParams.get('error')).toBe('invalid_scope')
+    expect(refused.doc.scopes_supported).not.toContain('offline_access')
+    expect(new URL(refused.doc.token_endpoint as string).origin).not.toBe(idp.orgUrl)
+    expect(new URL(refused.doc.jwks_uri as string).origin).not.toBe(idp.orgUrl)
+    expect(
+      (await shapedFlow(idp, 'openid', { audience: 'x' })).back.searchParams.get('error'),
+    ).toBe('invalid_request')
+    const offline = await shapedFlow(idp, 'openid email', {
+      access_type: 'offline',
+      prompt: 'consent',
+    })
+    expect(offline.body?.refresh_token).toBeTruthy()
+    expect(offline.token).toMatchObject({ email: 'alice@example.com', hd: 'example.com' })
+  })
+})

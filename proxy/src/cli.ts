@@ -11,7 +11,7 @@ import type { IpcEndpoint } from './store/ipc.js'
 import type { Logging } from './telemetry/logging.js'
 import { VERSION } from './version.js'
 
-const USAGE = `Usage: gatehouse -f <config.yaml | manifests.yaml | dir/> [-f ...] [--validate [--strict]]
+const USAGE = `Usage: gatehouse -f <config.yaml | manifests.yaml | dir/> [-f ...] [--validate [--strict] [--online]]
 
 Protects an MCP server with OAuth 2.0 bearer JWTs from an external identity provider.
 
@@ -26,6 +26,9 @@ Options:
       --validate      check the configuration file and exit: 0 valid, 1 invalid or when a
                       resource would not be served as written (a reference to nothing)
       --strict        with --validate: exit 1 on any warning too
+      --online        with --validate: also fetch each provider's discovery document and
+                      keys, and exit 1 when one is missing, names another issuer or has no
+                      jwks_uri (docs/idp/)
   -v, --version       print the version
   -h, --help          print this help
 
@@ -45,6 +48,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     'state-dir'?: string
     validate?: boolean
     strict?: boolean
+    online?: boolean
     version?: boolean
     help?: boolean
   }
@@ -57,6 +61,7 @@ export async function run(argv: readonly string[]): Promise<number> {
         'state-dir': { type: 'string' },
         validate: { type: 'boolean' },
         strict: { type: 'boolean' },
+        online: { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -77,6 +82,10 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
   if (values.strict && !values.validate) {
     process.stderr.write(`gatehouse: --strict goes with --validate\n\n${USAGE}\n`)
+    return 2
+  }
+  if (values.online && !values.validate) {
+    process.stderr.write(`gatehouse: --online goes with --validate\n\n${USAGE}\n`)
     return 2
   }
   if (!values.file || values.file.length === 0) {
@@ -132,6 +141,19 @@ export async function run(argv: readonly string[]): Promise<number> {
       // served: the configuration is not what its author wrote, so it does not validate.
       const problems = resourceProblems(source.resources)
       for (const p of problems) process.stderr.write(`gatehouse: error: ${p.path}: ${p.message}\n`)
+      if (values.online) {
+        const { checkProvidersOnline } = await import('./auth/online-check.js')
+        const online = await checkProvidersOnline(config)
+        for (const p of online) {
+          process.stderr.write(`gatehouse: error: ${p.path}: ${p.message}\n`)
+        }
+        if (online.length > 0) {
+          process.stderr.write(
+            `gatehouse: ${label}: ${online.length} problem(s) found at the identity provider(s) (--online)\n`,
+          )
+          return 1
+        }
+      }
       const n = (o: object) => Object.keys(o).length
       const resources =
         source.format === 'kubernetes' ? `${source.resources.length} resource(s) -> ` : ''

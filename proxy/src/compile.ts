@@ -412,7 +412,7 @@ function reusablePolicy(
   const compiled = previous.policies.get(name)
   if (!compiled || !isDeepStrictEqual(previous.config.policies[name], policy)) return undefined
   const backends = (policy.traffic.jwtAuthentication?.providers ?? []).flatMap((p) =>
-    p.jwks.remote ? [p.jwks.remote.backendRef.name] : [],
+    p.jwks?.remote ? [p.jwks.remote.backendRef.name] : [],
   )
   const same = backends.every((b) => upstreams.get(b) === previous.upstreams.get(b))
   return same ? compiled : undefined

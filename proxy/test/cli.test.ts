@@ -210,6 +210,37 @@ ${[0, 1, 2].map(route).join('\n')}
 describe('gatehouse CLI with Kubernetes manifests', () => {
   const example = (p: string) => new URL(`../../examples/kubernetes/${p}`, import.meta.url).pathname
 
+  it('--validate --online fails, naming the provider and the cause, when the IdP discovery names another issuer', async () => {
+    const { startMockIdp } = await import('@gatehouse/mock-idp')
+    const idp = await startMockIdp({ shape: 'generic' })
+    try {
+      const config = (issuer: string) =>
+        file(`gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
+routes: { r: { rules: [{ matches: [{ path: { type: PathPrefix, value: /mcp } }], backendRefs: [{ name: b }] }] } }
+policies:
+  p:
+    targetRefs: [{ name: r }]
+    traffic:
+      jwtAuthentication:
+        providers: [{ issuer: "${issuer}", preset: generic, discoveryUrl: "${idp.discoveryUrl}", audiences: [a] }]
+`)
+      const wrong = config(`${idp.issuer}/`)
+      // Offline the configuration is valid: nothing says the IdP disagrees.
+      expect((await gatehouse(['--validate', '-f', wrong])).code).toBe(0)
+      const r = await gatehouse(['--validate', '--online', '-f', wrong])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(
+        `policies.p.traffic.jwtAuthentication.providers[0]: the discovery document at ${idp.discoveryUrl} names issuer ${idp.issuer}, but issuer is ${idp.issuer}/`,
+      )
+      const right = await gatehouse(['--validate', '--online', '-f', config(idp.issuer)])
+      expect(right.stderr).toBe('')
+      expect(right.code).toBe(0)
+    } finally {
+      await idp.stop()
+    }
+  }, 120_000)
+
   it('validates a multi-document manifest and a directory of them', async () => {
     const one = await gatehouse(['--validate', '-f', example('mcp-auth.yaml')])
     expect(one.stderr).toBe('')

@@ -13,8 +13,10 @@ import type { JwtProviderConfig, OpaqueTokensConfig } from '../config/schema.js'
 import type { LocalResponse } from '../http/local-response.js'
 import type { AuthenticationFailure, AuthenticationVerdict } from '../telemetry/trace-events.js'
 import type { Challenge } from './challenge.js'
+import type { DiscoveryCache } from './discovery.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
 import { OpaqueTokenValidator } from './opaque-token.js'
+import type { OriginPools } from './origin-pools.js'
 import type { AuthContext, AuthStageRequest } from './types.js'
 import { type ProviderVerifyConfig, TokenVerifier } from './verify.js'
 
@@ -39,6 +41,8 @@ export class JwtAuthentication {
   /**
    * @throws Error when a provider's JWKS backend does not exist (the schema checks names; this is
    *   the compiler's guard).
+   * @param discoveryOf the discovery document of provider `i`, for a provider whose keys come
+   *   from its `jwks_uri` (no `jwks`)
    */
   constructor(
     policy: string,
@@ -49,6 +53,7 @@ export class JwtAuthentication {
     },
     ctx: AuthContext,
     challenge: Challenge,
+    discoveryOf?: (i: number) => { discovery: DiscoveryCache; pools: OriginPools },
   ) {
     this.#policy = policy
     this.#strict = jwt.mode === 'Strict'
@@ -59,7 +64,7 @@ export class JwtAuthentication {
       issuer: p.issuer,
       audiences: p.audiences,
       clockSkewSec: Math.round(p.clockSkew.ms / 1000),
-      keys: keySetOf(policy, p, i, ctx, jwksLog),
+      keys: keySetOf(policy, p, i, ctx, jwksLog, discoveryOf),
     }))
     this.keySets = providers.map((p) => p.keys)
     this.#verifier = new TokenVerifier(providers)
@@ -182,7 +187,19 @@ function keySetOf(
   i: number,
   ctx: AuthContext,
   log: ReturnType<AuthContext['logging']['logger']>,
+  discoveryOf?: (i: number) => { discovery: DiscoveryCache; pools: OriginPools },
 ): KeySet {
+  if (!p.jwks) {
+    // No jwks (any preset but okta): the keys at the discovery document's jwks_uri.
+    if (!discoveryOf) throw new Error(`policies.${policy}: provider ${i} has no key source`)
+    const { discovery, pools } = discoveryOf(i)
+    return new KeySet(
+      p.issuer,
+      { kind: 'discovery', discovery, pools, refreshMs: 5 * 60_000 },
+      log,
+      ctx.tasks,
+    )
+  }
   const remote = p.jwks.remote
   if (remote) {
     const upstream = ctx.upstreams.get(remote.backendRef.name)

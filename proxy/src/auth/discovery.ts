@@ -1,6 +1,7 @@
 /**
  * The provider's OpenID Connect discovery document (OpenID Connect Discovery 1.0 §4), fetched
- * from `<issuer>/.well-known/openid-configuration` through the JWKS backend, cached (5 minutes,
+ * from `<issuer>/.well-known/openid-configuration` through the JWKS backend (the seed's okta
+ * preset), or from the provider's own discovery URL (`providers[].discoveryUrl`, any host), cached (5 minutes,
  * or the IdP's `Cache-Control: max-age` within 1 minute to 24 hours) and refreshed on demand.
  * When a refresh fails the last-known-good document is served and a warning logged.
  *
@@ -9,11 +10,11 @@
  * validated against the system CAs for an `https` issuer), and always the 1 MiB cap on the body.
  */
 import type { pino } from 'pino'
-import { BackendConfigSchema } from '../config/schema.js'
-import { createUpstream, type Upstream } from '../http/upstream.js'
+import type { Upstream } from '../http/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { firstIssue, type OidcDiscovery, OidcDiscoverySchema } from './documents.js'
 import { maxAgeMs, requestUpstream } from './fetch.js'
+import { originUpstream } from './origin-pools.js'
 import { type Fetched, RefreshingDocument } from './refreshing-document.js'
 
 const DEFAULT_TTL_MS = 5 * 60_000
@@ -27,6 +28,17 @@ export type DiscoveryResult =
   | { ok: true; document: OidcDiscovery; stale: boolean }
   | { ok: false; url: string; cause: string }
 
+/** Options of a {@link DiscoveryCache} beyond its issuer and backend. */
+export interface DiscoveryOptions {
+  /** The document's own URL (`providers[].discoveryUrl`); wins over the backend. */
+  url?: string | undefined
+  /**
+   * Refuse a document without `jwks_uri`: the provider's keys come from it (OIDC Discovery §3
+   * makes it REQUIRED).
+   */
+  requireJwksUri?: boolean | undefined
+}
+
 /** The cached discovery document of one issuer. */
 export class DiscoveryCache {
   readonly #upstream: Upstream
@@ -34,22 +46,32 @@ export class DiscoveryCache {
   readonly #ownsUpstream: boolean
   readonly #issuer: string
   readonly #path: string
+  readonly #requireJwksUri: boolean
   readonly #document: RefreshingDocument<OidcDiscovery>
 
   /**
-   * @param upstream the JWKS backend (the org domain); without one the issuer URL is fetched
-   *   directly.
+   * @param upstream the JWKS backend (the org domain); without one (or with `options.url`) the
+   *   document's URL is fetched directly.
    */
   constructor(
     issuer: string,
     upstream: Upstream | undefined,
     log: pino.Logger,
     tasks: TaskRegistry,
+    options: DiscoveryOptions = {},
   ) {
     this.#issuer = issuer
-    this.#upstream = upstream ?? issuerUpstream(issuer)
-    this.#ownsUpstream = upstream === undefined
-    this.#path = `${new URL(issuer).pathname.replace(/\/$/, '')}/.well-known/openid-configuration`
+    this.#requireJwksUri = options.requireJwksUri ?? false
+    const own = options.url
+      ? new URL(options.url)
+      : upstream === undefined
+        ? new URL(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)
+        : undefined
+    this.#upstream = own ? originUpstream(own) : (upstream as Upstream)
+    this.#ownsUpstream = own !== undefined
+    this.#path = own
+      ? `${own.pathname}${own.search}`
+      : `${new URL(issuer).pathname.replace(/\/$/, '')}/.well-known/openid-configuration`
     this.#document = new RefreshingDocument<OidcDiscovery>({
       task: 'discovery_fetch',
       taskDetails: { issuer, url: this.url },
@@ -76,9 +98,13 @@ export class DiscoveryCache {
 
   /** The URL the document is fetched from. */
   get url(): string {
-    return this.#ownsUpstream
-      ? `${this.#issuer.replace(/\/$/, '')}/.well-known/openid-configuration`
-      : `${this.#upstream.origin}${this.#path}`
+    // URL's origin leaves out the scheme's default port (the pool's names it).
+    return `${new URL(this.#upstream.origin).origin}${this.#path}`
+  }
+
+  /** Why the document is not available, or `undefined` when it is (or was never asked for). */
+  get problem(): string | undefined {
+    return this.#document.value ? undefined : this.#document.lastError
   }
 
   /** Closes the pool this cache opened to the issuer, if it opened one. */
@@ -107,7 +133,13 @@ export class DiscoveryCache {
     const d = parsed.data
     if (d.issuer !== this.#issuer) {
       // OpenID Connect Discovery §4.3: the issuer in the document must be the one asked for.
-      throw new Error(`the document names issuer ${String(d.issuer)}, expected ${this.#issuer}`)
+      throw new Error(
+        `the document names issuer ${String(d.issuer)}, expected ${this.#issuer} (compared exactly, trailing slash included): set providers[].issuer to the document's issuer`,
+      )
+    }
+    if (this.#requireJwksUri && !d.jwks_uri) {
+      // OIDC Discovery §3: jwks_uri is REQUIRED; the provider's keys come from it.
+      throw new Error('the document has no jwks_uri, so the signing keys cannot be found')
     }
     return { value: d, maxAgeMs: ttl }
   }
@@ -120,21 +152,4 @@ export class DiscoveryCache {
       lastError: this.#document.lastError ?? null,
     }
   }
-}
-
-/**
- * A pool to the issuer's own origin, for a provider without a JWKS backend: the same pool, TLS
- * origination (system CAs, the issuer's host as SNI) and timeouts as a configured backend.
- */
-function issuerUpstream(issuer: string): Upstream {
-  const url = new URL(issuer)
-  const https = url.protocol === 'https:'
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  return createUpstream(
-    BackendConfigSchema.parse({
-      static: { host, port: Number(url.port) || (https ? 443 : 80) },
-      ...(https ? { tls: { hostname: host } } : {}),
-      timeouts: { response: '10s' },
-    }),
-  )
 }

@@ -18,7 +18,9 @@ import type { pino } from 'pino'
 import type { Upstream } from '../http/upstream.js'
 import { jwksRefreshChannel } from '../telemetry/channels.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
-import { maxAgeMs, requestUpstream } from './fetch.js'
+import type { DiscoveryCache } from './discovery.js'
+import { type FetchedResponse, maxAgeMs, requestUpstream } from './fetch.js'
+import type { OriginPools } from './origin-pools.js'
 import { type Fetched, RefreshingDocument } from './refreshing-document.js'
 
 /**
@@ -38,6 +40,8 @@ const FIRST_FETCH_WAIT_MS = 5000
 /** Where the keys come from. */
 export type KeySource =
   | { kind: 'remote'; upstream: Upstream; path: string; refreshMs: number }
+  /** The `jwks_uri` of the provider's discovery document, on whatever host it names. */
+  | { kind: 'discovery'; discovery: DiscoveryCache; pools: OriginPools; refreshMs: number }
   | { kind: 'static'; jwks: JSONWebKeySet; origin: string }
 
 /** Private and symmetric key members that must never be served or dumped (RFC 7518 §6). */
@@ -99,6 +103,8 @@ export class KeySet {
   #getKey: JWTVerifyGetKey | undefined
   readonly #kidRefetches: number[] = []
   readonly #changeListeners = new Set<() => void>()
+  /** The `jwks_uri` last read from discovery (a `discovery` source). */
+  #jwksUri: string | undefined
 
   constructor(issuer: string, source: KeySource, log: pino.Logger, tasks: TaskRegistry) {
     this.#issuer = issuer
@@ -111,7 +117,7 @@ export class KeySet {
         taskDetails: { issuer, url: this.url },
         tasks,
         fetch: () => this.#fetch(),
-        defaultTtlMs: source.kind === 'remote' ? source.refreshMs : MAX_REFRESH_MS,
+        defaultTtlMs: source.kind === 'static' ? MAX_REFRESH_MS : source.refreshMs,
         minTtlMs: MIN_REFRESH_MS,
         maxTtlMs: MAX_REFRESH_MS,
         retryMinMs: RETRY_MIN_MS,
@@ -143,7 +149,9 @@ export class KeySet {
   /** The URL the keys come from (for messages and the config dump). */
   get url(): string {
     const s = this.#source
-    return s.kind === 'remote' ? `${s.upstream.origin}${s.path}` : s.origin
+    if (s.kind === 'remote') return `${s.upstream.origin}${s.path}`
+    if (s.kind === 'discovery') return this.#jwksUri ?? `the jwks_uri of ${s.discovery.url}`
+    return s.origin
   }
 
   /** Whether keys were ever loaded. */
@@ -173,7 +181,7 @@ export class KeySet {
 
   /** First fetch (bounded wait), then the refresh loop. */
   async start(): Promise<void> {
-    if (this.#source.kind !== 'remote') return
+    if (this.#source.kind === 'static') return
     const first = this.refresh('start')
     await Promise.race([first, new Promise((r) => setTimeout(r, FIRST_FETCH_WAIT_MS).unref())])
   }
@@ -189,7 +197,7 @@ export class KeySet {
    * @returns whether a new key set was installed.
    */
   async refetchForUnknownKid(): Promise<boolean> {
-    if (this.#source.kind !== 'remote') return false
+    if (this.#source.kind === 'static') return false
     const inflight = this.#document.inflight
     if (inflight) return inflight
     const now = Date.now()
@@ -206,14 +214,24 @@ export class KeySet {
 
   /** Fetches the key set now (concurrent calls share one fetch). */
   refresh(reason: string): Promise<boolean> {
-    if (this.#source.kind !== 'remote') return Promise.resolve(false)
+    if (this.#source.kind === 'static') return Promise.resolve(false)
     return this.#document.refresh(reason)
   }
 
   async #fetch(): Promise<Fetched<JSONWebKeySet>> {
     const source = this.#source
-    if (source.kind !== 'remote') throw new Error('a static key set is not fetched')
-    const res = await requestUpstream(source.upstream, source.path)
+    if (source.kind === 'static') throw new Error('a static key set is not fetched')
+    let res: FetchedResponse
+    if (source.kind === 'discovery') {
+      const found = await source.discovery.get()
+      if (!found.ok) throw new Error(`discovery at ${found.url}: ${found.cause}`)
+      const uri = found.document.jwks_uri
+      if (!uri) throw new Error(`the discovery document at ${source.discovery.url} has no jwks_uri`)
+      this.#jwksUri = uri
+      res = await source.pools.request(uri)
+    } else {
+      res = await requestUpstream(source.upstream, source.path)
+    }
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`)
     const jwks = parseJwks(JSON.parse(res.body.toString('utf8')) as unknown)
     if (jwks.keys.length === 0) throw new Error('the key set has no usable public key')
@@ -244,7 +262,7 @@ export class KeySet {
   /** View for the config dump: public key ids only. */
   dump(): Record<string, unknown> {
     return {
-      source: this.#source.kind === 'remote' ? 'remote' : 'static',
+      source: this.#source.kind,
       url: this.url,
       available: this.available,
       kids: this.kids,

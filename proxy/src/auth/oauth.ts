@@ -11,6 +11,7 @@
  * - `POST …/client-registration`: RFC 7591 registration, answered with `mcp.clientId` or proxied
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
+import type { UpstreamSettings } from '../config/idp-presets.js'
 import type { McpAuthConfig } from '../config/schema.js'
 import { ERRORS, RequestError } from '../errors.js'
 import {
@@ -42,6 +43,8 @@ export interface OAuthEndpointsOptions {
   /** The first provider's issuer and audience (the seed's single authorization server). */
   issuer: string
   audience: string | undefined
+  /** The first provider's preset with `mcp.upstream` (audience parameter, extra parameters). */
+  settings?: UpstreamSettings | undefined
   discovery: DiscoveryCache
   /** The org-domain backend, for proxied registrations. */
   orgUpstream: Upstream | undefined
@@ -145,9 +148,14 @@ export class OAuthEndpoints {
     }
     if (this.#o.mcp.issuerMode === 'Gateway') doc.issuer = `${this.base}${this.resourcePath}`
     const audience = this.#o.audience
-    if (doc.authorization_endpoint && audience) {
+    const settings = this.#o.settings
+    const audienceParameter = settings ? settings.audienceParameter : 'audience'
+    if (doc.authorization_endpoint && (audience || settings)) {
       const url = new URL(doc.authorization_endpoint)
-      url.searchParams.set('audience', audience)
+      if (audience && audienceParameter) url.searchParams.set(audienceParameter, audience)
+      for (const [k, v] of Object.entries(settings?.authorizeParameters ?? {})) {
+        url.searchParams.set(k, v)
+      }
       doc.authorization_endpoint = url.toString()
     }
     doc.registration_endpoint = `${this.base}${WELL_KNOWN_AS}${this.resourcePath}${REGISTRATION_SUFFIX}`

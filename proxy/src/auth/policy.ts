@@ -6,7 +6,8 @@
  * in `./challenge.ts`. This module composes them and reports the policy's status.
  */
 import type { CelCompiler } from '../config/cel.js'
-import type { PolicyConfig } from '../config/schema.js'
+import { discoveryUrlOf, upstreamSettings } from '../config/idp-presets.js'
+import type { JwtProviderConfig, PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
 import { JwtAuthentication } from './authentication.js'
 import { RuleAuthorization } from './authorization.js'
@@ -14,6 +15,7 @@ import { Challenge } from './challenge.js'
 import { DiscoveryCache } from './discovery.js'
 import { loadStaticJwks } from './jwks.js'
 import { OAuthEndpoints } from './oauth.js'
+import { OriginPools } from './origin-pools.js'
 import { HeaderTransformation } from './transformation.js'
 import type {
   AuthContext,
@@ -64,7 +66,7 @@ export function checkAuthPolicy(
     })
   }
   policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
-    if (p.jwks.remote) return
+    if (!p.jwks || p.jwks.remote) return
     try {
       const jwks = loadStaticJwks(p.jwks)
       if (jwks.keys.length === 0) throw new Error('the key set has no usable public key')
@@ -90,6 +92,9 @@ class CompiledPolicy implements AuthPolicy {
   readonly #transformation: HeaderTransformation | undefined
   readonly #oauth: OAuthEndpoints | undefined
   readonly #discovery: DiscoveryCache | undefined
+  /** Discovery documents by provider index: the first one's for `mcp`, and every keyless one's. */
+  readonly #discoveries = new Map<number, DiscoveryCache>()
+  readonly #pools = new OriginPools()
   readonly #broker: BrokerExtension | undefined
   readonly #log
   #wasProgrammed: boolean | undefined
@@ -100,16 +105,27 @@ class CompiledPolicy implements AuthPolicy {
     this.#log = ctx.logging.logger('proxy::auth::jwt')
     const { jwtAuthentication: jwt, authorization, transformations } = policy.traffic
     const first = jwt?.providers[0]
+    const discoveryOf = (i: number): DiscoveryCache => {
+      let d = this.#discoveries.get(i)
+      const p = jwt?.providers[i] as JwtProviderConfig
+      if (!d) {
+        d = new DiscoveryCache(
+          p.issuer,
+          p.jwks?.remote ? ctx.upstreams.get(p.jwks.remote.backendRef.name) : undefined,
+          ctx.logging.logger('proxy::auth::mcp'),
+          ctx.tasks,
+          { url: discoveryUrlOf(p), requireJwksUri: !p.jwks },
+        )
+        this.#discoveries.set(i, d)
+      }
+      return d
+    }
     if (jwt?.mcp && first) {
-      const orgUpstream = first.jwks.remote
+      const orgUpstream = first.jwks?.remote
         ? ctx.upstreams.get(first.jwks.remote.backendRef.name)
         : undefined
-      this.#discovery = new DiscoveryCache(
-        first.issuer,
-        orgUpstream,
-        ctx.logging.logger('proxy::auth::mcp'),
-        ctx.tasks,
-      )
+      this.#discovery = discoveryOf(0)
+      const settings = upstreamSettings(first, jwt.mcp)
       if (jwt.mcp.broker) {
         if (!ctx.createBroker) {
           throw new Error(`policy ${name}: broker mode needs the broker layer (compile.ts)`)
@@ -120,6 +136,8 @@ class CompiledPolicy implements AuthPolicy {
           audience: first.audiences[0],
           discovery: this.#discovery,
           orgUpstream,
+          pools: this.#pools,
+          settings,
           log: ctx.logging.logger('proxy::auth::mcp'),
           stateDir: ctx.stateDir,
         })
@@ -128,6 +146,7 @@ class CompiledPolicy implements AuthPolicy {
         mcp: jwt.mcp,
         issuer: first.issuer,
         audience: first.audiences[0],
+        settings,
         discovery: this.#discovery,
         orgUpstream,
         broker: this.#broker,
@@ -139,7 +158,10 @@ class CompiledPolicy implements AuthPolicy {
       jwt?.mcp?.resourceMetadata.scopesSupported,
     )
     if (jwt) {
-      this.#authentication = new JwtAuthentication(name, jwt, ctx, challenge)
+      this.#authentication = new JwtAuthentication(name, jwt, ctx, challenge, (i) => ({
+        discovery: discoveryOf(i),
+        pools: this.#pools,
+      }))
       for (const k of this.#authentication.keySets) k.onChange(() => this.#noteProgrammed())
     }
     if (authorization) {
@@ -161,6 +183,21 @@ class CompiledPolicy implements AuthPolicy {
   }
 
   status(): PolicyStatus {
+    const wrong = [...this.#discoveries.values()].filter((d) => d.problem !== undefined)
+    if (wrong.length > 0) {
+      // A wrong discovery (issuer mismatch, 404, no jwks_uri) is a configuration problem the
+      // operator must see, not only the user at sign-in. Asked again (within its backoff) so the
+      // status recovers once the IdP or the configuration is fixed.
+      for (const d of wrong) void d.get()
+      return {
+        accepted: true,
+        programmed: false,
+        reason: 'DiscoveryUnavailable',
+        message: wrong
+          .map((d) => `OIDC discovery document is not usable at ${d.url}: ${d.problem}`)
+          .join('; '),
+      }
+    }
     const missing = this.#keySets.filter((k) => !k.available)
     if (missing.length > 0) {
       return {
@@ -204,28 +241,33 @@ class CompiledPolicy implements AuthPolicy {
   async start(): Promise<void> {
     await Promise.all([
       ...this.#keySets.map((k) => k.start()),
-      // Warm the discovery cache; its failure is reported when a client asks.
-      this.#discovery
-        ? Promise.race([this.#discovery.get(), new Promise((r) => setTimeout(r, 2000).unref())])
-        : undefined,
+      // Warm the discovery caches; a wrong document makes the policy not programmed (status).
+      ...[...this.#discoveries.values()].map((d) =>
+        Promise.race([d.get(), new Promise((r) => setTimeout(r, 2000).unref())]),
+      ),
     ])
-    this.#wasProgrammed = this.status().programmed
+    const status = this.status()
+    this.#wasProgrammed = status.programmed
     if (!this.#wasProgrammed) {
+      const discovery = status.reason === 'DiscoveryUnavailable'
       this.#log.error(
         {
           policy: this.name,
-          code: 'GW_ERR_JWKS_UNAVAILABLE',
-          reason: 'JwksUnavailable',
-          message: this.status().message,
+          code: discovery ? 'GW_ERR_DISCOVERY_UNAVAILABLE' : 'GW_ERR_JWKS_UNAVAILABLE',
+          reason: status.reason,
+          message: status.message,
         },
-        `policy ${this.name} is accepted but not programmed: JWKS keyset is not available; its routes answer 401`,
+        discovery
+          ? `policy ${this.name} is accepted but not programmed: ${status.message}`
+          : `policy ${this.name} is accepted but not programmed: JWKS keyset is not available; its routes answer 401`,
       )
     }
   }
 
   stop(): void {
     for (const k of this.#keySets) k.stop()
-    void this.#discovery?.close()
+    for (const d of this.#discoveries.values()) void d.close()
+    void this.#pools.close()
     // Closing releases the Redis connection; a failure to close is nothing to act on.
     this.#broker?.close().catch(() => {})
   }
@@ -258,6 +300,7 @@ class CompiledPolicy implements AuthPolicy {
       providers: (jwt?.providers ?? []).map((p, i) => ({
         issuer: p.issuer,
         audiences: p.audiences,
+        preset: p.preset ?? 'okta',
         clockSkew: p.clockSkew.text,
         keys: this.#keySets[i]?.dump(),
       })),

@@ -5,6 +5,7 @@
  */
 import type { pino } from 'pino'
 import type { CelCompiler } from '../config/cel.js'
+import type { UpstreamSettings } from '../config/idp-presets.js'
 import type { GatehouseConfig, McpAuthConfig, PolicyConfig } from '../config/schema.js'
 import type { LocalRequest, LocalResponse } from '../http/local-response.js'
 import type { Upstream } from '../http/upstream.js'
@@ -12,6 +13,7 @@ import type { Logging } from '../telemetry/logging.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import type { AuthFailure } from '../telemetry/trace-events.js'
 import type { DiscoveryCache } from './discovery.js'
+import type { OriginPools } from './origin-pools.js'
 
 /** Status of a policy as reported by `/config_dump` (seed: conditions Accepted, Attached). */
 export interface PolicyStatus {
@@ -64,6 +66,10 @@ export interface BrokerInputs {
   audience: string | undefined
   discovery: DiscoveryCache
   orgUpstream: Upstream | undefined
+  /** Pools to the IdP's hosts, for endpoints fetched at their own URLs. */
+  pools?: OriginPools | undefined
+  /** `providers[0]`'s preset merged with `mcp.upstream` and `broker.upstreamClient.scopes`. */
+  settings: UpstreamSettings
   log: pino.Logger
   /** Where a broker without a `store` block keeps its SQLite file (`StartOptions.stateDir`). */
   stateDir?: string | undefined

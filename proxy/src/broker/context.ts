@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto'
 import type { pino } from 'pino'
 import type { DiscoveryCache } from '../auth/discovery.js'
+import type { OriginPools } from '../auth/origin-pools.js'
+import type { UpstreamSettings } from '../config/idp-presets.js'
 import type { BrokerConfig, McpAuthConfig } from '../config/schema.js'
 import type { Upstream } from '../http/upstream.js'
 import type { BrokerStore } from '../store/types.js'
@@ -61,6 +63,10 @@ export interface BrokerContext {
     audience: string | undefined
     discovery: DiscoveryCache
     upstream: Upstream | undefined
+    /** Pools to the IdP's hosts (endpoints fetched at their own URLs). */
+    pools?: OriginPools | undefined
+    /** The preset's authorization-request settings with the configured overrides. */
+    settings: UpstreamSettings
     /** The gateway's client id at the IdP (`upstreamClient.clientId`, default `mcp.clientId`). */
     clientId: string
   }
@@ -74,6 +80,8 @@ export interface BrokerContextOptions {
   audience: string | undefined
   discovery: DiscoveryCache
   orgUpstream: Upstream | undefined
+  pools?: OriginPools | undefined
+  settings: UpstreamSettings
   log: pino.Logger
   /** The state directory of the default store ({@link effectiveStore}). */
   stateDir?: string | undefined
@@ -120,6 +128,8 @@ export function createBrokerContext(o: BrokerContextOptions): BrokerContext {
       audience: o.audience,
       discovery: o.discovery,
       upstream: o.orgUpstream,
+      pools: o.pools,
+      settings: o.settings,
       // The schema requires one of the two (mcp.broker.upstreamClient.clientId).
       clientId: config.upstreamClient.clientId ?? o.mcp.clientId ?? '',
     },

@@ -18,6 +18,8 @@ export function createBroker(inputs: BrokerInputs): BrokerExtension {
     audience: inputs.audience,
     discovery: inputs.discovery,
     orgUpstream: inputs.orgUpstream,
+    pools: inputs.pools,
+    settings: inputs.settings,
     log: inputs.log,
     stateDir: inputs.stateDir,
   })

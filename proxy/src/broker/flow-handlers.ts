@@ -51,13 +51,14 @@ export function flowContext(base: BrokerBase): FlowContext {
       audience: base.idp.audience,
       discovery: base.idp.discovery,
       upstream: base.idp.upstream,
+      pools: base.idp.pools,
+      settings: base.idp.settings,
       callbackUrl: base.urls.callbackUrl,
       client: {
         clientId: base.idp.clientId,
         clientSecret: client.clientSecret,
         tokenEndpointAuthMethod:
           client.tokenEndpointAuthMethod ?? (client.clientSecret ? 'client_secret_basic' : 'none'),
-        scopes: client.scopes,
       },
     }),
     ttl: {

@@ -13,6 +13,8 @@
 import { z } from 'zod'
 import type { DiscoveryCache } from '../auth/discovery.js'
 import { describeError, requestUpstream } from '../auth/fetch.js'
+import type { OriginPools } from '../auth/origin-pools.js'
+import type { UpstreamSettings } from '../config/idp-presets.js'
 import type { Upstream } from '../http/upstream.js'
 
 /** The gateway's client at the IdP (`mcp.broker.upstreamClient`, resolved). */
@@ -20,8 +22,18 @@ export interface UpstreamClient {
   clientId: string
   clientSecret?: string | undefined
   tokenEndpointAuthMethod: 'none' | 'client_secret_basic' | 'client_secret_post'
-  scopes: readonly string[]
 }
+
+/** Parameters the gateway sets itself; `authorizeParameters` cannot replace them. */
+const OWN_PARAMETERS = new Set([
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+])
 
 /** The IdP's token response (RFC 6749 §5.1), read tolerantly. */
 const IdpTokenResponseSchema = z.looseObject({
@@ -51,6 +63,10 @@ export interface IdpClientOptions {
   discovery: DiscoveryCache
   /** The JWKS backend (the org domain); without one the endpoints are fetched directly. */
   upstream: Upstream | undefined
+  /** Pools to the IdP's hosts, for endpoints fetched at their own URLs (`settings.ownEndpoints`). */
+  pools?: OriginPools | undefined
+  /** The preset's authorization-request settings with the configured overrides. */
+  settings: UpstreamSettings
   client: UpstreamClient
   /** `<issuer>/oauth/callback`: the redirect URI registered for the gateway at the IdP. */
   callbackUrl: string
@@ -78,10 +94,29 @@ export class IdpClient {
     return found.ok && found.document.authorization_response_iss_parameter_supported === true
   }
 
+  /**
+   * The scopes asked of the IdP: the configured ones, plus the IdP scopes `scopeMap` maps the
+   * client's to; `offline_access` only when the IdP's discovery lists it in `scopes_supported`
+   * (or lists none): Google answers `invalid_scope` to it.
+   */
+  scopesFor(clientScope: string, supported: readonly string[] | undefined): string[] {
+    const s = this.#o.settings
+    const mapped = clientScope
+      .split(' ')
+      .filter(Boolean)
+      .flatMap((c) => (s.scopeMap[c] ? [s.scopeMap[c]] : []))
+    const all = [...new Set([...s.scopes, ...mapped])]
+    if (supported && !supported.includes('offline_access')) {
+      return all.filter((x) => x !== 'offline_access')
+    }
+    return all
+  }
+
   /** The URL the user's browser is sent to, or why there is none (discovery unavailable). */
   async authorizationUrl(
     state: string,
     codeChallenge: string,
+    clientScope = '',
   ): Promise<{ ok: true; url: string } | { ok: false; cause: string }> {
     const found = await this.#o.discovery.get()
     if (!found.ok) return { ok: false, cause: `discovery at ${found.url}: ${found.cause}` }
@@ -93,14 +128,20 @@ export class IdpClient {
     p.set('response_type', 'code')
     p.set('client_id', this.#o.client.clientId)
     p.set('redirect_uri', this.#o.callbackUrl)
-    p.set('scope', this.#o.client.scopes.join(' '))
+    const scopes = this.scopesFor(clientScope, found.document.scopes_supported)
+    p.set('scope', scopes.join(' '))
     p.set('state', state)
     p.set('code_challenge', codeChallenge)
     p.set('code_challenge_method', 'S256')
     // OpenID Connect Core §11: a refresh token for offline_access needs prompt=consent.
-    if (this.#o.client.scopes.includes('offline_access')) p.set('prompt', 'consent')
-    // seed: the first audience goes to the provider as `audience` (no RFC 8707).
-    if (this.#o.audience) p.set('audience', this.#o.audience)
+    if (scopes.includes('offline_access')) p.set('prompt', 'consent')
+    // seed: the first audience goes to the provider as `audience` (no RFC 8707); other presets
+    // name it otherwise or send none.
+    const audienceParameter = this.#o.settings.audienceParameter
+    if (this.#o.audience && audienceParameter) p.set(audienceParameter, this.#o.audience)
+    for (const [k, v] of Object.entries(this.#o.settings.authorizeParameters)) {
+      if (!OWN_PARAMETERS.has(k)) p.set(k, v)
+    }
     return { ok: true, url: url.toString() }
   }
 
@@ -187,6 +228,9 @@ export class IdpClient {
       }
     }
     const url = new URL(endpoint)
+    const init = { method: 'POST', headers, body: form.toString() }
+    // Any preset but okta: the endpoint at its own URL (Google's token endpoint is on another host).
+    if (this.#o.settings.ownEndpoints && this.#o.pools) return this.#o.pools.request(endpoint, init)
     const upstream = this.#o.upstream
     if (upstream) {
       return requestUpstream(upstream, `${url.pathname}${url.search}`, {

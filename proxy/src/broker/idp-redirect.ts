@@ -24,9 +24,13 @@ export async function continueToIdp(
 ): Promise<LocalResponse> {
   const state = randomHandle()
   const verifier = randomHandle()
-  const url = await ctx.idp.authorizationUrl(state, s256(verifier))
+  const url = await ctx.idp.authorizationUrl(state, s256(verifier), pending.scope)
   if (!url.ok) {
-    ctx.log.warn({ cause: url.cause }, 'broker: the IdP authorization endpoint is not known')
+    // The operator's log names the cause (issuer mismatch, 404, no endpoint); see docs/idp/.
+    ctx.log.error(
+      { code: 'GW_ERR_DISCOVERY_UNAVAILABLE', issuer: ctx.idp.issuer, cause: url.cause },
+      `broker: sign-in cannot start: the identity provider's authorization endpoint is not known (${url.cause})`,
+    )
     return errorToClient(
       ctx,
       pending.redirectUri,

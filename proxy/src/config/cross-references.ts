@@ -163,15 +163,17 @@ function checkProviderKeys(
 ): ConfigIssue[] {
   const issues: ConfigIssue[] = []
   policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
-    const ref = p.jwks.remote?.backendRef
+    const ref = p.jwks?.remote?.backendRef
     if (ref && !config.backends[ref.name]) {
       issues.push({
         path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.backendRef.name`,
         message: `no backend named "${ref.name}"; declare the JWKS backend (the org domain, port 443) under backends`,
       })
     }
-    const path = p.jwks.remote?.jwksPath
-    if (path === '/.well-known/jwks.json' || path?.endsWith('/.well-known/jwks.json')) {
+    const path = p.jwks?.remote?.jwksPath
+    // The seed's rule is about the okta preset's IdP; other IdPs do serve keys there (Auth0).
+    const okta = (p.preset ?? 'okta') === 'okta'
+    if (okta && (path === '/.well-known/jwks.json' || path?.endsWith('/.well-known/jwks.json'))) {
       issues.push({
         path: `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.jwksPath`,
         message:

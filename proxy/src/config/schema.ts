@@ -17,6 +17,7 @@ import {
   JwtAuthenticationSchema,
   JwtProviderSchema,
   McpAuthSchema,
+  McpUpstreamSchema,
   OriginValidationSchema,
   ResourceMetadataSchema,
 } from './schema/authentication.js'
@@ -70,6 +71,7 @@ export {
   McpAuthorizationSchema,
   McpAuthSchema,
   OpaqueTokensSchema,
+  McpUpstreamSchema,
   OriginValidationSchema,
   PathMatchSchema,
   PolicyConfigSchema,
@@ -140,6 +142,8 @@ export type JwtProviderConfig = z.output<typeof JwtProviderSchema>
 export type OpaqueTokensConfig = z.output<typeof OpaqueTokensSchema>
 /** A validated `mcp` block. */
 export type McpAuthConfig = z.output<typeof McpAuthSchema>
+/** `mcp.upstream`, validated. */
+export type McpUpstreamConfig = z.output<typeof McpUpstreamSchema>
 /** A validated `mcp.broker` block (broker mode, docs/design/broker.md). */
 export type BrokerConfig = z.output<typeof BrokerSchema>
 /** A validated `mcp.broker.store.redis` block. */

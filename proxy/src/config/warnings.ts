@@ -75,7 +75,7 @@ function ignoredPorts(config: GatehouseConfig): ConfigIssue[] {
   }
   for (const [policyName, policy] of Object.entries(config.policies)) {
     policy.traffic.jwtAuthentication?.providers.forEach((p, i) => {
-      const ref = p.jwks.remote?.backendRef
+      const ref = p.jwks?.remote?.backendRef
       if (ref) {
         check(
           `policies.${policyName}.traffic.jwtAuthentication.providers[${i}].jwks.remote.backendRef`,

@@ -124,7 +124,8 @@ describe('DiscoveryCache: what it refuses, and says why', () => {
     [
       'a document naming another issuer (OpenID Connect Discovery §4.3)',
       () => idp.discoveryDocument({ issuer: 'https://evil.example' }),
-      () => `the document names issuer https://evil.example, expected ${idp.issuer}`,
+      () =>
+        `the document names issuer https://evil.example, expected ${idp.issuer} (compared exactly, trailing slash included): set providers[].issuer to the document's issuer`,
     ],
   ]
   for (const [what, setup, cause] of cases) {

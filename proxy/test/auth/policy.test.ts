@@ -239,6 +239,42 @@ describe('compiled policy', () => {
     })
   })
 
+  it('reports DiscoveryUnavailable while the discovery document names another issuer, then becomes programmed', async () => {
+    const idp: TinyIdp = await startTinyIdp()
+    cleanups.push(() => idp.stop())
+    const good = {
+      issuer: idp.issuer,
+      jwks_uri: `${idp.issuer}/v1/keys`,
+      authorization_endpoint: `${idp.issuer}/v1/authorize`,
+    }
+    idp.discoveryDocument({ ...good, issuer: 'https://elsewhere.example/' })
+    const cfg = config({
+      jwtAuthentication: {
+        providers: [{ issuer: idp.issuer, preset: 'generic', audiences: ['api://default'] }],
+      },
+    })
+    const { policy, logs } = compile(cfg)
+    await policy.start()
+    const discovery = `${idp.issuer}/.well-known/openid-configuration`
+    expect(policy.status()).toMatchObject({
+      accepted: true,
+      programmed: false,
+      reason: 'DiscoveryUnavailable',
+    })
+    expect(policy.status().message).toContain(
+      `OIDC discovery document is not usable at ${discovery}: the document names issuer https://elsewhere.example/, expected ${idp.issuer}`,
+    )
+    expect(logs.find((l) => l.module === 'proxy::auth::jwt' && l.level === 'error')).toMatchObject({
+      policy: 'p',
+      reason: 'DiscoveryUnavailable',
+      code: 'GW_ERR_DISCOVERY_UNAVAILABLE',
+    })
+    // Fixed at the IdP: the policy is programmed again, with the keys from discovery's jwks_uri.
+    idp.discoveryDocument(good)
+    await eventually(() => policy.status().programmed, 'discovery fetched again')
+    await eventually(async () => (await policy.authenticate(request(await idp.sign()))).ok, 'keys')
+  })
+
   it('composes the stages: 401 without a token, 403 outside the rules, claims and headers inside', async () => {
     const { policy } = compile(
       config({
@@ -354,6 +390,7 @@ describe('compiled policy', () => {
         {
           issuer: ISSUER,
           audiences: ['api://default'],
+          preset: 'okta',
           clockSkew: '60s',
           keys: expect.objectContaining({ source: 'static', kids: ['k1'] }),
         },

@@ -313,7 +313,7 @@ describe('durations (docs/design/layering.md)', () => {
     const p = parseConfig(policy('1.5s', '10m'), 'test.yaml', {}).policies.p
     const provider = p?.traffic.jwtAuthentication?.providers[0]
     expect(provider?.clockSkew).toMatchObject({ ms: 1500, text: '1.5s' })
-    expect(provider?.jwks.remote?.cacheDuration).toMatchObject({ ms: 600_000, text: '10m' })
+    expect(provider?.jwks?.remote?.cacheDuration).toMatchObject({ ms: 600_000, text: '10m' })
   })
 
   it('dumps as the text written, so JSON output reads like the file', () => {

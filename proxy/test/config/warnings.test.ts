@@ -74,7 +74,7 @@ describe('configuration warnings', () => {
     const config = base(['*'])
     const rule = config.routes?.mcp?.rules[0]
     const provider = config.policies?.['mcp-auth']?.traffic.jwtAuthentication?.providers?.[0]
-    const jwksRef = provider?.jwks.remote?.backendRef
+    const jwksRef = provider?.jwks?.remote?.backendRef
     if (!rule?.backendRefs[0] || !jwksRef) throw new Error('authConfig changed shape')
     rule.backendRefs[0].port = 8090 // the backend's own port: fine
     jwksRef.port = 443 // the seed's value, but the IdP backend here listens on 9000

@@ -3,6 +3,7 @@
  * MCP OAuth discovery settings (`mcp`), with DNS rebinding protection on MCP routes.
  */
 import { z } from 'zod'
+import { IDP_PRESET_DEFAULTS, IDP_PRESETS } from '../idp-presets.js'
 import { BrokerSchema } from './broker.js'
 import { duration } from './common.js'
 import { BackendRefSchema } from './listeners.js'
@@ -39,26 +40,90 @@ export const JwksSourceSchema = z
   })
 
 /** `jwtAuthentication.providers[]`: one accepted issuer. */
-export const JwtProviderSchema = z.strictObject({
-  issuer: z
-    .url({
-      message: 'expected the authorization server URL, e.g. https://<org_domain>/oauth2/default',
-    })
-    .refine((v) => !v.endsWith('/'), {
-      message: "the issuer has no trailing slash; it must equal the token's iss",
-    })
-    .describe("Must equal the token's iss claim exactly."),
-  audiences: z
-    .array(z.string().min(1))
-    .min(1)
-    .describe(
-      "The token's aud must contain one of these. The first is sent as the audience parameter.",
+export const JwtProviderSchema = z
+  .strictObject({
+    issuer: z
+      .url({
+        message: 'expected the authorization server URL, e.g. https://<org_domain>/oauth2/default',
+      })
+      .describe(
+        "Must equal the token's iss claim exactly, as the IdP's discovery document states it (a trailing slash included: OIDC Discovery §4.3 compares strings). The okta preset (the default) refuses a trailing slash (the seed's issuer form).",
+      ),
+    audiences: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe(
+        "The token's aud must contain one of these. The first is sent as the audience parameter where the preset (or mcp.upstream.audienceParameter) sends one.",
+      ),
+    jwks: JwksSourceSchema.optional().describe(
+      "The provider's keys. Absent (any preset but okta): the jwks_uri of its discovery document, fetched from that URL.",
     ),
-  jwks: JwksSourceSchema,
-  clockSkew: duration('0s', '10m')
-    .prefault('60s')
-    .describe('Tolerance for exp and nbf, 0s-10m. 0s: no tolerance.'),
-})
+    // The upstream IdP's shape (config/idp-presets.ts; docs/idp/<preset>.md).
+    preset: z
+      .enum(IDP_PRESETS)
+      .optional()
+      .describe(
+        "The IdP's shape: okta (the default: the seed's bridged IdP), auth0, entra, keycloak, google or generic. It sets the issuer form, where discovery and keys come from, and the defaults of mcp.upstream and broker.upstreamClient.scopes (docs/idp/<preset>.md).",
+      ),
+    discoveryUrl: z
+      .url()
+      .optional()
+      .describe(
+        "URL of the IdP's OpenID Connect discovery document, fetched from there (any host, TLS for https). Default: <issuer without trailing slash>/.well-known/openid-configuration; for the okta preset with jwks.remote, the issuer's path on the JWKS backend (the seed).",
+      ),
+    clockSkew: duration('0s', '10m')
+      .prefault('60s')
+      .describe('Tolerance for exp and nbf, 0s-10m. 0s: no tolerance.'),
+  })
+  .superRefine((p, ctx) => {
+    const preset = IDP_PRESET_DEFAULTS[p.preset ?? 'okta']
+    if (!preset.trailingSlashIssuer && p.issuer.endsWith('/')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['issuer'],
+        message:
+          'the issuer has no trailing slash; it must equal the token\'s iss (the okta preset\'s form https://<org_domain>/oauth2/<id>). For an IdP whose issuer ends in "/" (Auth0, Entra v1 tokens), set preset (e.g. auth0, entra, generic)',
+      })
+    }
+    if (!p.jwks && preset.discovery === 'backend') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['jwks'],
+        message:
+          "required with the okta preset (the default): jwks.remote with the JWKS backend and jwksPath /oauth2/<auth_server_id>/v1/keys; with another preset the keys come from discovery's jwks_uri",
+      })
+    }
+  })
+
+/**
+ * `mcp.upstream`: how the gateway talks to the upstream IdP (`providers[0]`) on the user's
+ * authorization request. Each field overrides the default of the provider's preset
+ * (config/idp-presets.ts).
+ */
+export const McpUpstreamSchema = z
+  .strictObject({
+    audienceParameter: z
+      .union([z.string().min(1), z.literal(false)])
+      .optional()
+      .describe(
+        'Name of the authorization parameter that carries audiences[0] (the IdP has no RFC 8707), or false to send none. Default: the preset\'s (okta and auth0 "audience", the others false).',
+      ),
+    authorizeParameters: z
+      .record(z.string().min(1), z.string())
+      .optional()
+      .describe(
+        "Extra authorization-request parameters sent to the IdP, e.g. {access_type: offline, prompt: consent} (the google preset's default). They cannot replace the OAuth parameters the gateway sets (client_id, redirect_uri, scope, state, PKCE).",
+      ),
+    scopeMap: z
+      .record(z.string().min(1), z.string().min(1))
+      .optional()
+      .describe(
+        'Broker mode: a scope a client asks the gateway for, mapped to the IdP scope requested with it, e.g. {"mcp:tools": "api://<app-id>/mcp.access"} (Entra). Scopes without an entry are not sent to the IdP.',
+      ),
+  })
+  .describe(
+    "The upstream IdP's authorization request: audience parameter, extra parameters, scope mapping. Defaults from providers[0].preset.",
+  )
 
 /** `mcp.resourceMetadata`: the RFC 9728 document's source. */
 export const ResourceMetadataSchema = z.strictObject({
@@ -163,6 +228,7 @@ export const McpAuthSchema = z
       .describe(
         'issuer in the served AS metadata: Provider (the seed: the IdP issuer) or Gateway (<base>/mcp, for clients that enforce RFC 8414 §3.3).',
       ),
+    upstream: McpUpstreamSchema.optional(),
     requiredScopes: z
       .array(z.string().min(1))
       .optional()

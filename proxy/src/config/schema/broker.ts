@@ -33,9 +33,9 @@ export const BrokerUpstreamClientSchema = z
     scopes: z
       .array(z.string().min(1))
       .min(1)
-      .default(['openid', 'profile', 'email', 'offline_access'])
+      .optional()
       .describe(
-        'Scopes the gateway requests from the IdP. offline_access lets the gateway refresh tokens for its clients.',
+        "Scopes the gateway requests from the IdP. Default: the preset's (openid profile email offline_access; google without offline_access). offline_access lets the gateway refresh tokens for its clients; it is sent only when the IdP's discovery lists it in scopes_supported (or lists none).",
       ),
   })
   .describe("The gateway's own client at the IdP (the IdP leg of broker mode).")

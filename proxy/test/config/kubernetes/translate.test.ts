@@ -37,7 +37,7 @@ describe('translateResources', () => {
     expect(s.config.routes.mcp?.rules[0]?.backendRefs).toEqual([{ name: 'mcp-backend' }])
     expect(s.config.policies['mcp-auth']?.targetRefs).toEqual([{ kind: 'HTTPRoute', name: 'mcp' }])
     expect(
-      s.config.policies['mcp-auth']?.traffic.jwtAuthentication?.providers[0]?.jwks.remote
+      s.config.policies['mcp-auth']?.traffic.jwtAuthentication?.providers[0]?.jwks?.remote
         ?.backendRef,
     ).toEqual({ name: 'idp' })
     expect(condition(s, 'GatewayPolicy', 'mcp-auth', 'Accepted')?.status).toBe('True')

@@ -27,7 +27,8 @@ describe('mcp.broker configuration', () => {
     const broker = parse({}).policies['mcp-auth']?.traffic.jwtAuthentication?.mcp?.broker
     // No store block: SQLite in the state directory (broker/store.ts, effectiveStore).
     expect(broker?.store).toBeUndefined()
-    expect(broker?.upstreamClient.scopes).toContain('openid')
+    // The scopes default to the provider's preset's (config/idp-presets.ts), resolved at compile.
+    expect(broker?.upstreamClient.scopes).toBeUndefined()
     expect(broker?.clientMetadataDocuments).toMatchObject({
       enabled: true,
       allowHttp: false,
