@@ -4,7 +4,7 @@ import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freePort, isPortTaken, withFreePort, SHUTDOWN_EXIT, sendJson } from '../src/index.js'
+import { freePort, isPortTaken, SHUTDOWN_EXIT, sendJson, withFreePort } from '../src/index.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
