@@ -60,7 +60,7 @@ export const INTEGRATION = [
   'proxy/test/http/{upstream,upstream.tls}.test.ts',
   'proxy/test/store/{ipc,redis.replicas,redis.stall,redis}.test.ts',
   'proxy/test/telemetry/otel.test.ts',
-  'scripts/test/{build,node-lts,supported-node}.test.ts',
+  'scripts/test/{build,citations,node-lts,supported-node}.test.ts',
 ]
 
 /** The tiers, in the order vitest.config.ts declares them. */
