@@ -3,11 +3,13 @@
  * default). Values are kept as JSON text, so a caller never shares an object with the store (the
  * same semantics as the Redis store). Expired entries are dropped when read, when a full namespace
  * needs room, and by a periodic sweep; a full namespace refuses new keys, it never evicts live ones.
+ * An owner at its own bound ({@link StoreGroup}) makes room from its own entries.
  */
 import { StoreFullError, StoreUnavailableError } from './errors.js'
 import {
   type BrokerStore,
   STORE_NAMESPACES,
+  type StoreGroup,
   type StoreNamespace,
   type StoreValue,
 } from './types.js'
@@ -25,11 +27,15 @@ export interface MemoryStoreOptions {
 interface Entry {
   json: string
   expiresAt: number
+  /** The owner it counts against ({@link StoreGroup}), if any. */
+  group?: string
 }
 
 /** One namespace: its entries and the earliest expiry among them (a lower bound). */
 class Space {
   readonly entries = new Map<string, Entry>()
+  /** The keys of each owner ({@link StoreGroup}), least recently stored first. */
+  readonly groups = new Map<string, Set<string>>()
   /** No entry expires before this; `Infinity` when empty. Lets a full namespace refuse in O(1). */
   earliest = Number.POSITIVE_INFINITY
 
@@ -37,17 +43,42 @@ class Space {
     const e = this.entries.get(key)
     if (!e) return undefined
     if (e.expiresAt <= now) {
-      this.entries.delete(key)
+      this.remove(key)
       return undefined
     }
     return e
+  }
+
+  /** Deletes an entry and its place in its owner's keys; the entry, if there was one. */
+  remove(key: string): Entry | undefined {
+    const e = this.entries.get(key)
+    if (!e) return undefined
+    this.entries.delete(key)
+    if (e.group !== undefined) {
+      const keys = this.groups.get(e.group)
+      keys?.delete(key)
+      if (keys?.size === 0) this.groups.delete(e.group)
+    }
+    return e
+  }
+
+  /** Makes room for a new key of `group`: its own least recently stored entries go. */
+  makeRoom(group: StoreGroup, key: string, now: number): void {
+    const keys = this.groups.get(group.id)
+    if (!keys || keys.has(key)) return
+    for (const k of keys) {
+      if (keys.size < group.max) break
+      this.remove(k)
+    }
+    // Expired ones do not count against the owner.
+    for (const k of [...keys]) this.live(k, now)
   }
 
   sweep(now: number): void {
     if (now < this.earliest) return
     let earliest = Number.POSITIVE_INFINITY
     for (const [key, e] of this.entries) {
-      if (e.expiresAt <= now) this.entries.delete(key)
+      if (e.expiresAt <= now) this.remove(key)
       else if (e.expiresAt < earliest) earliest = e.expiresAt
     }
     this.earliest = earliest
@@ -78,11 +109,18 @@ export class MemoryStore implements BrokerStore {
     return this.#space(ns).entries.size
   }
 
-  async put(ns: StoreNamespace, key: string, value: StoreValue, ttlMs: number): Promise<void> {
+  async put(
+    ns: StoreNamespace,
+    key: string,
+    value: StoreValue,
+    ttlMs: number,
+    group?: StoreGroup,
+  ): Promise<void> {
     const space = this.#space(ns)
     const now = this.#now()
     if (!(ttlMs > 0)) throw new RangeError(`store ttl must be positive, got ${ttlMs}`)
     const json = JSON.stringify(value)
+    if (group) space.makeRoom(group, key, now)
     if (!space.live(key, now) && space.entries.size >= this.#max) {
       space.sweep(now)
       if (space.entries.size >= this.#max) {
@@ -91,7 +129,14 @@ export class MemoryStore implements BrokerStore {
       }
     }
     const expiresAt = now + ttlMs
-    space.entries.set(key, { json, expiresAt })
+    // Stored again: the most recent of its owner's.
+    space.remove(key)
+    space.entries.set(key, { json, expiresAt, ...(group ? { group: group.id } : {}) })
+    if (group) {
+      const keys = space.groups.get(group.id) ?? new Set<string>()
+      keys.add(key)
+      space.groups.set(group.id, keys)
+    }
     if (expiresAt < space.earliest) space.earliest = expiresAt
   }
 
@@ -105,18 +150,21 @@ export class MemoryStore implements BrokerStore {
     const space = this.#space(ns)
     const e = space.live(key, this.#now())
     if (!e) return undefined
-    space.entries.delete(key)
+    space.remove(key)
     return JSON.parse(e.json) as StoreValue
   }
 
   async delete(ns: StoreNamespace, key: string): Promise<void> {
-    this.#space(ns).entries.delete(key)
+    this.#space(ns).remove(key)
   }
 
   async close(): Promise<void> {
     this.#closed = true
     clearInterval(this.#timer)
-    for (const space of this.#spaces.values()) space.entries.clear()
+    for (const space of this.#spaces.values()) {
+      space.entries.clear()
+      space.groups.clear()
+    }
   }
 
   #space(ns: StoreNamespace): Space {

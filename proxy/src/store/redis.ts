@@ -1,7 +1,8 @@
 /**
  * The Redis {@link BrokerStore}, for several gatehouse replicas behind a load balancer (docs/design/stores.md
  * item 6). Needs Redis 6.2+ (GETDEL). Each entry is a string key with a PX expiry; each namespace
- * has an index (a sorted set of keys by expiry) that bounds its size. `put` and `take` are Lua
+ * has an index (a sorted set of keys by expiry) that bounds its size, and an owner's entries
+ * (StoreGroup) a sorted set of their own that bounds theirs. `put` and `take` are Lua
  * scripts, so they are atomic against every replica: a full namespace refuses new keys (after
  * dropping expired ones), and of concurrent `take`s of a one-time code exactly one gets it.
  *
@@ -12,22 +13,36 @@
 import { createClient, type RedisClientType } from '@redis/client'
 import type { BrokerRedisStoreConfig } from '../config/schema.js'
 import { StoreFullError, StoreUnavailableError } from './errors.js'
-import type { BrokerStore, StoreNamespace, StoreValue } from './types.js'
+import type { BrokerStore, StoreGroup, StoreNamespace, StoreValue } from './types.js'
 
 /**
- * KEYS: entry, index. ARGV: value, ttl ms, max entries. Returns 1 stored, or, when full, the
- * negated milliseconds until the earliest entry expires (at most -1).
+ * KEYS: entry, index, and the owner's keys (a sorted set by time stored) when the entry counts
+ * against an owner (StoreGroup). ARGV: value, ttl ms, max entries, and the owner's bound. Returns
+ * 1 stored, or, when full, the negated milliseconds until the earliest entry expires (at most -1).
+ * An owner at its bound first loses its own least recently stored entries (expired ones, gone
+ * already, are dropped from its set on the way).
  */
 const PUT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if KEYS[3] and not redis.call('ZSCORE', KEYS[3], KEYS[1]) then
+  while redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) do
+    local oldest = redis.call('ZPOPMIN', KEYS[3])
+    redis.call('DEL', oldest[1])
+    redis.call('ZREM', KEYS[2], oldest[1])
+  end
+end
 if not redis.call('ZSCORE', KEYS[2], KEYS[1]) and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   return -math.max(1, tonumber(first[2]) - now)
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
+if KEYS[3] then
+  redis.call('ZADD', KEYS[3], now, KEYS[1])
+  redis.call('PEXPIRE', KEYS[3], ARGV[2])
+end
 return 1
 `
 
@@ -85,15 +100,22 @@ export class RedisStore implements BrokerStore {
     })
   }
 
-  async put(ns: StoreNamespace, key: string, value: StoreValue, ttlMs: number): Promise<void> {
+  async put(
+    ns: StoreNamespace,
+    key: string,
+    value: StoreValue,
+    ttlMs: number,
+    group?: StoreGroup,
+  ): Promise<void> {
     if (!(ttlMs > 0)) throw new RangeError(`store ttl must be positive, got ${ttlMs}`)
     const ttl = String(Math.ceil(ttlMs))
-    const stored = await this.#run((c) =>
-      c.eval(PUT, {
-        keys: [this.#key(ns, key), this.#index(ns)],
-        arguments: [JSON.stringify(value), ttl, String(this.#o.maxEntries)],
-      }),
-    )
+    const keys = [this.#key(ns, key), this.#index(ns)]
+    const args = [JSON.stringify(value), ttl, String(this.#o.maxEntries)]
+    if (group) {
+      keys.push(`${this.#o.keyPrefix}g:${ns}:${group.id}`)
+      args.push(String(group.max))
+    }
+    const stored = await this.#run((c) => c.eval(PUT, { keys, arguments: args }))
     if (stored !== 1) throw new StoreFullError(ns, this.#o.maxEntries, -Number(stored))
   }
 

@@ -17,12 +17,13 @@ import { StoreFullError, StoreUnavailableError } from './errors.js'
 import {
   type BrokerStore,
   STORE_NAMESPACES,
+  type StoreGroup,
   type StoreNamespace,
   type StoreValue,
 } from './types.js'
 
 /** The schema version this code writes; older files are migrated at open, newer ones refused. */
-export const SQLITE_SCHEMA_VERSION = 1
+export const SQLITE_SCHEMA_VERSION = 2
 /** Rows the periodic sweep deletes per namespace per run. */
 export const SWEEP_BATCH = 1000
 
@@ -40,7 +41,7 @@ export interface SqliteStoreOptions {
 
 /** The part of node:sqlite's `StatementSync` used here. */
 interface Statement {
-  run(...params: (string | number)[]): { changes: number | bigint }
+  run(...params: (string | number | null)[]): { changes: number | bigint }
   get(...params: (string | number)[]): Record<string, unknown> | undefined
   all(...params: (string | number)[]): Record<string, unknown>[]
 }
@@ -116,6 +117,11 @@ const MIGRATIONS: Record<number, string> = {
     CREATE INDEX entries_expiry ON entries (ns, expires_at);
     CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
   `,
+  // The owner an entry counts against (StoreGroup: the MCP session bindings of one principal).
+  2: `
+    ALTER TABLE entries ADD COLUMN grp TEXT;
+    CREATE INDEX entries_group ON entries (ns, grp, expires_at) WHERE grp IS NOT NULL;
+  `,
 }
 
 /** A {@link BrokerStore} in a SQLite file. */
@@ -133,6 +139,9 @@ export class SqliteStore implements BrokerStore {
     del: Statement
     sweep: Statement
     earliest: Statement
+    inGroup: Statement
+    groupCount: Statement
+    groupTrim: Statement
   }
   #closed = false
 
@@ -149,7 +158,7 @@ export class SqliteStore implements BrokerStore {
         'SELECT 1 AS x FROM entries WHERE ns = ? AND key = ? AND expires_at > ?',
       ),
       upsert: this.#db.prepare(
-        'INSERT INTO entries (ns, key, value, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+        'INSERT INTO entries (ns, key, value, expires_at, grp) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, grp = excluded.grp',
       ),
       take: this.#db.prepare(
         'DELETE FROM entries WHERE ns = ? AND key = ? RETURNING value, expires_at',
@@ -159,6 +168,16 @@ export class SqliteStore implements BrokerStore {
         'DELETE FROM entries WHERE ns = ? AND key IN (SELECT key FROM entries WHERE ns = ? AND expires_at <= ? LIMIT ?)',
       ),
       earliest: this.#db.prepare('SELECT MIN(expires_at) AS t FROM entries WHERE ns = ?'),
+      inGroup: this.#db.prepare(
+        'SELECT 1 AS x FROM entries WHERE ns = ? AND key = ? AND grp = ? AND expires_at > ?',
+      ),
+      groupCount: this.#db.prepare(
+        'SELECT COUNT(*) AS n FROM entries WHERE ns = ? AND grp = ? AND expires_at > ?',
+      ),
+      // The owner's expired entries, and its least recently stored live ones beyond the bound.
+      groupTrim: this.#db.prepare(
+        'DELETE FROM entries WHERE ns = ? AND key IN (SELECT key FROM entries WHERE ns = ? AND grp = ? AND expires_at <= ? UNION ALL SELECT key FROM (SELECT key FROM entries WHERE ns = ? AND grp = ? AND expires_at > ? ORDER BY expires_at LIMIT ?))',
+      ),
     }
     for (const ns of STORE_NAMESPACES) {
       const row = this.#db.prepare('SELECT COUNT(*) AS n FROM entries WHERE ns = ?').get(ns)
@@ -180,11 +199,18 @@ export class SqliteStore implements BrokerStore {
     for (const ns of STORE_NAMESPACES) this.#sweepSpace(ns, now)
   }
 
-  async put(ns: StoreNamespace, key: string, value: StoreValue, ttlMs: number): Promise<void> {
+  async put(
+    ns: StoreNamespace,
+    key: string,
+    value: StoreValue,
+    ttlMs: number,
+    group?: StoreGroup,
+  ): Promise<void> {
     this.#check(ns)
     if (!(ttlMs > 0)) throw new RangeError(`store ttl must be positive, got ${ttlMs}`)
     const now = this.#now()
     const json = JSON.stringify(value)
+    if (group) this.#makeRoom(ns, key, group, now)
     const live = this.#q.exists.get(ns, key, now) !== undefined
     if (!live && this.size(ns) >= this.#o.maxEntries) {
       this.#sweepSpace(ns, now)
@@ -195,7 +221,7 @@ export class SqliteStore implements BrokerStore {
     }
     this.#run(() => {
       const existed = this.#q.get.get(ns, key) !== undefined
-      this.#q.upsert.run(ns, key, json, now + Math.ceil(ttlMs))
+      this.#q.upsert.run(ns, key, json, now + Math.ceil(ttlMs), group ? group.id : null)
       if (!existed) this.#counts.set(ns, this.size(ns) + 1)
     })
   }
@@ -242,6 +268,17 @@ export class SqliteStore implements BrokerStore {
     this.#closed = true
     clearInterval(this.#timer)
     this.#db.close()
+  }
+
+  /** Room for a new key of `group`: its own expired and least recently stored entries go. */
+  #makeRoom(ns: StoreNamespace, key: string, group: StoreGroup, now: number): void {
+    this.#run(() => {
+      if (this.#q.inGroup.get(ns, key, group.id, now) !== undefined) return
+      const held = Number(this.#q.groupCount.get(ns, group.id, now)?.n ?? 0)
+      const over = Math.max(0, held - group.max + 1)
+      const { changes } = this.#q.groupTrim.run(ns, ns, group.id, now, ns, group.id, now, over)
+      if (Number(changes) > 0) this.#counts.set(ns, Math.max(0, this.size(ns) - Number(changes)))
+    })
   }
 
   #sweepSpace(ns: StoreNamespace, now: number): void {

@@ -46,13 +46,35 @@ export const STORE_NAMESPACES: readonly StoreNamespace[] = [
   'session',
 ]
 
+/**
+ * A bound on the entries one owner holds inside a namespace: the MCP session bindings of one
+ * principal (`./session-bindings.ts`), so that no principal fills the namespace for the others.
+ */
+export interface StoreGroup {
+  /** The owner (a principal). */
+  id: string
+  /**
+   * Entries the owner may hold. Storing a new key when it holds this many first deletes its own
+   * least recently stored entries (never another owner's).
+   */
+  max: number
+}
+
 /** The broker's state store. */
 export interface BrokerStore {
   /**
    * Stores under ns/key for ttlMs (replacing an entry with that key); rejects with a typed
-   * `StoreFullError` when ns is at its bound and the key is new.
+   * `StoreFullError` when ns is at its bound and the key is new. With `group`, the entry counts
+   * against that owner's bound ({@link StoreGroup}), which is applied first: an owner at its
+   * bound makes room from its own entries only, and a full namespace still refuses.
    */
-  put(ns: StoreNamespace, key: string, value: StoreValue, ttlMs: number): Promise<void>
+  put(
+    ns: StoreNamespace,
+    key: string,
+    value: StoreValue,
+    ttlMs: number,
+    group?: StoreGroup,
+  ): Promise<void>
   /** The live value, or `undefined` when absent or expired. */
   get(ns: StoreNamespace, key: string): Promise<StoreValue | undefined>
   /** Reads and deletes atomically: of concurrent callers at most one gets the value (one-time codes). */

@@ -2,7 +2,8 @@
  * The contract every BrokerStore keeps (proxy/src/store/types.ts), run against each
  * implementation by its own test file (memory.test.ts, redis.test.ts, sqlite.test.ts): values as
  * copies, namespaces apart, one taker per value, a full namespace refusing new keys without
- * evicting and saying truthfully when a place frees up, and every call refused once closed.
+ * evicting and saying truthfully when a place frees up, an owner's bound (StoreGroup) evicting
+ * only that owner's entries, and every call refused once closed.
  */
 import { expect, it } from 'vitest'
 import { StoreFullError, StoreUnavailableError } from '../../src/store/errors.js'
@@ -48,6 +49,30 @@ export function storeContract(open: OpenStore): void {
     await s.put('request', 'k0', 'replaced', 60_000)
     await s.put('pending', 'other namespace', 1, 60_000)
     expect(await s.get('request', 'k1')).toBe(1)
+    await s.close()
+  })
+
+  it('contract: an owner at its bound makes room from its own least recently stored entries, never from another owner', async () => {
+    const s = await open(100)
+    const alice = { id: 'alice', max: 3 }
+    const mallory = { id: 'mallory', max: 3 }
+    await s.put('session', 'a1', 1, 60_000, alice)
+    await s.put('session', 'a2', 2, 60_000, alice)
+    for (let i = 0; i < 50; i++) await s.put('session', `m${i}`, i, 60_000, mallory)
+    expect(await s.get('session', 'a1')).toBe(1)
+    expect(await s.get('session', 'a2')).toBe(2)
+    const mine = await Promise.all(Array.from({ length: 50 }, (_, i) => s.get('session', `m${i}`)))
+    expect(mine.flatMap((v, i) => (v === undefined ? [] : [i]))).toEqual([47, 48, 49])
+    // Stored again (a renewal): no eviction, and it becomes the most recent.
+    await s.put('session', 'm47', 'renewed', 60_000, mallory)
+    await s.put('session', 'm50', 50, 60_000, mallory)
+    expect(await s.get('session', 'm47')).toBe('renewed')
+    expect(await s.get('session', 'm48')).toBeUndefined()
+    // A deleted entry no longer counts against its owner.
+    await s.delete('session', 'a1')
+    await s.put('session', 'a3', 3, 60_000, alice)
+    await s.put('session', 'a4', 4, 60_000, alice)
+    expect(await Promise.all(['a2', 'a3', 'a4'].map((k) => s.get('session', k)))).toEqual([2, 3, 4])
     await s.close()
   })
 

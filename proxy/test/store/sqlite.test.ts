@@ -4,9 +4,9 @@
  * and the errors at open for a damaged, locked or newer file. On a Node.js without node:sqlite
  * the suite is skipped with that cause (npm run test:lts runs it on Node 22 and 24).
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   loadSqlite,
@@ -105,7 +105,32 @@ describe.skipIf(skip !== undefined)(`SqliteStore${skip ? ` (skipped: ${skip})` :
     raw.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`)
     raw.close()
     expect(() => new SqliteStore({ path: newer, maxEntries: 100 })).toThrow(
-      /schema version 2, newer than this gatehouse's 1/,
+      `schema version ${SQLITE_SCHEMA_VERSION + 1}, newer than this gatehouse's ${SQLITE_SCHEMA_VERSION}`,
     )
+  })
+
+  it('migrates a version 1 file: its entries kept, owner bounds (StoreGroup) applied from then on', async () => {
+    const path = file()
+    mkdirSync(dirname(path), { recursive: true })
+    const Db = loadSqlite()
+    const raw = new Db(path)
+    raw.exec(`CREATE TABLE entries (ns TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+      expires_at INTEGER NOT NULL, PRIMARY KEY (ns, key)) WITHOUT ROWID;
+      CREATE INDEX entries_expiry ON entries (ns, expires_at);
+      CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      PRAGMA user_version = 1;`)
+    raw
+      .prepare('INSERT INTO entries (ns, key, value, expires_at) VALUES (?, ?, ?, ?)')
+      .run('session', 'old', '"kept"', Date.now() + 60_000)
+    raw.close()
+    const s = new SqliteStore({ path, maxEntries: 100 })
+    expect(await s.get('session', 'old')).toBe('kept')
+    const mallory = { id: 'mallory', max: 2 }
+    for (const k of ['m1', 'm2', 'm3']) await s.put('session', k, k, 60_000, mallory)
+    expect(await s.get('session', 'm1')).toBeUndefined()
+    expect(await s.get('session', 'm3')).toBe('m3')
+    expect(await s.get('session', 'old')).toBe('kept')
+    expect(s.size('session')).toBe(3)
+    await s.close()
   })
 })

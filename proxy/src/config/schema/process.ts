@@ -33,10 +33,9 @@ export const AdminAddrSchema = z
 export const MAX_WORKERS = 64
 
 /**
- * Default of `config.maxRoutes`: routes one configuration may hold. Measured with
- * `npm run bench:scale` (bench/RESULTS.md): a reload of 10,000 routes costs some 100-200 MiB, and
- * 20,000 about twice that; far beyond it a configuration is more likely a mistake (a generator
- * run away) than a deployment.
+ * Default of `config.maxRoutes`: routes one configuration may hold. Twice the 10,000 that
+ * `npm run bench:scale` reloads (bench/RESULTS.md); a reload holds two configurations at once, and
+ * far beyond that a configuration is more likely a generator run away than a deployment.
  */
 export const DEFAULT_MAX_ROUTES = 20_000
 
@@ -109,9 +108,8 @@ export const ProcessConfigSchema = z
         `Most routes (entries of routes, or HTTPRoutes) one configuration may hold, 1-${MAX_ROUTES_CEILING}. ` +
           `Default ${DEFAULT_MAX_ROUTES}. A configuration with more is refused at load, on reload ` +
           '(the running one keeps serving) and by --validate, before it is validated or compiled, ' +
-          'with the count and the limit: raise it only with the memory to match (each route of a ' +
-          'large configuration costs some 10-20 KiB while a reload holds two configurations; ' +
-          'bench/RESULTS.md, "bench:scale"). Applies on reload too.',
+          'with the count and the limit: raise it only with the memory to match (a reload holds ' +
+          'two configurations at once; bench/RESULTS.md, "bench:scale"). Applies on reload too.',
       ),
     redactHeaders: RedactHeadersSchema.default([]),
     drainTimeout: duration('0s', '1h')
