@@ -253,6 +253,7 @@ const CROSS_WORKSPACE_ALLOWED: readonly string[] = [
   'bench/broker.ts → proxy/test/broker/browser.js',
   'bench/broker.ts → proxy/test/broker/stack.js',
   'bench/broker.ts → proxy/test/store/redis-server.js',
+  'bench/scale.ts → proxy/src/config/load-thread.js',
   'bench/scale.ts → proxy/src/config/sources.js',
   'bench/scale.ts → proxy/src/index.js',
   'bench/scale.ts → proxy/src/telemetry/logging.js',
