@@ -4,11 +4,14 @@
  * `--help`, usage errors, the embedded reference stack (mock IdP, MCP backend and gatehouse, all
  * from the package), `--target` against a gatehouse started separately from this checkout, and
  * `client --command` with the package's sample client. The JSON reports it writes validate
- * against the schema it ships.
+ * against the schema it ships, and its HTML report renders in Chromium with a sequence diagram
+ * per client scenario.
  */
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
 import {
   type Fixtures,
   ROOT,
@@ -204,6 +207,7 @@ describe('gatehouse-conformance, installed in an empty folder', () => {
 
   it('judges the sample client with client --command: every requirement it reaches passes', async () => {
     const report = join(pkg.dir, 'client.json')
+    const html = join(pkg.dir, 'client.html')
     const sample = `${join(pkg.app, 'node_modules/.bin/gatehouse-conformance')} sample-client`
     const r = await pkg.conformance([
       'client',
@@ -215,6 +219,8 @@ describe('gatehouse-conformance, installed in an empty folder', () => {
       SAMPLE_SCENARIOS.join(','),
       '--json',
       report,
+      '--html',
+      html,
     ])
     expect(r.code, r.stderr + r.stdout.slice(-3000)).toBe(0)
     expect(r.stdout.match(/^ {2}FAIL .*$/gm) ?? []).toEqual([])
@@ -223,6 +229,24 @@ describe('gatehouse-conformance, installed in an empty folder', () => {
     expect(json.runs?.map((x) => [x.scenario, x.exitCode]).sort()).toEqual(
       SAMPLE_SCENARIOS.map((s) => [s, 0]).sort(),
     )
+    // The HTML report the installed tool wrote renders in Chromium: a sequence diagram of the
+    // recorded traffic for each scenario, each with at least one request.
+    if (!hasChromium())
+      throw new Error(`no Chromium at ${chromiumPath()}: npm run setup:test-tools`)
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage()
+      await page.goto(pathToFileURL(html).href)
+      await expect(page.locator('.verdict-line').textContent()).resolves.toMatch(/^PASS/)
+      const diagrams = page.locator('svg.sequence')
+      expect(await diagrams.count()).toBe(SAMPLE_SCENARIOS.length)
+      for (let i = 0; i < SAMPLE_SCENARIOS.length; i++) {
+        expect(await diagrams.nth(i).locator('g.step').count()).toBeGreaterThan(0)
+        expect(await diagrams.nth(i).isVisible()).toBe(true)
+      }
+    } finally {
+      await browser.close()
+    }
   }, 300_000)
 
   it('says in one line that the reference proxy is missing when the package lost it, with no stack trace', async () => {
