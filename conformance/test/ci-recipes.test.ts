@@ -89,7 +89,11 @@ describe('docs/ci-recipes.md, against the packed tarball', () => {
     expect(r.stdout).not.toContain('kind: HTTPRoute')
     expect(r.stdout.split('Gatehouse conformance —')[0]?.split('\n').length).toBeLessThan(10)
     expect(r.stdout).toMatch(/PASS PRM-006 .*\(passes: remove it from the baseline\)/)
-    expect(r.stdout).toMatch(/^\d+ passed, 0 failed/m)
+    // The SDK's requireBearerAuth answers a request without credentials with error="invalid_token"
+    // (RFC 6750 §3.1: SHOULD NOT): its one known failure, a SHOULD, which does not fail the run.
+    expect(r.stdout).toMatch(/^ {2}FAIL AUTH-027 SHOULD /m)
+    expect(r.stdout.match(/^ {2}FAIL .*$/gm)).toHaveLength(1)
+    expect(r.stdout).toMatch(/^\d+ passed, 1 failed/m)
     const json = JSON.parse(readFileSync(join(project, 'reports/conformance-server.json'), 'utf8'))
     expect(reportSchemaErrors(json)).toEqual([])
     expect(json.results.find((x: { id: string }) => x.id === 'PRM-006').baseline).toBe('stale')
