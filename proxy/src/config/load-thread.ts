@@ -3,7 +3,7 @@
  * not stall the requests the running one serves (docs/reliability.md, "Large configurations").
  * The read, the YAML parse, the `${ENV}` substitution, the Kubernetes translation and the schema
  * validation — nearly all of a reload's time at 10,000 routes (bench/RESULTS.md, "bench:scale") —
- * run in a `node:worker_threads` worker started for that one load; the main thread receives the
+ * run in a `node:worker_threads` worker, started on the first reload and kept for the next; the main thread receives the
  * validated configuration as plain data (structured clone), puts back its `Duration`s and freezes
  * it. What the worker finds wrong comes back as the same `ConfigError`, worded and located
  * exactly as {@link loadConfigSources} words it on the main thread (file, line, field, never
@@ -75,26 +75,18 @@ export function loadConfigSourcesOffThread(
   paths: readonly string[],
   options: SourceOptions = {},
 ): Promise<ConfigSource> {
-  const entry = new URL(import.meta.url)
   const request: LoadRequest = { paths: [...paths], options }
-  const worker = entry.pathname.endsWith('.ts')
-    ? sourceWorker(entry, request)
-    : new Worker(fileURLToPath(entry), { workerData: { [TAG]: request } })
-  return new Promise<ConfigSource>((resolve, reject) => {
-    let settled = false
-    worker.once('message', (reply: LoadReply) => {
-      settled = true
-      void worker.terminate()
-      if (!reply.ok) {
-        const e = reply.error
-        reject(
-          e.kind === 'config'
-            ? new ConfigError(configCode(e.code), e.issues, e.file)
-            : new Error(e.message),
-        )
-        return
-      }
-      // One turn of the event loop for the structured clone, one to revive and freeze.
+  return new Promise<LoadReply>((resolve, reject) => {
+    loader().ask(request, resolve, reject)
+  }).then((reply) => {
+    if (!reply.ok) {
+      const e = reply.error
+      throw e.kind === 'config'
+        ? new ConfigError(configCode(e.code), e.issues, e.file)
+        : new Error(e.message)
+    }
+    // A turn of the event loop between receiving the reply and reviving it: each is one stall.
+    return new Promise<ConfigSource>((resolve, reject) => {
       setImmediate(() => {
         try {
           resolve(revive(reply, paths, options))
@@ -103,15 +95,72 @@ export function loadConfigSourcesOffThread(
         }
       })
     })
-    worker.once('error', (err) => {
-      if (!settled) reject(new Error(`configuration load failed: ${err.message}`, { cause: err }))
-      settled = true
-    })
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`configuration load ended without an answer (exit ${code})`))
-      settled = true
-    })
   })
+}
+
+/** One load in flight: its callbacks. */
+interface Pending {
+  resolve(reply: LoadReply): void
+  reject(err: Error): void
+}
+
+/**
+ * The load worker: started on the first reload and kept for the next ones (a thread and its
+ * module graph cost more to start than a small configuration costs to load; a watcher can fire
+ * many reloads in a row). It holds the process open only while a load is in flight. A worker that
+ * fails or exits rejects what it had in flight and is started afresh for the next load.
+ */
+class LoadWorker {
+  readonly #worker: Worker
+  readonly #pending = new Map<number, Pending>()
+  #next = 0
+  #gone = false
+
+  constructor() {
+    const entry = new URL(import.meta.url)
+    this.#worker = entry.pathname.endsWith('.ts')
+      ? sourceWorker(entry)
+      : new Worker(fileURLToPath(entry), { workerData: { [TAG]: true } })
+    this.#worker.unref()
+    this.#worker.on('message', ({ id, reply }: { id: number; reply: LoadReply }) => {
+      const pending = this.#pending.get(id)
+      this.#pending.delete(id)
+      if (this.#pending.size === 0) this.#worker.unref()
+      pending?.resolve(reply)
+    })
+    this.#worker.once('error', (err) =>
+      this.#fail(new Error(`configuration load failed: ${err.message}`, { cause: err })),
+    )
+    this.#worker.once('exit', (code) =>
+      this.#fail(new Error(`configuration load ended without an answer (exit ${code})`)),
+    )
+  }
+
+  /** Whether the thread failed or exited: the next load needs a new one. */
+  get gone(): boolean {
+    return this.#gone
+  }
+
+  ask(request: LoadRequest, resolve: Pending['resolve'], reject: Pending['reject']): void {
+    const id = this.#next++
+    this.#pending.set(id, { resolve, reject })
+    this.#worker.ref()
+    this.#worker.postMessage({ id, request })
+  }
+
+  #fail(err: Error): void {
+    this.#gone = true
+    for (const pending of this.#pending.values()) pending.reject(err)
+    this.#pending.clear()
+  }
+}
+
+let shared: LoadWorker | undefined
+
+/** The load worker, started when there is none or the last one is gone. */
+function loader(): LoadWorker {
+  if (!shared || shared.gone) shared = new LoadWorker()
+  return shared
 }
 
 /**
@@ -119,12 +168,12 @@ export function loadConfigSourcesOffThread(
  * registers tsx's loader (`tsx/esm/api`; the `--import tsx` of the process does not reach worker
  * threads) before it imports this module. The build runs JavaScript and needs none of it.
  */
-function sourceWorker(entry: URL, request: LoadRequest): Worker {
+function sourceWorker(entry: URL): Worker {
   const tsx = dirname(createRequire(entry).resolve('tsx/package.json'))
   // tsx's package.json exports `./esm/api` for import as this file.
   const api = pathToFileURL(join(tsx, 'dist/esm/api/index.mjs')).href
   const code = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}) })`
-  return new Worker(code, { eval: true, workerData: { [TAG]: request } })
+  return new Worker(code, { eval: true, workerData: { [TAG]: true } })
 }
 
 function configCode(code: ErrorCode): Extract<ErrorCode, `GW_ERR_CONFIG_${string}`> {
@@ -198,7 +247,7 @@ function durationPaths(value: unknown, path: string[] = [], out: string[][] = []
 }
 
 /** The worker's side: one load, one reply. */
-async function serve(request: LoadRequest): Promise<void> {
+async function serve(request: LoadRequest): Promise<LoadReply> {
   let reply: LoadReply
   try {
     const source = await loadConfigSources(request.paths, request.options)
@@ -224,9 +273,11 @@ async function serve(request: LoadRequest): Promise<void> {
           : { kind: 'other', message: (err as Error)?.message ?? String(err) },
     }
   }
-  parentPort?.postMessage(reply)
+  return reply
 }
 
 if (!isMainThread && workerData && typeof workerData === 'object' && TAG in workerData) {
-  void serve((workerData as Record<string, LoadRequest>)[TAG] as LoadRequest)
+  parentPort?.on('message', ({ id, request }: { id: number; request: LoadRequest }) => {
+    void serve(request).then((reply) => parentPort?.postMessage({ id, reply }))
+  })
 }
