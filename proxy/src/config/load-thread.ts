@@ -128,7 +128,7 @@ class LoadWorker {
       if (this.#pending.size === 0) this.#worker.unref()
       pending?.resolve(reply)
     })
-    this.#worker.once('error', (err) =>
+    this.#worker.on('error', (err) =>
       this.#fail(new Error(`configuration load failed: ${err.message}`, { cause: err })),
     )
     this.#worker.once('exit', (code) =>
@@ -141,11 +141,19 @@ class LoadWorker {
     return this.#gone
   }
 
+  /** Sends one load; `resolve` gets the worker's reply, `reject` a worker that failed. */
   ask(request: LoadRequest, resolve: Pending['resolve'], reject: Pending['reject']): void {
     const id = this.#next++
     this.#pending.set(id, { resolve, reject })
     this.#worker.ref()
-    this.#worker.postMessage({ id, request })
+    try {
+      this.#worker.postMessage({ id, request })
+    } catch (err) {
+      // A request that cannot be cloned never reaches the worker: forget it, release the thread.
+      this.#pending.delete(id)
+      if (this.#pending.size === 0) this.#worker.unref()
+      throw err
+    }
   }
 
   #fail(err: Error): void {
