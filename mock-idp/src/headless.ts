@@ -4,6 +4,7 @@
  * they stay on the IdP's origin, keeping its cookies (the login and consent interactions are
  * cookie-bound, as in a browser), and stops at the first redirect elsewhere.
  */
+import { createHash, randomBytes } from 'node:crypto'
 
 /**
  * @param authorizeUrl - the URL the client sent the user to
@@ -40,4 +41,44 @@ export async function authorizeHeadless(
     url = next
   }
   throw new Error('too many redirects at the IdP')
+}
+
+/**
+ * A whole authorization-code flow with PKCE (RFC 7636, S256) at one of the IdP's issuers, headless
+ * ({@link authorizeHeadless}): the access token a public client gets for `loginHint`.
+ * @param issuer - the authorization server's issuer (`<issuer>/v1/authorize`, `<issuer>/v1/token`)
+ * @throws Error when the IdP gives no code or no access token
+ */
+export async function accessTokenHeadless(
+  issuer: string,
+  client: { clientId: string; redirectUri: string; scope: string; loginHint: string },
+): Promise<string> {
+  const verifier = randomBytes(32).toString('base64url')
+  const authorize = new URL(`${issuer}/v1/authorize`)
+  authorize.search = new URLSearchParams({
+    client_id: client.clientId,
+    response_type: 'code',
+    redirect_uri: client.redirectUri,
+    scope: client.scope,
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString()
+  const back = await authorizeHeadless(authorize, { loginHint: client.loginHint })
+  const code = back.searchParams.get('code')
+  if (!code) throw new Error(`no code in ${back}`)
+  const res = await fetch(`${issuer}/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      client_id: client.clientId,
+      code_verifier: verifier,
+    }),
+  })
+  const body = (await res.json()) as { access_token?: string }
+  if (!body.access_token) throw new Error(`no access token: ${JSON.stringify(body)}`)
+  return body.access_token
 }

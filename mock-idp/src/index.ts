@@ -32,7 +32,7 @@ import { Store } from './store.js'
 
 export { createTestCertificates, type TestCertificates } from './certs.js'
 export { controlClient, type TokenRequest } from './control-client.js'
-export { authorizeHeadless } from './headless.js'
+export { accessTokenHeadless, authorizeHeadless } from './headless.js'
 export type {
   AuthServerOptions,
   Fault,

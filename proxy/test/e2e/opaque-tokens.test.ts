@@ -6,8 +6,7 @@
  * introspection endpoint failing or hanging; and neither the token nor the client secret in the
  * logs, `/debug/trace` or `/config_dump`.
  */
-import { createHash, randomBytes } from 'node:crypto'
-import { authorizeHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { accessTokenHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -51,34 +50,12 @@ function opaqueConfig(cacheDuration: string, timeout = '2s'): GatehouseConfigInp
 
 /** A real opaque access token for `login`: authorization code with PKCE at mock-idp. */
 async function signIn(login: string): Promise<string> {
-  const verifier = randomBytes(32).toString('base64url')
-  const authorize = new URL(`${idp.issuer}/v1/authorize`)
-  authorize.search = new URLSearchParams({
-    client_id: idp.publicClientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
+  return accessTokenHeadless(idp.issuer, {
+    clientId: idp.publicClientId,
+    redirectUri: REDIRECT,
     scope: 'openid profile',
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString()
-  const back = await authorizeHeadless(authorize, { loginHint: login })
-  const code = back.searchParams.get('code')
-  if (!code) throw new Error(`no code in ${back}`)
-  const res = await fetch(`${idp.issuer}/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: idp.publicClientId,
-      code_verifier: verifier,
-    }),
+    loginHint: login,
   })
-  const body = (await res.json()) as { access_token?: string }
-  if (!body.access_token) throw new Error(`no access token: ${JSON.stringify(body)}`)
-  return body.access_token
 }
 
 /** Revokes a token at the IdP (RFC 7009), as its client. */

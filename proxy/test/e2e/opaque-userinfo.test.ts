@@ -4,8 +4,7 @@
  * gateway), the gateway accepts a token when UserInfo answers 200 and the route's rules accept
  * the claims it answered, and fails closed when UserInfo fails.
  */
-import { createHash, randomBytes } from 'node:crypto'
-import { authorizeHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { accessTokenHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
@@ -19,32 +18,12 @@ const REDIRECT = 'http://127.0.0.1/callback'
 
 /** A real Google-shaped token for `login`: authorization code with PKCE at mock-idp. */
 async function signIn(login: string): Promise<string> {
-  const verifier = randomBytes(32).toString('base64url')
-  const authorize = new URL(`${idp.issuer}/v1/authorize`)
-  authorize.search = new URLSearchParams({
-    client_id: idp.publicClientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
+  return accessTokenHeadless(idp.issuer, {
+    clientId: idp.publicClientId,
+    redirectUri: REDIRECT,
     scope: 'openid profile email',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString()
-  const code = (await authorizeHeadless(authorize, { loginHint: login })).searchParams.get('code')
-  if (!code) throw new Error('no code')
-  const res = await fetch(`${idp.issuer}/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: idp.publicClientId,
-      code_verifier: verifier,
-    }),
+    loginHint: login,
   })
-  const body = (await res.json()) as { access_token?: string }
-  if (!body.access_token) throw new Error(`no access token: ${JSON.stringify(body)}`)
-  return body.access_token
 }
 
 function initialize(token: string): Promise<Response> {
