@@ -5,17 +5,23 @@
  */
 import { join } from 'node:path'
 import { freePort, runProcess } from '@gatehouse/support'
+import { fastCommand, scriptBundle } from '@gatehouse/support/script-bundle'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Fixtures, ROOT, startFixtures } from '../src/stack.js'
 import { targetEnv, targetGatehouseConfig, targetSetupText } from '../src/target.js'
 
 const BIN = join(ROOT, 'conformance/bin/conformance.ts')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
-const SDK_RS = `${TSX} ${join(ROOT, 'conformance/test/target/sdk-resource-server.ts')}`
+// The bin and the SDK server start from bundles of their sources (support/src/script-bundle.ts).
+const SDK_RS = await fastCommand(
+  `${TSX} ${join(ROOT, 'conformance/test/target/sdk-resource-server.ts')}`,
+  ROOT,
+)
+const BUNDLE = await scriptBundle(BIN)
 
 /** Runs the bin to its end, stdin a closed pipe (as in CI). */
 function conformance(args: string[]) {
-  return runProcess(TSX, [BIN, ...args], { cwd: ROOT })
+  return runProcess('node', [BUNDLE, ...args], { cwd: ROOT })
 }
 
 let fixtures: Fixtures

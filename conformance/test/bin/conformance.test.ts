@@ -6,15 +6,17 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { freePort, runProcess, sendJson } from '@gatehouse/support'
+import { scriptBundle } from '@gatehouse/support/script-bundle'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT } from '../../src/stack.js'
 
 const BIN = join(ROOT, 'conformance/bin/conformance.ts')
-const TSX = join(ROOT, 'node_modules/.bin/tsx')
+/** The bin, bundled from its sources (support/src/script-bundle.ts): what tsx would run. */
+const BUNDLE = await scriptBundle(BIN)
 
 /** Runs the bin to its end with stdin a pipe that is closed at once. */
 function conformance(args: string[]) {
-  return runProcess(TSX, [BIN, ...args], { cwd: ROOT })
+  return runProcess('node', [BUNDLE, ...args], { cwd: ROOT })
 }
 
 /** An admin interface that answers GET /memory, enough for ADM-008 to pass. */

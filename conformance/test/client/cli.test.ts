@@ -6,16 +6,22 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runProcess } from '@gatehouse/support'
+import { fastCommand, scriptBundle } from '@gatehouse/support/script-bundle'
 import { describe, expect, it } from 'vitest'
 import { SCENARIOS } from '../../src/client/scenarios.js'
 import { ROOT } from '../../src/stack.js'
 
 const BIN = join(ROOT, 'conformance/bin/conformance.ts')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
-const HAND = `${TSX} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`
+// The bin and the client start from bundles of their sources (support/src/script-bundle.ts).
+const HAND = await fastCommand(
+  `${TSX} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`,
+  ROOT,
+)
+const BUNDLE = await scriptBundle(BIN)
 
 function conformance(args: string[]) {
-  return runProcess(TSX, [BIN, 'client', ...args], { cwd: ROOT })
+  return runProcess('node', [BUNDLE, 'client', ...args], { cwd: ROOT })
 }
 
 describe('conformance client', () => {

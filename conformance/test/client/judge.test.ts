@@ -3,13 +3,17 @@
  * hand-written client with one fault each): each test names the old verdict and shows the new one.
  */
 import { join } from 'node:path'
+import { fastCommand } from '@gatehouse/support/script-bundle'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { judge, runOnStack, type ScenarioReport } from '../../src/client/run.js'
 import { type ScenarioStack, startScenarioStack } from '../../src/client/scenario-stack.js'
 import { scenarioNamed } from '../../src/client/scenarios.js'
 import { ROOT } from '../../src/stack.js'
 
-const HAND = `${join(ROOT, 'node_modules/.bin/tsx')} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`
+const HAND = await fastCommand(
+  `${join(ROOT, 'node_modules/.bin/tsx')} ${join(ROOT, 'conformance/test/client/clients/hand-client.ts')}`,
+  ROOT,
+)
 
 /** scenario → the hand client's faults run there ('' is the client without a fault). */
 const RUNS: Record<string, string[]> = {
