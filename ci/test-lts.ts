@@ -14,7 +14,7 @@
  *   pinned versions against baselines, not the Node under them;
  * - the checks of the repository's own files and tools ({@link RUNTIME_INDEPENDENT}): the build and
  *   the module graph, conformance's traceability test, mutation/test (the mutants and the Stryker
- *   sample), bench/test, the generated peer table.
+ *   sample), bench/test, the generated peer table; and the commands' surface ({@link CLI_SURFACE}).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -26,6 +26,22 @@ import { EXCLUDE_ENV } from '../vitest.config.js'
 import { type LtsNode, ltsNodeBinary, ltsNodes } from './node-lts.js'
 
 /**
+ * The integration tests of the commands' surface — what `gatehouse`, `gwctl` and the conformance
+ * command print for their flags, their exit codes and report files — run once, on the machine's
+ * Node: what in them depends on the runtime (the proxy serving, the suite judging it over real
+ * sockets, the client mode's judge in conformance/test/client/judge.test.ts) runs on every line
+ * through the conformance suite and the rest of the integration tier.
+ * Together about 260 s of the Node 24 run's 575 s of test time (2026-11-28, shared 2-core machine).
+ */
+export const CLI_SURFACE = [
+  'proxy/test/cli.test.ts',
+  'gwctl/test/{cli,commands/*}.test.ts',
+  'conformance/test/{bin/conformance,target}.test.ts',
+  'conformance/test/client/cli.test.ts',
+  'conformance/test/report/html/server.cli.test.ts',
+]
+
+/**
  * Test files of the unit and integration tiers that check the repository rather than the runtime:
  * run once, on the machine's Node.
  */
@@ -35,6 +51,7 @@ export const RUNTIME_INDEPENDENT = [
   'conformance/test/traceability.test.ts',
   'bench/test/**',
   'peers/test/peer-table.test.ts',
+  ...CLI_SURFACE,
 ]
 
 /** The vitest projects (tiers) run on every line. */
