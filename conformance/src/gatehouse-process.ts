@@ -9,9 +9,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os'
 import { dirname, join, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { referenceProxyCommand } from '@gatehouse/support/proxy-build'
 import { stringify } from 'yaml'
 import { kubernetesFiles } from './kubernetes-config.js'
-import { referenceProxyCommand } from './proxy-build.js'
 
 /** The package's name, which marks its root (conformance/package.json). */
 const PACKAGE_NAME = '@gatehouse/conformance'

@@ -1,5 +1,5 @@
 /**
- * Which proxy the suite starts (conformance/src/proxy-build.ts): the build while it is newer than
+ * Which proxy the suite and the tests start (support/src/proxy-build.ts): the build while it is newer than
  * every source it bundles, else the source.
  */
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'

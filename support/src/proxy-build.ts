@@ -1,8 +1,9 @@
 /**
- * How the suite starts the embedded reference proxy: from its build (`proxy/bin/gatehouse.js`,
+ * How the suite and the tests start the reference proxy: from its build (`proxy/bin/gatehouse.js`,
  * which runs `proxy/dist/gatehouse.js`) when `npm run build` wrote that after the last change to
  * every source it bundles, else from the TypeScript source through tsx. The suite starts a proxy
- * per scenario (the client mode, the real-peer matrix): the build starts on about a third of the
+ * per scenario (the client mode, the real-peer matrix), and the tests that need a process of its own
+ * (support/src/gatehouse.ts) start it dozens of times: the build starts on about a third of the
  * CPU (2026-11-28, `--validate` of the standalone example on Node 22: 1.0 s against 3.0 s of
  * user+system time). A source newer than the build — an edit since the last `npm run build` —
  * makes it run the source, so what is judged is never older than the working tree.
