@@ -30,8 +30,16 @@ export function newestSource(root: string, dirs: readonly string[] = PROXY_BUILD
 
 /** Whether `root`'s proxy build is newer than every source it bundles. */
 export function proxyBuildIsFresh(root: string): boolean {
-  const build = join(root, 'proxy/dist/gatehouse.js')
-  return existsSync(build) && statSync(build).mtimeMs > newestSource(root)
+  return buildIsFresh(root, 'proxy/dist/gatehouse.js', PROXY_BUILD_INPUTS)
+}
+
+/** What `npm run build` bundles into `gwctl/dist/gwctl.js`: gwctl and the proxy's config code. */
+export const GWCTL_BUILD_INPUTS = ['gwctl/src', 'gwctl/bin', ...PROXY_BUILD_INPUTS]
+
+/** Whether the build `build` (relative to `root`) is newer than every file under `inputs`. */
+export function buildIsFresh(root: string, build: string, inputs: readonly string[]): boolean {
+  const file = join(root, build)
+  return existsSync(file) && statSync(file).mtimeMs > newestSource(root, inputs)
 }
 
 const fresh = new Map<string, boolean>()
