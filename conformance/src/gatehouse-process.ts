@@ -136,7 +136,10 @@ export async function startGatehouse(
   })
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL')
+      // SIGTERM first: a launcher in between (tsx, or the Node 22 relaunch of an older Node)
+      // passes it on, while a SIGKILL would leave the proxy it started running.
+      child.kill('SIGTERM')
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref()
       reject(new Error(`the gateway did not start within 30 s:\n${out.slice(-2000)}`))
     }, 30_000)
     const onData = () => {
