@@ -39,9 +39,8 @@ describe('loadConfigSourcesOffThread', () => {
       loadConfigSources([file], { env: {} }),
       loadConfigSourcesOffThread([file], { env: {} }),
     ])
-    expect(JSON.parse(JSON.stringify(there.config))).toEqual(
-      JSON.parse(JSON.stringify(here.config)),
-    )
+    // The same objects, prototypes included (a Duration is a Duration), key for key.
+    expect(there.config).toStrictEqual(here.config)
     const timeout = there.config.backends.b?.timeouts.response
     expect(timeout).toBeInstanceOf(Duration)
     expect(timeout?.ms).toBe(90_000)
