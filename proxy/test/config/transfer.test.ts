@@ -34,7 +34,7 @@ function large(n: number): string {
  */
 function copies(n: number): Readonly<GatehouseConfig> {
   const one = parseConfig(large(1))
-  const route = one.routes.r0
+  const route = one.routes.r0 as GatehouseConfig['routes'][string]
   return {
     ...one,
     routes: Object.fromEntries(Array.from({ length: n }, (_, i) => [`r${i}`, route])),
