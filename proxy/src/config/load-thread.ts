@@ -205,6 +205,7 @@ async function revive(
     apiGroup: reply.apiGroup,
     resources: reply.resources,
     warnings: reply.warnings,
+    configWarnings: reply.located.map(([, at]) => at),
     locate,
   }
 }
