@@ -13,7 +13,9 @@
  * Options: `--routes 1000,10000,20000` (default), `--loops 4` (concurrent request loops),
  * `--prof <dir>` (run gatehouse under `--cpu-prof`, profile written to `<dir>` at exit; the top
  * functions by self time printed), `--node <path>` (the Node binary; default the repository's
- * Node 22 package when installed, as `gatehouse` itself relaunches on it).
+ * Node 22 package when installed, as `gatehouse` itself relaunches on it), `--dist <dir>` (the
+ * build to run, default proxy/dist: a copy of an older build inside the repository compares the
+ * two under the same load).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     loops: { type: 'string', default: '4' },
     prof: { type: 'string' },
     node: { type: 'string', default: existsSync(lts) ? lts : process.execPath },
+    dist: { type: 'string', default: join(root, 'proxy/dist') },
   },
 })
 
@@ -108,7 +111,7 @@ function call(
 async function startGatehouse(file: string, port: number, prof?: string): Promise<ChildProcess> {
   const args = [
     ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
-    join(root, 'proxy/dist/gatehouse.js'),
+    join(values.dist as string, 'gatehouse.js'),
     '-f',
     file,
   ]
@@ -316,7 +319,7 @@ agent.destroy()
 
 const [l1, l5] = loadavg()
 console.log(`
-## bench:reload-stall — ${new Date().toISOString()}, ${values.node === process.execPath ? `Node ${process.version}` : values.node}, ${cpus().length} cores (shared machine, load average ${l1?.toFixed(1)} / ${l5?.toFixed(1)}), ${values.loops} request loops
+## bench:reload-stall — ${new Date().toISOString()}, ${values.node === process.execPath ? `Node ${process.version}` : values.node}, ${cpus().length} cores (shared machine, load average ${l1?.toFixed(1)} / ${l5?.toFixed(1)}), ${values.loops} request loops, ${values.dist}
 
 | routes | POST /reload | reload | longest gap between request completions | same, 2 s without a reload | requests completed during the reload | gatehouse's longest event-loop delay | RSS after |
 |---|---|---:|---:|---:|---:|---:|---:|
