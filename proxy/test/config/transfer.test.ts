@@ -11,6 +11,7 @@ import { loadConfigSources } from '../../src/config/sources.js'
 import { PART_ENTRIES, packConfig, unpackConfig } from '../../src/config/transfer.js'
 
 const EXAMPLE = new URL('../../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
+const MANIFESTS = new URL('../../../examples/kubernetes/mcp-auth.yaml', import.meta.url).pathname
 
 /** `n` routes, one with a `Duration` inside it, and durations outside the maps. */
 function large(n: number): string {
@@ -56,6 +57,11 @@ describe('packConfig / unpackConfig', () => {
     expect(Object.isFrozen(back)).toBe(true)
     expect(Object.isFrozen(back.routes)).toBe(true)
     expect(Object.values(back.routes).every((r) => Object.isFrozen(r.rules[0]))).toBe(true)
+  })
+
+  it('gives back the Kubernetes example translated as it was', async () => {
+    const { config } = await loadConfigSources([MANIFESTS], { env: {} })
+    expect(await unpackConfig(packConfig(config))).toStrictEqual(config)
   })
 
   it('puts back Durations inside an entry, at the top of a map and outside the maps', async () => {
