@@ -80,10 +80,34 @@ describe('packConfig / unpackConfig', () => {
     expect(Object.keys(back.routes)).toEqual(Object.keys(config.routes))
   })
 
+  it('sends a policy naming 1,000 routes with its targetRefs in parts, and gives it back whole, in order, frozen', async () => {
+    const one = parseConfig(`gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
+routes:
+  r: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: / } } ], backendRefs: [ { name: b } ] } ] }
+policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic: { authorization: { policy: { matchExpressions: [ 'jwt.sub == "alice"' ] } } }
+`)
+    const p = one.policies.p as GatehouseConfig['policies'][string]
+    const ref = p.targetRefs[0] as (typeof p.targetRefs)[number]
+    const refs = Array.from({ length: 1_000 }, (_, i) => ({ ...ref, name: `r${i}` }))
+    const config = { ...one, policies: { p: { ...p, targetRefs: refs } } }
+    const packed = packConfig(config)
+    expect(
+      packed.parts.filter(([map, , entry]) => map === 'policies' && entry === 'p'),
+    ).toHaveLength(1_000 / PART_ENTRIES)
+    const back = await unpackConfig(packed)
+    expect(back).toStrictEqual(config)
+    expect(Object.isFrozen(back.policies.p?.targetRefs)).toBe(true)
+    expect(Object.isFrozen(back.policies.p?.targetRefs[999])).toBe(true)
+  })
+
   it('parses a 10,000-route configuration a part per turn: other callbacks run between its parts', async () => {
     const config = copies(10_000)
     const packed = packConfig(config)
-    const routeParts = packed.parts.filter(([map]) => map === 'routes').length
+    const routeParts = packed.parts.filter(([map, , entry]) => map === 'routes' && !entry).length
     expect(routeParts).toBe(10_000 / PART_ENTRIES)
     // A callback that queues itself again each turn: how many turns ran while unpacking.
     let turns = 0
