@@ -375,7 +375,8 @@ function announce(
 
 /** Logs translation warnings and the resources that are not served. */
 function logFindings(configLog: Logger, source: ConfigSource): void {
-  for (const w of [...source.warnings, ...configWarnings(source.config).map(source.locate)]) {
+  const own = source.configWarnings ?? configWarnings(source.config).map(source.locate)
+  for (const w of [...source.warnings, ...own]) {
     configLog.warn({ path: w.path }, `${w.path}: ${w.message}`)
   }
   for (const p of resourceProblems(source.resources)) {

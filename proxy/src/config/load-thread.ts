@@ -4,8 +4,8 @@
  * The read, the YAML parse, the `${ENV}` substitution, the Kubernetes translation and the schema
  * validation — nearly all of a reload's time at 10,000 routes (bench/RESULTS.md, "bench:scale") —
  * run in a `node:worker_threads` worker, started on the first reload and kept for the next; the main thread receives the
- * validated configuration as plain data (structured clone), puts back its `Duration`s and freezes
- * it. What the worker finds wrong comes back as the same `ConfigError`, worded and located
+ * validated configuration as JSON text in parts and parses, revives and freezes one part per turn
+ * of the event loop (`./transfer.ts`). What the worker finds wrong comes back as the same `ConfigError`, worded and located
  * exactly as {@link loadConfigSources} words it on the main thread (file, line, field, never
  * content).
  *
@@ -17,17 +17,16 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { ConfigError, type ConfigIssue, type ErrorCode } from '../errors.js'
-import { Duration } from './duration.js'
 import type { ResourceFindings } from './kubernetes/findings.js'
-import { configDigest, deepFreeze } from './load.js'
+import { configDigest } from './load.js'
 import type { ConfigInput } from './read-input.js'
-import type { GatehouseConfig } from './schema.js'
 import {
   type ConfigSource,
   configSourceOf,
   loadConfigSources,
   type SourceOptions,
 } from './sources.js'
+import { type PackedConfig, packConfig, unpackConfig } from './transfer.js'
 import { configWarnings } from './warnings.js'
 
 /** Marks the `workerData` of a configuration load, so that the module serves only such a worker. */
@@ -41,10 +40,8 @@ interface LoadRequest {
 /** A loaded configuration, as plain data that crosses threads. */
 interface LoadedSource {
   ok: true
-  /** The validated configuration, its `Duration`s cloned to plain `{ ms, text }`. */
-  config: unknown
-  /** Where `config` holds a `Duration` (paths of keys). */
-  durations: string[][]
+  /** The validated configuration, as text in parts (a structured clone of it stalled the main thread). */
+  config: PackedConfig
   digest: string
   paths: readonly string[]
   inputs: readonly ConfigInput[]
@@ -85,16 +82,7 @@ export function loadConfigSourcesOffThread(
         ? new ConfigError(configCode(e.code), e.issues, e.file)
         : new Error(e.message)
     }
-    // A turn of the event loop between receiving the reply and reviving it: each is one stall.
-    return new Promise<ConfigSource>((resolve, reject) => {
-      setImmediate(() => {
-        try {
-          resolve(revive(reply, paths, options))
-        } catch (err) {
-          reject(err)
-        }
-      })
-    })
+    return revive(reply, paths, options)
   })
 }
 
@@ -190,20 +178,13 @@ function configCode(code: ErrorCode): Extract<ErrorCode, `GW_ERR_CONFIG_${string
     : 'GW_ERR_CONFIG_INVALID'
 }
 
-/** The {@link ConfigSource} of a reply: `Duration`s back in place, frozen. */
-function revive(
+/** The {@link ConfigSource} of a reply: parsed a part per turn, `Duration`s back in place, frozen. */
+async function revive(
   reply: LoadedSource,
   paths: readonly string[],
   options: SourceOptions,
-): ConfigSource {
-  const config = reply.config as Record<string, unknown>
-  for (const path of reply.durations) {
-    const key = path.at(-1) as string
-    let parent: Record<string, unknown> = config
-    for (const k of path.slice(0, -1)) parent = parent[k] as Record<string, unknown>
-    parent[key] = Duration.of((parent[key] as { text: string }).text)
-  }
-  deepFreeze(config)
+): Promise<ConfigSource> {
+  const config = await unpackConfig(reply.config)
   const known = new Map(reply.located.map(([raw, at]) => [issueKey(raw), at]))
   let fallback: ((issue: ConfigIssue) => ConfigIssue) | undefined
   const locate = (issue: ConfigIssue): ConfigIssue => {
@@ -216,7 +197,7 @@ function revive(
     return fallback(issue)
   }
   return {
-    config: config as unknown as Readonly<GatehouseConfig>,
+    config,
     digest: reply.digest,
     paths: reply.paths,
     inputs: reply.inputs,
@@ -224,6 +205,7 @@ function revive(
     apiGroup: reply.apiGroup,
     resources: reply.resources,
     warnings: reply.warnings,
+    configWarnings: reply.located.map(([, at]) => at),
     locate,
   }
 }
@@ -245,15 +227,6 @@ function relocator(
   }
 }
 
-/** Paths of the `Duration`s in a validated configuration. */
-function durationPaths(value: unknown, path: string[] = [], out: string[][] = []): string[][] {
-  if (value instanceof Duration) out.push(path)
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) durationPaths(v, [...path, k], out)
-  }
-  return out
-}
-
 /** The worker's side: one load, one reply. */
 async function serve(request: LoadRequest): Promise<LoadReply> {
   let reply: LoadReply
@@ -261,8 +234,7 @@ async function serve(request: LoadRequest): Promise<LoadReply> {
     const source = await loadConfigSources(request.paths, request.options)
     reply = {
       ok: true,
-      config: source.config,
-      durations: durationPaths(source.config),
+      config: packConfig(source.config),
       digest: configDigest(source.config),
       paths: source.paths,
       inputs: source.inputs,

@@ -51,6 +51,11 @@ export interface ConfigSource {
    * unchanged configuration costs the running proxy no walk of it.
    */
   digest?: string
+  /**
+   * `configWarnings(config)`, located, when the load made them (`./load-thread.ts`), so that
+   * logging them after a reload costs the running proxy no walk of the configuration.
+   */
+  configWarnings?: readonly ConfigIssue[]
 }
 
 /**

@@ -39,9 +39,8 @@ describe('loadConfigSourcesOffThread', () => {
       loadConfigSources([file], { env: {} }),
       loadConfigSourcesOffThread([file], { env: {} }),
     ])
-    expect(JSON.parse(JSON.stringify(there.config))).toEqual(
-      JSON.parse(JSON.stringify(here.config)),
-    )
+    // The same objects, prototypes included (a Duration is a Duration), key for key.
+    expect(there.config).toStrictEqual(here.config)
     const timeout = there.config.backends.b?.timeouts.response
     expect(timeout).toBeInstanceOf(Duration)
     expect(timeout?.ms).toBe(90_000)
@@ -82,6 +81,8 @@ describe('loadConfigSourcesOffThread', () => {
     expect(there.resources).toEqual(here.resources)
     const warnings = configWarnings(there.config)
     expect(warnings.map(there.locate)).toEqual(configWarnings(here.config).map(here.locate))
+    // Made on the worker, so that logging them after a reload walks nothing on the main thread.
+    expect(there.configWarnings).toEqual(configWarnings(here.config).map(here.locate))
     const policy = Object.keys(there.config.policies)[0] as string
     const issue = { path: `policies.${policy}.traffic`, message: 'a compile issue' }
     expect(there.locate(issue)).toEqual(here.locate(issue))

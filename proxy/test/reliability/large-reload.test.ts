@@ -16,8 +16,12 @@ import { configDir, nameBackend, standalone } from '../reload-harness.js'
 
 const ROUTES = 10_000
 
-/** `n` routes under one JWT policy (an inline key, one CEL rule), and the public `/new` route. */
-function largeConfig(backendPort: number, n: number, broken?: number): string {
+/**
+ * `n` routes under one JWT policy (an inline key, one CEL rule), and the public `/new` route;
+ * `broken` makes that route's path type invalid, `lastRule` is the CEL rule of a second policy,
+ * written last, on the last route.
+ */
+function largeConfig(backendPort: number, n: number, broken?: number, lastRule?: string): string {
   const jwk = JSON.stringify({
     ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
     kid: 'k',
@@ -50,6 +54,14 @@ ${Array.from({ length: n }, (_, i) => `      - { kind: HTTPRoute, name: r${i} }`
       authorization:
         action: Allow
         policy: { matchExpressions: ['"a" in jwt.groups'] }`)
+  if (lastRule !== undefined) {
+    out.push(`  q:
+    targetRefs: [{ kind: HTTPRoute, name: r${n - 1} }]
+    traffic:
+      authorization:
+        action: Allow
+        policy: { matchExpressions: [${JSON.stringify(lastRule)}] }`)
+  }
   return `${out.join('\n')}\n`
 }
 
@@ -58,13 +70,14 @@ ${Array.from({ length: n }, (_, i) => `      - { kind: HTTPRoute, name: r${i} }`
  * tells whether the candidate is still being loaded (read, parsed, validated).
  */
 async function start(file: string) {
-  const state = { loading: false }
+  const state = { loading: false, loaded: false }
   const load = async () => {
     state.loading = true
     try {
       return await loadConfigSourcesOffThread([file], { env: {} })
     } finally {
       state.loading = false
+      state.loaded = true
     }
   }
   const source = await loadConfigSources([file], { env: {} })
@@ -85,24 +98,34 @@ async function start(file: string) {
 async function duringReload(
   url: string,
   reload: Promise<ReloadRecord>,
-  state: { loading: boolean },
-): Promise<{ record: ReloadRecord; answers: string[]; answeredWhileLoading: number }> {
+  state: { loading: boolean; loaded: boolean },
+): Promise<{
+  record: ReloadRecord
+  answers: string[]
+  answeredWhileLoading: number
+  /** Answered after the candidate was loaded and before the reload ended (the compile). */
+  answeredAfterLoading: number
+}> {
   let done = false
   const finished = reload.finally(() => {
     done = true
   })
   const answers: string[] = []
   let answeredWhileLoading = 0
+  let answeredAfterLoading = 0
+  let loaded = false
   const loop = (async () => {
     while (!done) {
       const res = await fetch(url)
       answers.push(`${res.status} ${await res.text()}`)
       if (state.loading) answeredWhileLoading++
+      else if (loaded && !done) answeredAfterLoading++
+      loaded ||= state.loaded
     }
   })()
   const record = await finished
   await loop
-  return { record, answers, answeredWhileLoading }
+  return { record, answers, answeredWhileLoading, answeredAfterLoading }
 }
 
 describe('a reload of 10,000 routes', { timeout: 300_000 }, () => {
@@ -167,6 +190,53 @@ describe('a reload of 10,000 routes', { timeout: 300_000 }, () => {
       expect(answers.every((a) => a === '200 b /old/x')).toBe(true)
       expect(answeredWhileLoading).toBeGreaterThanOrEqual(10)
       expect(await (await fetch(`${base}/old/x`)).text()).toBe('b /old/x')
+    } finally {
+      await gh.stop('test done')
+    }
+  })
+
+  it('answers requests from the old configuration between the batches of the compile, after the candidate is loaded and before it serves', async () => {
+    const dir = configDir({
+      'gatehouse.yaml': standalone(backend.port).replace('value: /mcp', 'value: /old'),
+    })
+    const { gh, state } = await start(join(dir, 'gatehouse.yaml'))
+    try {
+      const base = gh.gateways[0]?.url as string
+      writeFileSync(join(dir, 'gatehouse.yaml'), largeConfig(backend.port, ROUTES))
+      const { record, answers, answeredAfterLoading } = await duringReload(
+        `${base}/old/x`,
+        gh.reload('api'),
+        state,
+      )
+      expect(record.result).toBe('success')
+      // The compile gives the event loop turns between bounded batches of routes and policies:
+      // requests are answered in them, by the old configuration (the new table is swapped in
+      // whole, at the end).
+      expect(answeredAfterLoading).toBeGreaterThanOrEqual(1)
+      const old = answers.filter((a) => !a.startsWith('404'))
+      expect(old.every((a) => a === '200 b /old/x')).toBe(true)
+      expect(answers.length - old.length).toBeLessThanOrEqual(1)
+      expect((await fetch(`${base}/old/x`)).status).toBe(404)
+    } finally {
+      await gh.stop('test done')
+    }
+  })
+
+  it('refuses a 10,000-route candidate whose last policy does not compile, the old configuration answering throughout and after', async () => {
+    const dir = configDir({
+      'gatehouse.yaml': standalone(backend.port).replace('value: /mcp', 'value: /old'),
+    })
+    const file = join(dir, 'gatehouse.yaml')
+    const { gh, state } = await start(file)
+    try {
+      const base = gh.gateways[0]?.url as string
+      writeFileSync(file, largeConfig(backend.port, ROUTES, undefined, 'jwt.groups.exists('))
+      const { record, answers } = await duringReload(`${base}/old/x`, gh.reload('api'), state)
+      expect(record.result).toBe('failure')
+      expect(record.message).toContain('policies.q.traffic.authorization')
+      expect(answers.every((a) => a === '200 b /old/x')).toBe(true)
+      expect(await (await fetch(`${base}/old/x`)).text()).toBe('b /old/x')
+      expect((await fetch(`${base}/t9999/mcp`)).status).toBe(404)
     } finally {
       await gh.stop('test done')
     }
