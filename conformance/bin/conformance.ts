@@ -27,7 +27,12 @@ import {
   selectSpecVersions,
 } from '../src/spec-version.js'
 import { startFixtures, startGateway } from '../src/stack.js'
-import { startTargetCommand, type TargetOptions, targetSetupText } from '../src/target.js'
+import {
+  opaqueTargetOf,
+  startTargetCommand,
+  type TargetOptions,
+  targetSetupText,
+} from '../src/target.js'
 import { PROFILES, type Requirement, type Result, type Target } from '../src/types.js'
 
 const url = (v: string) => {
@@ -96,6 +101,11 @@ const program = new Command()
   .option(
     '--broker-target <base_url>',
     'with --target: a gateway/route in broker mode, on loopback (profile broker)',
+    url,
+  )
+  .option(
+    '--opaque-target <base_url>',
+    "with --target: a gateway/route that accepts opaque tokens by introspection at the suite's IdP (OPQ-*; the setup text names its endpoint and client)",
     url,
   )
   .option(
@@ -180,6 +190,7 @@ const opts = program.opts<{
   proxiedTarget?: string
   scopedTarget?: string
   brokerTarget?: string
+  opaqueTarget?: string
   brokenPath?: string
   allowShutdown: boolean
   yes: boolean
@@ -241,6 +252,7 @@ try {
       ...(opts.proxiedTarget ? { proxiedTarget: opts.proxiedTarget } : {}),
       ...(opts.scopedTarget ? { scopedTarget: opts.scopedTarget } : {}),
       ...(opts.brokerTarget ? { brokerTarget: opts.brokerTarget } : {}),
+      ...(opts.opaqueTarget ? { opaqueTarget: opts.opaqueTarget } : {}),
       ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
     }
     // A plain resource server needs the IdP's coordinates only, not a gateway's YAML.
@@ -282,6 +294,7 @@ try {
       ...(opts.brokerTarget
         ? { brokerBase: opts.brokerTarget, brokerConfiguredBase: opts.brokerTarget }
         : {}),
+      ...(opts.opaqueTarget ? { opaque: opaqueTargetOf(fixtures, opts.opaqueTarget) } : {}),
       ...(opts.brokenPath ? { brokenPath: opts.brokenPath } : {}),
       ...(opts.admin ? { admin: opts.admin } : {}),
       ...(opts.target.startsWith('https:') ? { tls: httpsTarget(opts.target, opts.ca) } : {}),

@@ -12,8 +12,10 @@ import { join } from 'node:path'
 import type { MockIdp } from '@gatehouse/mock-idp'
 import type { McpBackend } from '@gatehouse/mock-mcp'
 import { stringify } from 'yaml'
+import { OPAQUE_SERVER } from './fixtures.js'
 import { APP_ORIGIN, CONFIGURED_HOST, gatehouseConfig } from './harness-config.js'
 import { kubernetesManifests } from './target-manifests.js'
+import type { Target } from './types.js'
 
 /** What the operator said about the target. */
 export interface TargetOptions {
@@ -26,6 +28,11 @@ export interface TargetOptions {
   scopedTarget?: string
   /** A gateway in broker mode (`--broker-target`, profile `broker`), on loopback. */
   brokerTarget?: string
+  /**
+   * A gateway/route that accepts opaque tokens by introspection at the suite's IdP
+   * (`--opaque-target`, OPQ-*); without it those checks are skipped, saying so.
+   */
+  opaqueTarget?: string
   brokenPath?: string
 }
 
@@ -50,6 +57,7 @@ export function targetGatehouseConfig(
     scoped: o.scopedTarget ? portOf(o.scopedTarget) : 2,
     admin: o.admin ? portOf(o.admin) : 15000,
     ...(o.brokerTarget ? { broker: portOf(o.brokerTarget) } : {}),
+    ...(o.opaqueTarget ? { opaque: portOf(o.opaqueTarget) } : {}),
   }
   let text = JSON.stringify(gatehouseConfig(f, ports))
   text = text.replaceAll(`http://${CONFIGURED_HOST}:${ports.gateway}`, o.configuredBase)
@@ -89,6 +97,7 @@ export function targetEnv(
   configFile: string,
 ): Record<string, string> {
   return {
+    ...(o.opaqueTarget ? opaqueEnv(f) : {}),
     GATEHOUSE_CONFORMANCE_ISSUER: f.idp.issuer,
     GATEHOUSE_CONFORMANCE_JWKS_URI: `${f.idp.issuer}/v1/keys`,
     GATEHOUSE_CONFORMANCE_AUDIENCE: f.idp.audience,
@@ -97,6 +106,38 @@ export function targetEnv(
     GATEHOUSE_CONFORMANCE_BACKEND_URL: `${f.backend.origin}/mcp`,
     GATEHOUSE_CONFORMANCE_ALLOWED_ORIGIN: APP_ORIGIN,
     GATEHOUSE_CONFORMANCE_CONFIG: configFile,
+  }
+}
+
+/**
+ * What a target needs to introspect the suite's opaque tokens (RFC 7662 §2.1: the protected
+ * resource authenticates to the introspection endpoint): its URL, issuer, audience, and the
+ * service client's credentials (a test IdP's, made for this run).
+ */
+function opaqueEnv(f: { idp: MockIdp }): Record<string, string> {
+  const issuer = f.idp.issuerFor(OPAQUE_SERVER.id)
+  return {
+    GATEHOUSE_CONFORMANCE_OPAQUE_ISSUER: issuer,
+    GATEHOUSE_CONFORMANCE_OPAQUE_AUDIENCE: OPAQUE_SERVER.audience,
+    GATEHOUSE_CONFORMANCE_INTROSPECTION_URL: `${issuer}/v1/introspect`,
+    GATEHOUSE_CONFORMANCE_INTROSPECTION_CLIENT_ID: f.idp.serviceClient.clientId,
+    GATEHOUSE_CONFORMANCE_INTROSPECTION_CLIENT_SECRET: f.idp.serviceClient.clientSecret,
+  }
+}
+
+/**
+ * The opaque-token route of a `--target` run (OPQ-*): where it listens and how a check gets a
+ * token, the client-credentials grant at the suite's opaque authorization server.
+ */
+export function opaqueTargetOf(
+  f: { idp: MockIdp },
+  opaqueTarget: string,
+): NonNullable<Target['opaque']> {
+  return {
+    base: opaqueTarget,
+    tokenEndpoint: `${f.idp.issuerFor(OPAQUE_SERVER.id)}/v1/token`,
+    clientId: f.idp.serviceClient.clientId,
+    clientSecret: f.idp.serviceClient.clientSecret,
   }
 }
 
@@ -123,6 +164,12 @@ export function targetSetupText(
     return [
       'The suite runs an IdP for the target. Configure your MCP server to accept its tokens (--target-command gets these in its environment; --print-config prints a whole gatehouse configuration):',
       ...RESOURCE_SERVER_ENV.map((k) => `  ${k}=${env[k]}`),
+      ...(o.opaqueTarget
+        ? [
+            'and, for --opaque-target, to introspect its opaque tokens (RFC 7662):',
+            ...Object.keys(opaqueEnv(f)).map((k) => `  ${k}=${env[k]}`),
+          ]
+        : []),
       '',
       '',
     ].join('\n')

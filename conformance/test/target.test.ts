@@ -61,6 +61,23 @@ describe('targetGatehouseConfig', () => {
     expect(JSON.stringify(config.routes?.broken)).toContain('"value":"/bad"')
   })
 
+  it('with an opaque target: the opaque route on its port, and its introspection settings in the environment', () => {
+    const o = {
+      target: 'http://127.0.0.1:8080',
+      configuredBase: 'http://127.0.0.1:8080',
+      opaqueTarget: 'http://127.0.0.1:8095',
+    }
+    const config = targetGatehouseConfig(fixtures, o) as Record<string, Record<string, unknown>>
+    expect(config.gateways?.opaque).toMatchObject({ port: 8095 })
+    expect(Object.keys(config.policies ?? {})).toContain('mcp-auth-opaque')
+    expect(targetEnv(fixtures, o, 'f.yaml')).toMatchObject({
+      GATEHOUSE_CONFORMANCE_INTROSPECTION_URL: `${fixtures.idp.issuerFor('opaque')}/v1/introspect`,
+      GATEHOUSE_CONFORMANCE_INTROSPECTION_CLIENT_ID: fixtures.idp.serviceClient.clientId,
+    })
+    const plain = targetGatehouseConfig(fixtures, { ...o, opaqueTarget: undefined })
+    expect(Object.keys((plain as { gateways: object }).gateways)).not.toContain('opaque')
+  })
+
   it('gives a target command the IdP, audience and resource in its environment', () => {
     const env = targetEnv(
       fixtures,
@@ -144,6 +161,41 @@ describe('--target-command', () => {
     // Broker mode was judged, not skipped for want of a broker target.
     expect(r.stdout).toMatch(/PASS BRK-0\d\d/)
     expect(r.stdout).not.toMatch(/SKIP[^\n]*BRK-/)
+  }, 120_000)
+
+  it("judges the opaque-token checks (OPQ-*) on the route --opaque-target names, introspecting at the suite's IdP; skips them without it, saying how", async () => {
+    const base = `http://127.0.0.1:${await freePort()}`
+    const opaque = `http://127.0.0.1:${await freePort()}`
+    const command = `node ${join(ROOT, 'proxy/bin/gatehouse.js')} -f "$GATEHOUSE_CONFORMANCE_CONFIG"`
+    const r = await conformance([
+      '--target',
+      base,
+      '--opaque-target',
+      opaque,
+      '--target-command',
+      command,
+      '--profile',
+      'resource-server',
+      '--print-config',
+    ])
+    expect(r.code, r.stderr + r.stdout.slice(-3000)).toBe(0)
+    expect(r.stdout).toMatch(/PASS OPQ-001/)
+    expect(r.stdout).toMatch(/PASS OPQ-002/)
+    // The setup text says what a target needs to introspect (the secret is this run's test IdP's).
+    expect(r.stdout).toContain('GATEHOUSE_CONFORMANCE_INTROSPECTION_URL=')
+
+    const without = await conformance([
+      '--target',
+      base,
+      '--target-command',
+      command,
+      '--profile',
+      'resource-server',
+      '--only',
+      'OPQ-001',
+    ])
+    expect(without.stdout).toMatch(/SKIP OPQ-001/)
+    expect(without.stdout).toContain('--opaque-target')
   }, 120_000)
 
   it('exits 2 saying why when the target command ends before it answers', async () => {

@@ -14,6 +14,7 @@ import { sendJson } from '@gatehouse/support'
 import { type JWTPayload, SignJWT } from 'jose'
 import type { KeyRing } from './keys.js'
 import type { FaultEndpoint } from './options.js'
+import { type ShapeLayout, shapeClaims } from './shapes.js'
 import type { Store } from './store.js'
 
 /** An authorization server as the control API sees it. */
@@ -22,12 +23,14 @@ export interface ControlServer {
   audience: string
   issuer: string
   keys: KeyRing
+  /** Another IdP's shape: minted tokens take its claims layout, as its flow's tokens do. */
+  layout?: ShapeLayout | undefined
 }
 
 /** What the control API needs from the running IdP. */
 export interface ControlContext {
   servers: Map<string, ControlServer>
-  users: Map<string, { login: string; groups: string[] }>
+  users: Map<string, { login: string; groups: string[]; email?: string }>
   faults: Map<FaultEndpoint, { mode: 'error' | 'hang' | 'slow'; status?: number; delayMs?: number }>
   hanging: Set<ServerResponse>
   requests: unknown[]
@@ -94,6 +97,14 @@ async function mint(
     jti: randomUUID(),
     ...claims,
     ...(body.notBefore !== undefined ? { nbf: now + body.notBefore } : {}),
+  }
+  if (server.layout) {
+    // The shape's layout, as its token endpoint issues it (entra: with the API scope, so the
+    // token is for the API); the request's overrides below still apply on top.
+    if (server.layout.scopes.length > 0 && body.client !== 'service')
+      claims.scope = [claims.scope, ...server.layout.scopes].join(' ')
+    const user = body.client === 'service' ? undefined : ctx.users.get(body.sub ?? 'alice')
+    shapeClaims(server.layout, claims, user)
   }
   for (const [k, v] of Object.entries(body.claims ?? {})) {
     if (v === null) delete claims[k]

@@ -5,7 +5,7 @@
  */
 import { decodeJwt } from 'jose'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type MockIdp, type MockIdpOptions, startMockIdp } from '../src/index.js'
+import { controlClient, type MockIdp, type MockIdpOptions, startMockIdp } from '../src/index.js'
 import { authorizeRequest } from './helpers.js'
 
 const started: MockIdp[] = []
@@ -289,5 +289,25 @@ describe('shape: other IdPs (src/shapes.ts)', () => {
     })
     expect(offline.body?.refresh_token).toBeTruthy()
     expect(offline.token).toMatchObject({ email: 'alice@example.com', hd: 'example.com' })
+  })
+  it("control tokens take the shape's claims layout, as its flow's tokens do; overrides still apply", async () => {
+    const users = [{ login: 'alice', groups: ['AI-Users'] }]
+    const control = async (idp: MockIdp, body: Record<string, unknown> = {}) =>
+      decodeJwt((await controlClient(idp.controlUrl).token(body)).access_token)
+    const keycloak = await idpWith({ shape: 'keycloak', users })
+    expect(await control(keycloak)).toMatchObject({
+      iss: keycloak.issuer,
+      groups: ['/AI-Users'],
+      realm_access: { roles: ['AI-Users'] },
+    })
+    const v1 = await idpWith({ shape: 'entra', audience: 'api://app-1', entraTokenVersion: 1, users })
+    expect(await control(v1)).toMatchObject({
+      iss: v1.entraV1?.issuer,
+      aud: 'api://app-1',
+      roles: ['AI-Users'],
+    })
+    expect(await control(v1, { claims: { aud: 'api://another' } })).toMatchObject({
+      aud: 'api://another',
+    })
   })
 })

@@ -256,6 +256,11 @@ export const ERRORS = {
     error: 'temporarily_unavailable',
     description: "the IdP's introspection or UserInfo endpoint did not answer usably",
   },
+  // No answer of its own: the client is redirected with the IdP's error (RFC 6749 §4.1.2.1).
+  GW_ERR_IDP_SIGN_IN_FAILED: {
+    description:
+      "broker mode: a sign-in failed on the IdP's side (its authorization error such as invalid_scope, a refused code exchange, a response naming another issuer); logged with the cause, the client told what to do",
+  },
   GW_ERR_DISCOVERY_UNAVAILABLE: {
     status: 503,
     error: 'temporarily_unavailable',

@@ -34,7 +34,7 @@ export const E2E = [
 /** Real servers, connections and processes on loopback. */
 export const INTEGRATION = [
   '{support,mock-idp,mock-mcp}/test/**/*.test.ts',
-  'conformance/test/{bin/conformance,flow,runner,target}.test.ts',
+  'conformance/test/{bin/conformance,flow,runner,shape-stack,target}.test.ts',
   'conformance/test/client/{cli,judge,recorder}.test.ts',
   'conformance/test/report/html/server.cli.test.ts',
   'gwctl/test/{cli,commands/*}.test.ts',

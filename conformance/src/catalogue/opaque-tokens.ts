@@ -36,7 +36,11 @@ async function opaqueToken(
 
 function opaqueTarget(ctx: CheckContext): NonNullable<Target['opaque']> {
   const opaque = ctx.target.opaque
-  if (!opaque) throw new CheckSkipped('the target has no route that accepts opaque access tokens')
+  if (!opaque) {
+    throw new CheckSkipped(
+      "the target has no route that accepts opaque access tokens (with --target, name one with --opaque-target: a route that introspects the suite's opaque tokens)",
+    )
+  }
   return opaque
 }
 

@@ -105,7 +105,7 @@ export class JwtAuthentication {
       return { ok: true, claims: undefined }
     }
     const result = this.#isOpaque(token)
-      ? await (this.opaque as OpaqueTokenValidator).validate(token)
+      ? await (this.opaque as OpaqueTokenValidator).validate(token, req.remoteAddress)
       : await this.#verifier.verify(token)
     if (!result.ok) {
       if (result.code === 'GW_ERR_TOKEN_VALIDATION_UNAVAILABLE') {

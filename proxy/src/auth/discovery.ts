@@ -10,6 +10,7 @@
  * validated against the system CAs for an `https` issuer), and always the 1 MiB cap on the body.
  */
 import type { pino } from 'pino'
+import { endpointUrlProblem } from '../config/endpoint-url.js'
 import type { Upstream } from '../http/upstream.js'
 import type { TaskRegistry } from '../telemetry/tasks.js'
 import { firstIssue, type OidcDiscovery, OidcDiscoverySchema } from './documents.js'
@@ -37,7 +38,22 @@ export interface DiscoveryOptions {
    * makes it REQUIRED).
    */
   requireJwksUri?: boolean | undefined
+  /**
+   * The document the provider's configuration states (`providers[].endpoints`): served as it is,
+   * never fetched (the IdP publishes none).
+   */
+  stated?: OidcDiscovery | undefined
 }
+
+/** The members of a discovery document that are URLs the gateway calls or sends users to. */
+const ENDPOINT_MEMBERS = [
+  'authorization_endpoint',
+  'token_endpoint',
+  'jwks_uri',
+  'revocation_endpoint',
+  'introspection_endpoint',
+  'userinfo_endpoint',
+] as const
 
 /** The cached discovery document of one issuer. */
 export class DiscoveryCache {
@@ -48,6 +64,7 @@ export class DiscoveryCache {
   readonly #path: string
   readonly #requireJwksUri: boolean
   readonly #document: RefreshingDocument<OidcDiscovery>
+  readonly #stated: OidcDiscovery | undefined
 
   /**
    * @param upstream the JWKS backend (the org domain); without one (or with `options.url`) the
@@ -62,6 +79,7 @@ export class DiscoveryCache {
   ) {
     this.#issuer = issuer
     this.#requireJwksUri = options.requireJwksUri ?? false
+    this.#stated = options.stated
     const own = options.url
       ? new URL(options.url)
       : upstream === undefined
@@ -98,12 +116,14 @@ export class DiscoveryCache {
 
   /** The URL the document is fetched from. */
   get url(): string {
+    if (this.#stated) return 'the configured providers[].endpoints'
     // URL's origin leaves out the scheme's default port (the pool's names it).
     return `${new URL(this.#upstream.origin).origin}${this.#path}`
   }
 
   /** Why the document is not available, or `undefined` when it is (or was never asked for). */
   get problem(): string | undefined {
+    if (this.#stated) return undefined
     return this.#document.value ? undefined : this.#document.lastError
   }
 
@@ -114,6 +134,7 @@ export class DiscoveryCache {
 
   /** The document, fetching it when missing or expired. */
   async get(): Promise<DiscoveryResult> {
+    if (this.#stated) return { ok: true, document: this.#stated, stale: false }
     const document = await this.#document.current()
     if (document) return { ok: true, document, stale: this.#document.stale }
     return { ok: false, url: this.url, cause: this.#document.lastError ?? 'not fetched yet' }
@@ -141,11 +162,22 @@ export class DiscoveryCache {
       // OIDC Discovery §3: jwks_uri is REQUIRED; the provider's keys come from it.
       throw new Error('the document has no jwks_uri, so the signing keys cannot be found')
     }
+    if (this.#ownsUpstream) {
+      // Fetched at the IdP's own URLs (any preset but okta): its endpoints meet the rule stated
+      // endpoints meet (config/endpoint-url.ts). The okta preset's are reached through the JWKS
+      // backend, whatever host they name (the seed).
+      for (const member of ENDPOINT_MEMBERS) {
+        const value = d[member]
+        const problem = typeof value === 'string' ? endpointUrlProblem(value) : undefined
+        if (problem) throw new Error(`its ${member} ${problem}`)
+      }
+    }
     return { value: d, maxAgeMs: ttl }
   }
 
   /** View for the config dump. */
   dump(): Record<string, unknown> {
+    if (this.#stated) return { url: this.url, cached: true, lastError: null }
     return {
       url: this.url,
       cached: this.#document.value !== undefined,

@@ -54,6 +54,12 @@ async function checkProvider(
   backend: (name: string) => Upstream,
 ): Promise<string[]> {
   const problems: string[] = []
+  if (p.endpoints) {
+    // Stated endpoints: no discovery document to fetch; the keys are fetched where stated.
+    const keysAt = p.jwks ? undefined : p.endpoints.jwks
+    if (keysAt) problems.push(...(await checkKeys(keysAt, () => pools.request(keysAt))))
+    return problems
+  }
   const url = discoveryUrlOf(p)
   const remote = p.jwks?.remote
   const where =
@@ -94,23 +100,28 @@ async function checkProvider(
       ? undefined
       : jwksUri
   if (keysAt) {
-    const keys = await attempt(() =>
-      remote
-        ? requestUpstream(backend(remote.backendRef.name), remote.jwksPath)
-        : pools.request(keysAt),
+    problems.push(
+      ...(await checkKeys(keysAt, () =>
+        remote
+          ? requestUpstream(backend(remote.backendRef.name), remote.jwksPath)
+          : pools.request(keysAt),
+      )),
     )
-    if ('error' in keys) problems.push(`the keys at ${keysAt} cannot be fetched: ${keys.error}`)
-    else if (keys.res.status !== 200)
-      problems.push(`the keys at ${keysAt} answer HTTP ${keys.res.status}`)
-    else {
-      try {
-        if (parseJwks(json(keys.res)).keys.length === 0) throw new Error('no usable public key')
-      } catch (err) {
-        problems.push(`the keys at ${keysAt}: ${(err as Error).message}`)
-      }
-    }
   }
   return problems
+}
+
+/** Fetches the key set at `keysAt` (by `fetchKeys`); the problems found. */
+async function checkKeys(keysAt: string, fetchKeys: () => Promise<FetchedResponse>) {
+  const keys = await attempt(fetchKeys)
+  if ('error' in keys) return [`the keys at ${keysAt} cannot be fetched: ${keys.error}`]
+  if (keys.res.status !== 200) return [`the keys at ${keysAt} answer HTTP ${keys.res.status}`]
+  try {
+    if (parseJwks(json(keys.res)).keys.length === 0) throw new Error('no usable public key')
+  } catch (err) {
+    return [`the keys at ${keysAt}: ${(err as Error).message}`]
+  }
+  return []
 }
 
 async function attempt(

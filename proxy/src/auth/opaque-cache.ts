@@ -6,8 +6,11 @@
  * call to the IdP (single flight): a client that opens many requests at once with a fresh token
  * costs the IdP one introspection, not one per request.
  *
- * Refusals are not remembered: a token refused now (inactive, or the IdP unreachable) is asked
- * about again on its next request, so an outage ends for every client as soon as the IdP is back.
+ * Refusals by the IdP (an inactive token, or one failing a check) are remembered briefly
+ * (`refusalCacheDuration`), by hash too, in a bounded LRU of their own so that a flood of
+ * refused tokens never evicts an accepted one: the same bad token sent again costs no call. An IdP
+ * that could not answer is never remembered: the token is asked about again on its next request,
+ * so an outage ends for every client as soon as the IdP is back.
  */
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
@@ -15,8 +18,10 @@ import { LRUCache } from 'lru-cache'
 /** A validation that may be remembered: `ttlMs` how long (0 or less: not at all). */
 export interface Rememberable<T> {
   value: T
-  /** Milliseconds the result stays valid; `undefined` for a refusal (never remembered). */
+  /** Milliseconds the result stays valid; `undefined`: not remembered (the IdP did not answer). */
   ttlMs: number | undefined
+  /** A refusal: remembered among the refusals, for at most their duration. */
+  refused?: boolean
 }
 
 /** The SHA-256 of a token, base64url: the only form of it the cache holds. */
@@ -29,16 +34,21 @@ export class OpaqueTokenCache<T> {
   // Expiry is kept in the entry, by the wall clock, rather than in lru-cache's TTL (which reads
   // performance.now): a token's exp is wall-clock time too.
   readonly #entries: LRUCache<string, { value: T; expiresAt: number }>
+  readonly #refusals: LRUCache<string, { value: T; expiresAt: number }>
   readonly #maxTtlMs: number
+  readonly #refusalTtlMs: number
   readonly #inFlight = new Map<string, Promise<T>>()
 
   /**
-   * @param max - entries remembered at most
+   * @param max - entries remembered at most (accepted tokens; refusals as many again)
    * @param maxTtlMs - the longest an entry is remembered (`cacheDuration`); 0 remembers nothing
+   * @param refusalTtlMs - the longest a refusal is remembered (`refusalCacheDuration`); default 0
    */
-  constructor(max: number, maxTtlMs: number) {
+  constructor(max: number, maxTtlMs: number, refusalTtlMs = 0) {
     this.#entries = new LRUCache({ max })
+    this.#refusals = new LRUCache({ max })
     this.#maxTtlMs = maxTtlMs
+    this.#refusalTtlMs = refusalTtlMs
   }
 
   /**
@@ -47,15 +57,19 @@ export class OpaqueTokenCache<T> {
    */
   async get(token: string, validate: () => Promise<Rememberable<T>>): Promise<T> {
     const key = tokenKey(token)
-    const hit = this.#entries.get(key)
-    if (hit && hit.expiresAt > Date.now()) return hit.value
-    if (hit) this.#entries.delete(key)
+    for (const memory of [this.#entries, this.#refusals]) {
+      const hit = memory.get(key)
+      if (hit && hit.expiresAt > Date.now()) return hit.value
+      if (hit) memory.delete(key)
+    }
     const running = this.#inFlight.get(key)
     if (running) return running
     const started = validate().then(
       (result) => {
-        const ttl = Math.min(result.ttlMs ?? 0, this.#maxTtlMs)
-        if (ttl > 0) this.#entries.set(key, { value: result.value, expiresAt: Date.now() + ttl })
+        const memory = result.refused ? this.#refusals : this.#entries
+        const cap = result.refused ? this.#refusalTtlMs : this.#maxTtlMs
+        const ttl = Math.min(result.ttlMs ?? 0, cap)
+        if (ttl > 0) memory.set(key, { value: result.value, expiresAt: Date.now() + ttl })
         return result.value
       },
       // Joined callers see the same failure; nothing is remembered.
@@ -68,9 +82,14 @@ export class OpaqueTokenCache<T> {
     }
   }
 
-  /** Entries remembered now (for the policy dump). */
+  /** Accepted tokens remembered now (for the policy dump). */
   get size(): number {
     return this.#entries.size
+  }
+
+  /** Refusals remembered now (for the policy dump). */
+  get refusals(): number {
+    return this.#refusals.size
   }
 
   /** Validations in flight now. */
@@ -81,5 +100,6 @@ export class OpaqueTokenCache<T> {
   /** Forgets every entry. */
   clear(): void {
     this.#entries.clear()
+    this.#refusals.clear()
   }
 }

@@ -24,6 +24,7 @@ import type { Upstream } from '../http/upstream.js'
 import type { TokenCheck } from '../telemetry/trace-events.js'
 import { describeError, requestUpstream } from './fetch.js'
 import { OpaqueTokenCache } from './opaque-cache.js'
+import { IdpCallLimit } from './opaque-limit.js'
 
 /** Bytes accepted in one introspection or UserInfo answer: a claims set is a few KiB. */
 export const MAX_ANSWER_BYTES = 64 * 1024
@@ -53,11 +54,21 @@ export class OpaqueTokenValidator {
   readonly #config: OpaqueTokensConfig
   readonly #upstream: Upstream
   readonly #cache: OpaqueTokenCache<Outcome>
+  readonly #limit: IdpCallLimit
 
   constructor(config: OpaqueTokensConfig, upstream: Upstream) {
     this.#config = config
     this.#upstream = upstream
-    this.#cache = new OpaqueTokenCache(config.cacheSize, config.cacheDuration.ms)
+    this.#cache = new OpaqueTokenCache(
+      config.cacheSize,
+      config.cacheDuration.ms,
+      config.refusalCacheDuration.ms,
+    )
+    this.#limit = new IdpCallLimit({
+      perSource: config.idpCallLimit.perSource,
+      windowMs: config.idpCallLimit.window.ms,
+      maxInFlight: config.idpCallLimit.maxInFlight,
+    })
   }
 
   /** `introspection` or `userinfo`. */
@@ -65,13 +76,33 @@ export class OpaqueTokenValidator {
     return this.#config.introspection ? 'introspection' : 'userinfo'
   }
 
-  /** Accepts or refuses a token; concurrent calls for one token share one call to the IdP. */
-  validate(token: string): Promise<Outcome> {
+  /**
+   * Accepts or refuses a token; concurrent calls for one token share one call to the IdP, and a
+   * call the IdP must answer counts against `source` (the client's address; opaque-limit.ts).
+   */
+  validate(token: string, source?: string): Promise<Outcome> {
     return this.#cache.get(token, async () => {
-      const outcome = await this.#ask(token).catch(
-        (err: unknown): Outcome => unavailable(describeError(err)),
-      )
-      return { value: outcome, ttlMs: outcome.ok ? this.#ttlMs(outcome.claims) : undefined }
+      const admitted = this.#limit.take(source)
+      if (!admitted.ok) {
+        const outcome = unavailable(
+          admitted.cause === 'source'
+            ? `this client address caused ${this.#config.idpCallLimit.perSource} calls to the IdP within ${this.#config.idpCallLimit.window.text} (idpCallLimit.perSource); not asked`
+            : `${this.#config.idpCallLimit.maxInFlight} calls to the IdP are running (idpCallLimit.maxInFlight); not asked`,
+        )
+        return { value: outcome, ttlMs: undefined }
+      }
+      try {
+        const outcome = await this.#ask(token).catch(
+          (err: unknown): Outcome => unavailable(describeError(err)),
+        )
+        if (outcome.ok) return { value: outcome, ttlMs: this.#ttlMs(outcome.claims) }
+        // The IdP's refusal is remembered briefly; its failure to answer is not.
+        return outcome.code === undefined
+          ? { value: outcome, ttlMs: this.#config.refusalCacheDuration.ms, refused: true }
+          : { value: outcome, ttlMs: undefined }
+      } finally {
+        admitted.release()
+      }
     })
   }
 
@@ -91,6 +122,14 @@ export class OpaqueTokenValidator {
       cacheDuration: c.cacheDuration.text,
       cacheSize: c.cacheSize,
       cached: this.#cache.size,
+      refusalCacheDuration: c.refusalCacheDuration.text,
+      refusalsCached: this.#cache.refusals,
+      idpCallLimit: {
+        perSource: c.idpCallLimit.perSource,
+        window: c.idpCallLimit.window.text,
+        maxInFlight: c.idpCallLimit.maxInFlight,
+      },
+      idpCallsInFlight: this.#limit.inFlight,
       timeout: c.timeout.text,
     }
   }

@@ -6,7 +6,7 @@
  * in `./challenge.ts`. This module composes them and reports the policy's status.
  */
 import type { CelCompiler } from '../config/cel.js'
-import { discoveryUrlOf, upstreamSettings } from '../config/idp-presets.js'
+import { discoveryUrlOf, statedDiscoveryOf, upstreamSettings } from '../config/idp-presets.js'
 import type { JwtProviderConfig, PolicyConfig } from '../config/schema.js'
 import type { ConfigIssue } from '../errors.js'
 import { JwtAuthentication } from './authentication.js'
@@ -114,7 +114,12 @@ class CompiledPolicy implements AuthPolicy {
           p.jwks?.remote ? ctx.upstreams.get(p.jwks.remote.backendRef.name) : undefined,
           ctx.logging.logger('proxy::auth::mcp'),
           ctx.tasks,
-          { url: discoveryUrlOf(p), requireJwksUri: !p.jwks },
+          {
+            url: discoveryUrlOf(p),
+            requireJwksUri: !p.jwks,
+            // Endpoints stated in the configuration stand for a document never fetched.
+            ...(p.endpoints ? { stated: statedDiscoveryOf(p) } : {}),
+          },
         )
         this.#discoveries.set(i, d)
       }

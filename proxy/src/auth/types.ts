@@ -100,7 +100,7 @@ export interface AuthContext {
  */
 export type AuthStageRequest = Pick<
   LocalRequest,
-  'method' | 'path' | 'headers' | 'headersDistinct' | 'trace'
+  'method' | 'path' | 'headers' | 'headersDistinct' | 'trace' | 'remoteAddress'
 >
 
 /** The outcome of authentication + authorization. */

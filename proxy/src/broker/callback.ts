@@ -25,18 +25,8 @@ import {
 import { idpLegKey } from './idp-redirect.js'
 import { errorPage } from './pages.js'
 import { parseParams } from './params.js'
+import { reportSignInFailure, type SignInFailure } from './sign-in-failure.js'
 import { digest, randomHandle, safeEqual } from './signing.js'
-
-/** RFC 6749 §4.1.2.1 error codes, passed on as the IdP sent them. */
-const AUTHORIZATION_ERRORS = new Set([
-  'invalid_request',
-  'unauthorized_client',
-  'access_denied',
-  'unsupported_response_type',
-  'invalid_scope',
-  'server_error',
-  'temporarily_unavailable',
-])
 
 /** Handles the IdP's return. */
 export async function callback(ctx: FlowContext, req: LocalRequest): Promise<LocalResponse> {
@@ -77,41 +67,35 @@ export async function callback(ctx: FlowContext, req: LocalRequest): Promise<Loc
       'this sign-in was started in another browser: the gateway completes it only in the browser where access was allowed',
     )
   }
-  const fail = (error: string, description: string) =>
-    errorToClient(ctx, pending.redirectUri, pending.state, error, description)
+  // The operator's log names the cause; the client gets the gateway's own words (sign-in-failure.ts).
+  const fail = (failure: SignInFailure) => {
+    const r = reportSignInFailure(failure, ctx.idp.issuer)
+    ctx.log.warn({ code: r.code, clientId: pending.clientId, ...r.log }, r.message)
+    return errorToClient(ctx, pending.redirectUri, pending.state, r.error, r.description)
+  }
   const iss = p('iss')
   if (iss !== undefined ? iss !== ctx.idp.issuer : await ctx.idp.sendsIss()) {
-    return fail(
-      'server_error',
-      `the identity provider's response names issuer ${iss ?? '(none)'}, expected ${ctx.idp.issuer} (RFC 9207)`,
-    )
+    return fail({ kind: 'issuer', received: iss, expected: ctx.idp.issuer })
   }
   const idpError = p('error')
   if (idpError) {
-    const described = p('error_description')
     // RFC 6749 §4.1.2.1: passed on; a code outside the RFC's list becomes server_error.
-    const error = AUTHORIZATION_ERRORS.has(idpError) ? idpError : 'server_error'
-    return fail(
-      error,
-      `the identity provider answered ${idpError}${described ? `: ${described}` : ''}`,
-    )
+    return fail({ kind: 'authorization', error: idpError, description: p('error_description') })
   }
   const idpCode = p('code')
-  if (!idpCode)
-    return fail('server_error', "the identity provider's response has neither code nor error")
+  if (!idpCode) {
+    return fail({
+      kind: 'authorization',
+      error: 'server_error',
+      description: "the identity provider's response has neither code nor error",
+    })
+  }
   const exchanged = await ctx.idp.exchangeCode(idpCode, pending.verifier)
   if (!exchanged.ok) {
-    if (exchanged.unavailable) {
-      ctx.log.warn({ cause: exchanged.cause }, 'broker: code exchange at the IdP failed')
-      return fail(
-        'temporarily_unavailable',
-        `the identity provider's token endpoint did not answer usably (${exchanged.cause}); try again`,
-      )
-    }
-    ctx.log.warn({ error: exchanged.error }, 'broker: the IdP refused the code exchange')
     return fail(
-      'server_error',
-      `the identity provider refused the code exchange: ${exchanged.error}${exchanged.description ? ` (${exchanged.description})` : ''}`,
+      exchanged.unavailable
+        ? { kind: 'exchange-unavailable', cause: exchanged.cause }
+        : { kind: 'exchange-refused', error: exchanged.error, description: exchanged.description },
     )
   }
   const t = exchanged.tokens

@@ -6,6 +6,7 @@
  */
 import type { LocalResponse } from '../http/local-response.js'
 import { asValue, errorToClient, type FlowContext, type PendingAuthorization } from './flow.js'
+import { reportSignInFailure } from './sign-in-failure.js'
 import { digest, randomHandle, s256 } from './signing.js'
 
 /** Store key of a request waiting for the IdP's return. */
@@ -26,19 +27,11 @@ export async function continueToIdp(
   const verifier = randomHandle()
   const url = await ctx.idp.authorizationUrl(state, s256(verifier), pending.scope)
   if (!url.ok) {
-    // The operator's log names the cause (issuer mismatch, 404, no endpoint); see docs/idp/.
-    ctx.log.error(
-      { code: 'GW_ERR_DISCOVERY_UNAVAILABLE', issuer: ctx.idp.issuer, cause: url.cause },
-      `broker: sign-in cannot start: the identity provider's authorization endpoint is not known (${url.cause})`,
-    )
-    return errorToClient(
-      ctx,
-      pending.redirectUri,
-      pending.state,
-      'temporarily_unavailable',
-      `the identity provider is not available (${url.cause}); try again later`,
-      setCookie,
-    )
+    // The operator's log names the cause (issuer mismatch, 404, no endpoint); the client gets
+    // what to do, not the cause (sign-in-failure.ts; docs/idp/).
+    const r = reportSignInFailure({ kind: 'discovery', cause: url.cause }, ctx.idp.issuer)
+    ctx.log.error({ code: r.code, ...r.log }, r.message)
+    return errorToClient(ctx, pending.redirectUri, pending.state, r.error, r.description, setCookie)
   }
   const leg: PendingAuthorization = { ...pending, verifier }
   await ctx.store.put('pending', idpLegKey(state), asValue(leg), ctx.ttl.pendingMs)

@@ -118,10 +118,47 @@ export function discoveryUrlOf(provider: {
   preset?: IdpPresetName | undefined
   discoveryUrl?: string | undefined
   jwks?: { remote?: unknown } | undefined
+  endpoints?: ProviderEndpoints | undefined
 }): string | undefined {
+  if (provider.endpoints) return undefined
   if (provider.discoveryUrl) return provider.discoveryUrl
   if (presetOf(provider).discovery === 'backend' && provider.jwks?.remote) return undefined
   return `${provider.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`
+}
+
+/** `providers[].endpoints`: the IdP's endpoints stated instead of discovered. */
+export interface ProviderEndpoints {
+  authorization?: string | undefined
+  token?: string | undefined
+  jwks?: string | undefined
+  revocation?: string | undefined
+  introspection?: string | undefined
+  userinfo?: string | undefined
+  scopesSupported?: string[] | undefined
+}
+
+/**
+ * The discovery document a provider's stated `endpoints` stand for (OIDC Discovery §3 member
+ * names); only `issuer` when it states none.
+ */
+export function statedDiscoveryOf(provider: {
+  issuer: string
+  endpoints?: ProviderEndpoints | undefined
+}): Record<string, unknown> & { issuer: string } {
+  const e = provider.endpoints ?? {}
+  const members: Array<[string, unknown]> = [
+    ['authorization_endpoint', e.authorization],
+    ['token_endpoint', e.token],
+    ['jwks_uri', e.jwks],
+    ['revocation_endpoint', e.revocation],
+    ['introspection_endpoint', e.introspection],
+    ['userinfo_endpoint', e.userinfo],
+    ['scopes_supported', e.scopesSupported],
+  ]
+  return {
+    issuer: provider.issuer,
+    ...Object.fromEntries(members.filter(([, v]) => v !== undefined)),
+  }
 }
 
 /** The upstream IdP's authorization-request settings, preset defaults and overrides merged. */
@@ -151,6 +188,7 @@ export function upstreamSettings(
     issuer: string
     discoveryUrl?: string | undefined
     jwks?: { remote?: unknown } | undefined
+    endpoints?: ProviderEndpoints | undefined
   },
   mcp: {
     upstream?:
@@ -172,6 +210,8 @@ export function upstreamSettings(
     authorizeParameters: u.authorizeParameters ?? preset.authorizeParameters,
     scopeMap: u.scopeMap ?? {},
     scopes: mcp.broker?.upstreamClient.scopes ?? preset.scopes,
-    ownEndpoints: discoveryUrlOf(provider) !== undefined && name !== 'okta',
+    ownEndpoints:
+      (provider.endpoints !== undefined || discoveryUrlOf(provider) !== undefined) &&
+      name !== 'okta',
   }
 }

@@ -103,6 +103,17 @@ describe('DiscoveryCache: where it asks and what it returns', () => {
     await d.close()
   })
 
+  it('serves the stated document (providers[].endpoints) as it is, never fetching one', async () => {
+    const stated = { issuer: idp.issuer, jwks_uri: `${idp.issuer}/v1/keys` }
+    const d = new DiscoveryCache(idp.issuer, undefined, logger(), new TaskRegistry(), { stated })
+    idp.discoveryDown(true)
+    expect(await d.get()).toEqual({ ok: true, document: stated, stale: false })
+    expect(d.problem).toBeUndefined()
+    expect(d.url).toBe('the configured providers[].endpoints')
+    expect(fetches()).toBe(0)
+    await d.close()
+  })
+
   it('serves the cached document without asking again within its lifetime', async () => {
     const d = cache()
     await d.get()
@@ -150,6 +161,26 @@ describe('DiscoveryCache: what it refuses, and says why', () => {
       await d.close()
     })
   }
+
+  it('a document fetched at its own URL naming an http endpoint on a non-loopback host: refused, naming the member', async () => {
+    idp.discoveryDocument({
+      issuer: idp.issuer,
+      token_endpoint: 'http://idp.example.com/token',
+      jwks_uri: `${idp.issuer}/v1/keys`,
+    })
+    const d = cache({ direct: true })
+    const r = await d.get()
+    expect(r).toMatchObject({ ok: false })
+    if (!r.ok)
+      expect(r.cause).toMatch(/^its token_endpoint uses http on idp\.example\.com, .*use https$/)
+    expect(d.problem).toMatch(/token_endpoint/)
+    await d.close()
+  })
+
+  it("a document fetched through the okta preset's JWKS backend: its endpoints' hosts are the backend's, kept as the seed's", async () => {
+    idp.discoveryDocument({ issuer: idp.issuer, token_endpoint: 'http://idp.example.com/token' })
+    expect(await cache().get()).toMatchObject({ ok: true })
+  })
 
   it('a body that is not JSON: the parser says so', async () => {
     idp.discoveryAnswer({ body: '<html>' })

@@ -49,6 +49,16 @@ function config(provider: Record<string, unknown>) {
 const PATH = 'policies.p.traffic.jwtAuthentication.providers[0]'
 
 describe('checkProvidersOnline', () => {
+  it('with stated endpoints: fetches the keys where stated and no discovery document', async () => {
+    idp.discoveryDown(true)
+    const stated = (jwks: string) =>
+      config({ issuer: idp.issuer, preset: 'generic', endpoints: { jwks } })
+    expect(await checkProvidersOnline(stated(`${idp.issuer}/v1/keys`))).toEqual([])
+    expect(await checkProvidersOnline(stated(`${idp.orgUrl}/nowhere`))).toEqual([
+      { path: PATH, message: `the keys at ${idp.orgUrl}/nowhere answer HTTP 404` },
+    ])
+  })
+
   it('finds nothing wrong when discovery names the issuer and its jwks_uri serves keys', async () => {
     expect(await checkProvidersOnline(config({ issuer: idp.issuer, preset: 'generic' }))).toEqual(
       [],

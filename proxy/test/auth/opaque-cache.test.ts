@@ -135,4 +135,28 @@ describe('OpaqueTokenCache', () => {
     cache.clear()
     expect(cache.size).toBe(0)
   })
+
+  it('remembers a refusal for at most the refusal duration, apart from accepted tokens', async () => {
+    vi.useFakeTimers()
+    const cache = new OpaqueTokenCache<string>(2, 60_000, 10_000)
+    let calls = 0
+    const accept = async () => ({ value: `ok-${++calls}`, ttlMs: 60_000 })
+    const refuse = async () => ({ value: `no-${++calls}`, ttlMs: 3_600_000, refused: true })
+    expect(await cache.get('good', accept)).toBe('ok-1')
+    // A flood of refusals fills only the refusals' memory: the accepted token stays remembered.
+    for (let i = 0; i < 10; i++) await cache.get(`bad-${i}`, refuse)
+    expect(await cache.get('good', accept)).toBe('ok-1')
+    expect(cache.refusals).toBe(2)
+    expect(await cache.get('bad-9', refuse)).toBe('no-11')
+    vi.advanceTimersByTime(10_001)
+    expect(await cache.get('bad-9', refuse)).toBe('no-12')
+  })
+
+  it('remembers no refusal without a refusal duration (the default)', async () => {
+    const cache = new OpaqueTokenCache<string>(10, 60_000)
+    let calls = 0
+    const refuse = async () => ({ value: `no-${++calls}`, ttlMs: 10_000, refused: true })
+    await cache.get('bad', refuse)
+    expect(await cache.get('bad', refuse)).toBe('no-2')
+  })
 })

@@ -161,16 +161,78 @@ describe('OpaqueTokenValidator (introspection)', () => {
     expect((await validator.validate(TOKEN)).ok).toBe(true)
   })
 
-  it('asks the IdP once for a token it accepted, and again for one it refused', async () => {
+  it('asks the IdP once for a token it accepted, and once for one it refused (refusalCacheDuration)', async () => {
     let answer: unknown = active()
     const { validator, seen } = await idp((req, res) => json(200, answer)(req, res))
     await validator.validate(TOKEN)
     await validator.validate(TOKEN)
     expect(seen).toHaveLength(1)
     answer = { active: false }
-    await validator.validate('another-token')
-    await validator.validate('another-token')
-    expect(seen).toHaveLength(3)
+    expect(await validator.validate('another-token')).toMatchObject({
+      ok: false,
+      check: 'inactive',
+    })
+    expect(await validator.validate('another-token')).toMatchObject({
+      ok: false,
+      check: 'inactive',
+    })
+    expect(seen).toHaveLength(2)
+    expect(validator.dump()).toMatchObject({ cached: 1, refusalsCached: 1 })
+  })
+
+  it('asks again for a refused token with refusalCacheDuration 0s', async () => {
+    const { validator, seen } = await idp(json(200, { active: false }), {
+      refusalCacheDuration: '0s',
+    })
+    await validator.validate(TOKEN)
+    await validator.validate(TOKEN)
+    expect(seen).toHaveLength(2)
+  })
+
+  it('a flood of random tokens from one address: perSource calls reach the IdP, the rest get 503 unasked', async () => {
+    const { validator, seen } = await idp(json(200, { active: false }), {
+      idpCallLimit: { perSource: 5, window: '1m' },
+    })
+    const outcomes = []
+    for (let i = 0; i < 50; i++)
+      outcomes.push(await validator.validate(`random-${i}`, '203.0.113.7'))
+    expect(seen).toHaveLength(5)
+    expect(outcomes.slice(0, 5).every((o) => !o.ok && o.check === 'inactive')).toBe(true)
+    const limited = outcomes.slice(5)
+    expect(limited.every((o) => !o.ok && o.code === 'GW_ERR_TOKEN_VALIDATION_UNAVAILABLE')).toBe(
+      true,
+    )
+    expect(!limited[0]?.ok && limited[0]?.cause).toMatch(/idpCallLimit\.perSource/)
+    // Another address has its own allowance; a remembered refusal costs none.
+    expect(await validator.validate('random-0', '198.51.100.1')).toMatchObject({
+      check: 'inactive',
+    })
+    expect(await validator.validate('random-50', '198.51.100.1')).toMatchObject({
+      check: 'inactive',
+    })
+    expect(seen).toHaveLength(6)
+  })
+
+  it('at most maxInFlight calls run at once, over all addresses', async () => {
+    const held: ServerResponse[] = []
+    let hold = true
+    const { validator, seen } = await idp(
+      (req, res) => (hold ? held.push(res) : json(200, { active: false })(req, res)),
+      {
+        idpCallLimit: { maxInFlight: 2 },
+      },
+    )
+    const first = [validator.validate('t-1', 'a'), validator.validate('t-2', 'b')]
+    await vi.waitFor(() => expect(seen).toHaveLength(2))
+    expect(await validator.validate('t-3', 'c')).toMatchObject({
+      ok: false,
+      code: 'GW_ERR_TOKEN_VALIDATION_UNAVAILABLE',
+      cause: expect.stringMatching(/idpCallLimit\.maxInFlight/),
+    })
+    hold = false
+    for (const res of held) json(200, { active: false })(undefined as never, res)
+    await Promise.all(first)
+    expect(await validator.validate('t-3', 'c')).toMatchObject({ check: 'inactive' })
   })
 
   it("never uses a cached answer past the token's exp (RFC 7662 §4), however long cacheDuration is", async () => {

@@ -144,8 +144,11 @@ describe('broker callback', () => {
       const back = res.location as URL
       expect(back.searchParams.get('error')).toBe('temporarily_unavailable')
       expect(back.searchParams.get('error_description')).toContain('token endpoint')
+      expect(back.searchParams.get('error_description')).toContain('Try again in a few minutes')
       expect(back.searchParams.get('state')).toBe('st-cb')
       expect(back.searchParams.get('iss')).toBe(own.issuer)
+      const logged = own.gh.logs.find((l) => l.code === 'GW_ERR_IDP_UNAVAILABLE')
+      expect(String(logged?.msg)).toMatch(/^broker: code exchange at the IdP failed: /)
     } finally {
       await own.gh.stop('done')
       await own.backend.stop()
@@ -178,9 +181,15 @@ describe('broker callback with an IdP that refuses the request', () => {
       const back = res.location as URL
       expect(`${back.origin}${back.pathname}`).toBe(REDIRECT)
       expect(back.searchParams.get('error')).toBe('access_denied')
-      expect(back.searchParams.get('error_description')).toContain('Policy evaluation failed')
       expect(back.searchParams.get('state')).toBe('st-cb')
       expect(back.searchParams.get('iss')).toBe(own.issuer)
+      // The person is told what to do in the gateway's words; the IdP's text is for the log.
+      const description = back.searchParams.get('error_description') ?? ''
+      expect(description).toMatch(/did not allow this sign-in .*ask your administrator/)
+      expect(description).not.toContain('Policy evaluation failed')
+      const logged = own.gh.logs.find((l) => l.code === 'GW_ERR_IDP_SIGN_IN_FAILED')
+      expect(logged).toMatchObject({ idpError: 'access_denied' })
+      expect(String(logged?.idpDescription)).toContain('Policy evaluation failed')
     } finally {
       await own.stop()
     }

@@ -4,9 +4,10 @@ import {
   IDP_PRESET_DEFAULTS,
   IDP_PRESETS,
   presetOf,
+  statedDiscoveryOf,
   upstreamSettings,
 } from '../../src/config/idp-presets.js'
-import { JwtProviderSchema } from '../../src/config/schema.js'
+import { JwtAuthenticationSchema, JwtProviderSchema } from '../../src/config/schema.js'
 
 const remote = { remote: { backendRef: { name: 'idp' }, jwksPath: '/oauth2/default/v1/keys' } }
 
@@ -79,5 +80,81 @@ describe('JwtProviderSchema with presets', () => {
   it('needs jwks with the okta preset', () => {
     const r = parse({ issuer: 'https://o.example/oauth2/default', audiences: ['a'] })
     expect(r.error?.issues[0]?.path).toEqual(['jwks'])
+  })
+})
+
+describe('providers[].endpoints: endpoints stated instead of discovered', () => {
+  const issuer = 'https://idp.example.com'
+  const endpoints = {
+    authorization: 'https://idp.example.com/authorize',
+    token: 'https://login.idp.example.com/token',
+    jwks: 'https://keys.idp.example.com/jwks',
+  }
+  const parse = (p: Record<string, unknown>) =>
+    JwtProviderSchema.safeParse({ issuer, audiences: ['a'], preset: 'generic', ...p })
+  const messages = (p: Record<string, unknown>) =>
+    (parse(p).error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`)
+
+  it('are accepted on any host over https, and stand for a discovery document', () => {
+    const r = parse({ endpoints: { ...endpoints, scopesSupported: ['openid'] } })
+    expect(r.success).toBe(true)
+    expect(discoveryUrlOf({ issuer, preset: 'generic', endpoints })).toBeUndefined()
+    expect(
+      statedDiscoveryOf({ issuer, endpoints: { ...endpoints, scopesSupported: ['openid'] } }),
+    ).toEqual({
+      issuer,
+      authorization_endpoint: endpoints.authorization,
+      token_endpoint: endpoints.token,
+      jwks_uri: endpoints.jwks,
+      scopes_supported: ['openid'],
+    })
+    expect(upstreamSettings({ issuer, preset: 'generic', endpoints }, {}).ownEndpoints).toBe(true)
+  })
+
+  it('accept http on a loopback host only, as discovered endpoints do', () => {
+    expect(parse({ endpoints: { jwks: 'http://127.0.0.1:9000/jwks' } }).success).toBe(true)
+    expect(
+      messages({ endpoints: { ...endpoints, token: 'http://idp.example.com/token' } }),
+    ).toEqual([
+      'endpoints.token: the endpoint uses http on idp.example.com, which is not a loopback host: tokens and codes would cross the network in the clear; use https',
+    ])
+  })
+
+  it('refuse credentials and fragments in a URL, and unknown members', () => {
+    expect(
+      messages({ endpoints: { ...endpoints, jwks: 'https://u:p@idp.example.com/k' } })[0],
+    ).toMatch(/^endpoints\.jwks: the endpoint carries credentials/)
+    expect(
+      messages({ endpoints: { ...endpoints, authorization: `${endpoints.authorization}#x` } })[0],
+    ).toMatch(/^endpoints\.authorization: the endpoint has a fragment/)
+    expect(parse({ endpoints: { ...endpoints, keys: 'https://x' } }).success).toBe(false)
+  })
+
+  it('are refused with the okta preset, with discoveryUrl, and without keys', () => {
+    expect(messages({ preset: 'okta', jwks: remote, endpoints })[0]).toMatch(
+      /^endpoints: not with the okta preset.*set preset/,
+    )
+    expect(messages({ discoveryUrl: 'https://idp.example.com/d', endpoints })).toEqual([
+      'endpoints: expected either discoveryUrl or endpoints, not both: endpoints replace the discovery document',
+    ])
+    expect(messages({ endpoints: { token: endpoints.token } })[0]).toMatch(
+      /^endpoints\.jwks: required when the provider has no jwks/,
+    )
+  })
+
+  it('must name the authorization and token endpoints when the policy has an mcp block', () => {
+    const r = JwtAuthenticationSchema.safeParse({
+      providers: [
+        { issuer, audiences: ['a'], preset: 'generic', endpoints: { jwks: endpoints.jwks } },
+      ],
+      mcp: {
+        provider: 'BridgedIdp',
+        resourceMetadata: { resource: 'https://mcp.example.com/mcp' },
+      },
+    })
+    expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual([
+      'providers.0.endpoints.authorization',
+      'providers.0.endpoints.token',
+    ])
   })
 })

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { type MockIdp, type MockIdpOptions, startMockIdp } from '@gatehouse/mock-idp'
+import { controlClient, type MockIdp, type MockIdpOptions, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
@@ -33,12 +33,12 @@ const CLIENT_SECRET = 'broker-secret-for-the-test'
 const APP_ID = '6e1c2a7d-0f0e-4c55-9a3b-5d2f0c7b9a11'
 const TENANT = '3fa85f64-5717-4562-b3fc-2c963f66afa6'
 
-/** The first ```yaml block of a walkthrough. */
-function walkthroughYaml(preset: string): string {
+/** The `index`th ```yaml block of a walkthrough (the first: its whole gatehouse.yaml). */
+function walkthroughYaml(preset: string, index = 0): string {
   const text = readFileSync(new URL(`../../../docs/idp/${preset}.md`, import.meta.url), 'utf8')
-  const m = /```yaml\n([\s\S]*?)```/.exec(text)
-  if (!m?.[1]) throw new Error(`docs/idp/${preset}.md has no yaml block`)
-  return m[1]
+  const block = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)][index]?.[1]
+  if (!block) throw new Error(`docs/idp/${preset}.md has no yaml block ${index}`)
+  return block
 }
 
 /** How one walkthrough meets its mock: the mock's options and the names to replace. */
@@ -165,13 +165,20 @@ afterAll(async () => {
   }
 })
 
-/** Starts the mock of a shape and gatehouse with the walkthrough's YAML pointed at it. */
-async function start(shape: Shape): Promise<Running> {
+/**
+ * Starts the mock of a shape and gatehouse with the walkthrough's YAML pointed at it; `providers`
+ * (another block of the walkthrough) replaces the policy's providers, and `prepare` runs on the
+ * IdP before gatehouse starts.
+ */
+async function start(
+  shape: Shape,
+  options: { providers?: string; prepare?: (idp: MockIdp) => Promise<void> } = {},
+): Promise<Running> {
   const port = await freePort()
   const gateway = `http://127.0.0.1:${port}`
   const idp = await startMockIdp(shape.idp(gateway))
   const backend = await startMcpBackend()
-  let text = walkthroughYaml(shape.preset)
+  await options.prepare?.(idp)
   const replacements: Array<[string | RegExp, string]> = [
     ...shape.replace(idp, gateway),
     ['https://mcp.example.com', gateway],
@@ -180,10 +187,20 @@ async function start(shape: Shape): Promise<Running> {
     ['YOUR_CLIENT_ID', CLIENT_ID],
     ['${IDP_CLIENT_SECRET}', CLIENT_SECRET],
   ]
-  for (const [from, to] of replacements) text = text.split(from as string).join(to)
-  for (const [from, to] of replacements.filter(([f]) => f instanceof RegExp))
-    text = text.replace(from, to)
-  const gh = await startTestGatehouse(parse(text), { ephemeralPorts: false })
+  const pointed = (yaml: string) => {
+    let text = yaml
+    for (const [from, to] of replacements) text = text.split(from as string).join(to)
+    for (const [from, to] of replacements.filter(([f]) => f instanceof RegExp))
+      text = text.replace(from, to)
+    return parse(text)
+  }
+  const config = pointed(walkthroughYaml(shape.preset))
+  if (options.providers) {
+    config.policies['mcp-auth'].traffic.jwtAuthentication.providers = pointed(
+      options.providers,
+    ).providers
+  }
+  const gh = await startTestGatehouse(config, { ephemeralPorts: false })
   const r: Running = { idp, backend, gh, mcpUrl: new URL(`${gateway}/mcp`), statuses: [] }
   running.push(r)
   return r
@@ -243,31 +260,52 @@ describe('docs/idp walkthroughs against mock-idp shapes', () => {
     const label =
       shape.preset === 'entra' ? `entra (v${shape.idp('').entraTokenVersion} tokens)` : shape.preset
     it(`${label}: SDK client through the broker: sign-in, tools/list, echo, refresh; bob gets 403`, async () => {
-      const r = await start(shape)
-      const { client, provider, connect } = await signInAndConnect(r, 'alice')
-      expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo')
-      const result = await client.callTool({ name: 'echo', arguments: { text: shape.preset } })
-      expect(JSON.stringify(result.content)).toContain(shape.preset)
-      await client.close()
-
-      // Refresh: a spoiled access token makes the SDK use its refresh token at the gateway,
-      // which refreshes at the IdP (every one of these shapes issues refresh tokens).
-      const before = provider.saved
-      expect(before?.refresh_token).toBeTruthy()
-      provider.saved = { ...(before as OAuthTokens), access_token: 'spoiled' }
-      r.statuses.length = 0
-      const again = await connect()
-      expect(provider.saved?.access_token).not.toBe('spoiled')
-      expect(provider.saved?.access_token).not.toBe(before?.access_token)
-      expect(r.statuses[0]).toBe(401)
-      expect((await again.listTools()).tools.map((t) => t.name)).toContain('echo')
-      await again.close()
-
-      r.statuses.length = 0
-      await expect(signInAndConnect(r, 'bob')).rejects.toThrow()
-      expect(r.statuses[0]).toBe(401)
-      expect(r.statuses.slice(1).length).toBeGreaterThan(0)
-      expect(r.statuses.slice(1).every((s) => s === 403)).toBe(true)
+      await brokerFlow(await start(shape), shape)
     })
   }
+
+  it('generic without a discovery document (404): the endpoints docs/idp/generic.md states; sign-in, tools/list, echo, refresh; bob gets 403', async () => {
+    const shape = SHAPES.find((s) => s.preset === 'generic') as Shape
+    const r = await start(shape, {
+      providers: walkthroughYaml('generic', 1),
+      prepare: (idp) =>
+        controlClient(idp.controlUrl).setFault({
+          endpoint: 'discovery',
+          mode: 'error',
+          status: 404,
+        }),
+    })
+    await brokerFlow(r, shape)
+    const asked = (await controlClient(r.idp.controlUrl).requests()).map((q) => q.path)
+    expect(asked).toContain('/idp/token')
+    expect(asked.filter((path) => path.includes('/.well-known/'))).toEqual([])
+  })
 })
+
+/** The broker flow of one shape: alice signs in and is served, refreshes; bob gets 403. */
+async function brokerFlow(r: Running, shape: Shape): Promise<void> {
+  const { client, provider, connect } = await signInAndConnect(r, 'alice')
+  expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo')
+  const result = await client.callTool({ name: 'echo', arguments: { text: shape.preset } })
+  expect(JSON.stringify(result.content)).toContain(shape.preset)
+  await client.close()
+
+  // Refresh: a spoiled access token makes the SDK use its refresh token at the gateway,
+  // which refreshes at the IdP (every one of these shapes issues refresh tokens).
+  const before = provider.saved
+  expect(before?.refresh_token).toBeTruthy()
+  provider.saved = { ...(before as OAuthTokens), access_token: 'spoiled' }
+  r.statuses.length = 0
+  const again = await connect()
+  expect(provider.saved?.access_token).not.toBe('spoiled')
+  expect(provider.saved?.access_token).not.toBe(before?.access_token)
+  expect(r.statuses[0]).toBe(401)
+  expect((await again.listTools()).tools.map((t) => t.name)).toContain('echo')
+  await again.close()
+
+  r.statuses.length = 0
+  await expect(signInAndConnect(r, 'bob')).rejects.toThrow()
+  expect(r.statuses[0]).toBe(401)
+  expect(r.statuses.slice(1).length).toBeGreaterThan(0)
+  expect(r.statuses.slice(1).every((s) => s === 403)).toBe(true)
+}

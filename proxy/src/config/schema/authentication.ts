@@ -3,6 +3,7 @@
  * MCP OAuth discovery settings (`mcp`), with DNS rebinding protection on MCP routes.
  */
 import { z } from 'zod'
+import { endpointUrlProblem } from '../endpoint-url.js'
 import { IDP_PRESET_DEFAULTS, IDP_PRESETS } from '../idp-presets.js'
 import { BrokerSchema } from './broker.js'
 import { duration } from './common.js'
@@ -39,6 +40,48 @@ export const JwksSourceSchema = z
     message: 'expected exactly one of jwks.remote, jwks.inline or jwks.file',
   })
 
+/** An IdP endpoint URL: https, or http on a loopback host (config/endpoint-url.ts). */
+const EndpointUrlSchema = z.string().superRefine((v, ctx) => {
+  const problem = endpointUrlProblem(v)
+  if (problem) ctx.addIssue({ code: 'custom', message: `the endpoint ${problem}` })
+})
+
+/**
+ * `providers[].endpoints`: the IdP's endpoints stated in the configuration, for an IdP that
+ * publishes no discovery document (OIDC Discovery is optional for an OAuth server). Held to the
+ * rules a discovered document's URLs meet.
+ */
+export const ProviderEndpointsSchema = z
+  .strictObject({
+    authorization: EndpointUrlSchema.optional().describe(
+      'The authorization endpoint (RFC 6749 §3.1), where the user signs in. Required with mcp (the gateway names it or sends the user to it).',
+    ),
+    token: EndpointUrlSchema.optional().describe(
+      'The token endpoint (RFC 6749 §3.2). Required with mcp (codes are redeemed and tokens refreshed there).',
+    ),
+    jwks: EndpointUrlSchema.optional().describe(
+      "The signing keys (a JWK Set, RFC 7517 §5). Required unless the provider's jwks is set.",
+    ),
+    revocation: EndpointUrlSchema.optional().describe(
+      'The revocation endpoint (RFC 7009), called when a broker session ends.',
+    ),
+    introspection: EndpointUrlSchema.optional().describe(
+      'The introspection endpoint (RFC 7662), named in the published metadata; opaqueTokens.introspection is what the gateway calls.',
+    ),
+    userinfo: EndpointUrlSchema.optional().describe(
+      'The UserInfo endpoint (OIDC Core §5.3), named in the published metadata; opaqueTokens.userinfo is what the gateway calls.',
+    ),
+    scopesSupported: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "The scopes the IdP supports (discovery's scopes_supported): offline_access is asked for only when listed (or when this is absent).",
+      ),
+  })
+  .describe(
+    "The IdP's endpoints, instead of its discovery document (discoveryUrl): for an IdP that publishes none. https, or http on a loopback host only; no credentials or fragment in a URL.",
+  )
+
 /** `jwtAuthentication.providers[]`: one accepted issuer. */
 export const JwtProviderSchema = z
   .strictObject({
@@ -71,11 +114,38 @@ export const JwtProviderSchema = z
       .describe(
         "URL of the IdP's OpenID Connect discovery document, fetched from there (any host, TLS for https). Default: <issuer without trailing slash>/.well-known/openid-configuration; for the okta preset with jwks.remote, the issuer's path on the JWKS backend (the seed).",
       ),
+    endpoints: ProviderEndpointsSchema.optional(),
     clockSkew: duration('0s', '10m')
       .prefault('60s')
       .describe('Tolerance for exp and nbf, 0s-10m. 0s: no tolerance.'),
   })
   .superRefine((p, ctx) => {
+    if (p.endpoints) {
+      if ((p.preset ?? 'okta') === 'okta') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['endpoints'],
+          message:
+            'not with the okta preset (the default), whose endpoints come from discovery through the JWKS backend (the seed): set preset (e.g. generic) to state the endpoints',
+        })
+      }
+      if (p.discoveryUrl) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['endpoints'],
+          message:
+            'expected either discoveryUrl or endpoints, not both: endpoints replace the discovery document',
+        })
+      }
+      if (!p.jwks && !p.endpoints.jwks) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['endpoints', 'jwks'],
+          message:
+            "required when the provider has no jwks: the URL of the IdP's signing keys (its jwks_uri)",
+        })
+      }
+    }
     const preset = IDP_PRESET_DEFAULTS[p.preset ?? 'okta']
     if (!preset.trailingSlashIssuer && p.issuer.endsWith('/')) {
       ctx.addIssue({
@@ -288,5 +358,22 @@ export const JwtAuthenticationSchema = z
           ? 'the mcp block needs a provider: its issuer is the authorization server the metadata names'
           : 'expected at least one provider (or opaqueTokens for tokens the IdP validates)',
       })
+    }
+    // Stated endpoints replace discovery: the mcp block needs the ones it uses (providers[0]).
+    const endpoints = jwt.providers[0]?.endpoints
+    if (jwt.mcp && endpoints) {
+      const needed: Array<[keyof typeof endpoints, string]> = [
+        ['authorization', 'the authorization endpoint, where users sign in'],
+        ['token', 'the token endpoint, where codes are redeemed and tokens refreshed'],
+      ]
+      for (const [key, what] of needed) {
+        if (!endpoints[key]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['providers', 0, 'endpoints', key],
+            message: `required with mcp: ${what}`,
+          })
+        }
+      }
     }
   })

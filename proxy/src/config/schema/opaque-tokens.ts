@@ -79,6 +79,33 @@ export const OpaqueTokensSchema = z
       .max(1_000_000)
       .default(10_000)
       .describe('Accepted tokens remembered at most (least recently used evicted first).'),
+    refusalCacheDuration: duration('0s', '5m')
+      .prefault('10s')
+      .describe(
+        'How long a token the IdP refused (inactive, unknown, or failing a check) is remembered, by its SHA-256, so the same bad token sent again costs no call; at most cacheSize refusals, apart from the accepted tokens. An IdP that could not answer is never remembered. 0s: never.',
+      ),
+    idpCallLimit: z
+      .strictObject({
+        perSource: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .default(20)
+          .describe('Calls one client address may cause per window.'),
+        window: duration('1s', '1h').prefault('10s').describe('The window, 1s-1h.'),
+        maxInFlight: z
+          .number()
+          .int()
+          .min(1)
+          .max(10_000)
+          .default(32)
+          .describe('Calls running at once over all client addresses.'),
+      })
+      .prefault({})
+      .describe(
+        'Bounds the calls to the IdP for tokens neither remembered nor being validated, so a flood of random tokens cannot flood the IdP: past either bound the request is refused with 503 and Retry-After, without asking the IdP (fail closed). Remembered answers cost nothing.',
+      ),
     timeout: duration('100ms', '30s')
       .prefault('5s')
       .describe(
