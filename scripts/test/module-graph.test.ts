@@ -67,7 +67,8 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 /** The graph between top-level directories (files at the root are left out: they wire). */
 function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
   const dirs = new Map<string, Set<string>>()
-  const top = (f: string) => (f.includes('/') ? f.split('/')[0] : undefined)
+  const top = (f: string) =>
+    FILE_UNITS.includes(f) ? f : f.includes('/') ? f.split('/')[0] : undefined
   for (const [file, targets] of graph) {
     const from = top(file)
     if (!from) continue
@@ -94,15 +95,26 @@ const LAYERS: readonly (readonly string[])[] = [
   ['admin', 'dataplane'],
   ['broker'],
   ['auth', 'mcp'],
-  ['http', 'store'],
+  ['http', 'store', 'cluster/ipc.ts'],
   ['config'],
   ['telemetry'],
   ['errors.ts', 'version.ts'],
 ]
 
-/** The top-level directory or root file of a path relative to proxy/src (`..` when outside). */
+/**
+ * Files that are a unit of their own, apart from their directory: `cluster/ipc.ts`, the cluster's
+ * channel, which the workers (`index.ts`, `admin/worker-agent.ts`) speak over as the primary
+ * (`cluster/`) does, so it sits under both.
+ */
+const FILE_UNITS: readonly string[] = ['cluster/ipc.ts']
+
+/**
+ * The top-level directory or root file of a path relative to proxy/src (`..` when outside), or
+ * the file itself where it is one of {@link FILE_UNITS}.
+ */
 function unitOf(file: string): string {
-  return normalize(file).split('/')[0] as string
+  const path = normalize(file)
+  return FILE_UNITS.includes(path) ? path : (path.split('/')[0] as string)
 }
 
 /**
