@@ -8,20 +8,17 @@
  * refreshes at the IdP); bob is refused with 403. Entra runs twice, with v2 and with v1 tokens,
  * against the same two-provider route.
  */
-import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { type MockIdp, type MockIdpOptions, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { freePort } from '@gatehouse/support'
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { freePort, MemoryOAuthClient } from '@gatehouse/support'
+import {
+  type OAuthDiscoveryState,
+  UnauthorizedError,
+} from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js'
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { parseConfig } from '../../src/config/load.js'
@@ -106,48 +103,6 @@ const SHAPES: Shape[] = [
   },
 ]
 
-/** An in-memory OAuth client provider, as a CLI MCP client implements it. */
-class TestOAuthProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ''
-  authorizationUrl: URL | undefined
-  readonly redirectUrl = 'http://127.0.0.1:33420/callback'
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'gatehouse idp presets e2e',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  clientInformation() {
-    return this.info
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-  state() {
-    return randomUUID()
-  }
-}
-
 interface Running {
   idp: MockIdp
   backend: McpBackend
@@ -197,7 +152,10 @@ async function signInAndConnect(r: Running, login: string) {
     if (url.pathname === '/mcp') r.statuses.push(res.status)
     return res
   }
-  const provider = new TestOAuthProvider()
+  const provider = new MemoryOAuthClient<OAuthDiscoveryState>({
+    redirectUrl: 'http://127.0.0.1:33420/callback',
+    clientName: 'gatehouse idp presets e2e',
+  })
   const first = new Client({ name: 'idp-presets-e2e', version: '0.0.0' })
   const transport = new StreamableHTTPClientTransport(r.mcpUrl, {
     authProvider: provider,
@@ -211,9 +169,8 @@ async function signInAndConnect(r: Running, login: string) {
     login,
     provider.redirectUrl,
   )
-  const code = back.searchParams.get('code')
-  if (!code) throw new Error(`no code in ${back}`)
-  await transport.finishAuth(code)
+  provider.acceptResponse(back)
+  await transport.finishAuth(provider.code as string)
   const connect = async () => {
     const c = new Client({ name: 'idp-presets-e2e', version: '0.0.0' })
     await c.connect(
@@ -252,13 +209,13 @@ describe('docs/idp walkthroughs against mock-idp shapes', () => {
 
       // Refresh: a spoiled access token makes the SDK use its refresh token at the gateway,
       // which refreshes at the IdP (every one of these shapes issues refresh tokens).
-      const before = provider.saved
+      const before = provider.tokens()
       expect(before?.refresh_token).toBeTruthy()
-      provider.saved = { ...(before as OAuthTokens), access_token: 'spoiled' }
+      provider.saveTokens({ ...(before as OAuthTokens), access_token: 'spoiled' })
       r.statuses.length = 0
       const again = await connect()
-      expect(provider.saved?.access_token).not.toBe('spoiled')
-      expect(provider.saved?.access_token).not.toBe(before?.access_token)
+      expect(provider.tokens()?.access_token).not.toBe('spoiled')
+      expect(provider.tokens()?.access_token).not.toBe(before?.access_token)
       expect(r.statuses[0]).toBe(401)
       expect((await again.listTools()).tools.map((t) => t.name)).toContain('echo')
       await again.close()
