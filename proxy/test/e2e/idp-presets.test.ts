@@ -12,18 +12,14 @@ import { readFileSync } from 'node:fs'
 import { type MockIdp, type MockIdpOptions, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort, MemoryOAuthClient } from '@gatehouse/support'
-import {
-  type OAuthDiscoveryState,
-  UnauthorizedError,
-} from '@modelcontextprotocol/sdk/client/auth.js'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { parseConfig } from '../../src/config/load.js'
 import { signInThroughBroker, TestBrowser } from '../broker/browser.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { sdkSignIn } from './sdk-sign-in.js'
 
 const CLIENT_ID = 'gatehouse-broker'
 const CLIENT_SECRET = 'broker-secret-for-the-test'
@@ -146,42 +142,18 @@ async function start(shape: Shape): Promise<Running> {
 
 /** The SDK flow for one user; returns the connected client and its provider. */
 async function signInAndConnect(r: Running, login: string) {
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init)
-    const url = new URL(input instanceof Request ? input.url : String(input))
-    if (url.pathname === '/mcp') r.statuses.push(res.status)
-    return res
-  }
   const provider = new MemoryOAuthClient<OAuthDiscoveryState>({
     redirectUrl: 'http://127.0.0.1:33420/callback',
     clientName: 'gatehouse idp presets e2e',
   })
-  const first = new Client({ name: 'idp-presets-e2e', version: '0.0.0' })
-  const transport = new StreamableHTTPClientTransport(r.mcpUrl, {
-    authProvider: provider,
-    fetch: recordingFetch,
+  const { client, connect } = await sdkSignIn({
+    mcpUrl: r.mcpUrl,
+    provider,
+    browser: (url) => signInThroughBroker(new TestBrowser(), url, login, provider.redirectUrl),
+    statuses: r.statuses,
+    clientName: 'idp-presets-e2e',
   })
-  await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
-  if (!provider.authorizationUrl) throw new Error('the SDK did not start authorization')
-  const back = await signInThroughBroker(
-    new TestBrowser(),
-    provider.authorizationUrl,
-    login,
-    provider.redirectUrl,
-  )
-  provider.acceptResponse(back)
-  await transport.finishAuth(provider.code as string)
-  const connect = async () => {
-    const c = new Client({ name: 'idp-presets-e2e', version: '0.0.0' })
-    await c.connect(
-      new StreamableHTTPClientTransport(r.mcpUrl, {
-        authProvider: provider,
-        fetch: recordingFetch,
-      }),
-    )
-    return c
-  }
-  return { client: await connect(), provider, connect }
+  return { client, provider, connect }
 }
 
 describe('docs/idp walkthroughs against mock-idp shapes', () => {
