@@ -6,6 +6,7 @@
 import type { MockIdp } from '@gatehouse/mock-idp'
 import type { McpBackend } from '@gatehouse/mock-mcp'
 import { REQUIRED_SCOPE } from './catalogue/scopes.js'
+import { APP_ORIGIN } from './catalogue/transport.js'
 import { OPAQUE_SERVER } from './fixtures.js'
 import { jwtPolicy, mcpRoute } from './gateway-config.js'
 
@@ -25,13 +26,8 @@ export interface Ports {
   admin: number
 }
 
-/**
- * The one browser origin the harness's MCP routes accept besides their own (the CORS checks'
- * page): `mcp.originValidation.allowedOrigins`, so a foreign `Origin` gets 403 (TRN-005; MCP
- * 2025-06-18 Transports: servers MUST validate Origin). The seed's CORS `allowOrigins: *` alone
- * would accept any origin.
- */
-export const APP_ORIGIN = 'http://conformance-app.example'
+// APP_ORIGIN is the transport checks' own (catalogue/transport.ts); the harness configures it.
+export { APP_ORIGIN }
 
 /** The configured host of the resource: deliberately not the address clients connect to. */
 export const CONFIGURED_HOST = 'gateway.example'

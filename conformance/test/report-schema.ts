@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { PACKAGE_ROOT } from '../src/stack.js'
+import { PACKAGE_ROOT } from '../src/gatehouse-process.js'
 
 /** The validation errors of `report` against the schema at `schemaFile` (none: valid). */
 export function reportSchemaErrors(

@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs'
 import { type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import type { GatehouseConfigInput } from '@gatehouse/proxy'
+import { startTestGatehouse, type TestGatehouse } from '@gatehouse/proxy/testing'
 import { freePort } from '@gatehouse/support'
 import { parse } from 'yaml'
-import type { GatehouseConfigInput } from '../../proxy/src/config/schema.js'
-import { startTestGatehouse, type TestGatehouse } from '../../proxy/test/helpers.js'
 import { ROOT } from './paths.js'
 
 /** The demo's configuration file, the one `npm start` runs. */

@@ -2,7 +2,7 @@
  * The demo's auth policy put in one mode or the other, for tests that compare what a client does
  * in each (docs/auth.md, "Pass-through or broker").
  */
-import type { GatehouseConfigInput } from '../../proxy/src/config/schema.js'
+import type { GatehouseConfigInput } from '@gatehouse/proxy'
 
 /** The demo's `mcp-auth` policy's `jwtAuthentication.mcp` block. */
 function demoMcp(config: GatehouseConfigInput): Record<string, unknown> {

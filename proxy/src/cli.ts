@@ -4,10 +4,10 @@
  */
 import { parseArgs } from 'node:util'
 import { onShutdownSignals } from '@gatehouse/support'
+import type { IpcEndpoint } from './cluster/ipc.js'
 import type { ConfigInput } from './config/read-input.js'
 import { GatehouseError } from './errors.js'
 import type { Gatehouse, ReloadTrigger } from './index.js'
-import type { IpcEndpoint } from './store/ipc.js'
 import type { Logging } from './telemetry/logging.js'
 import { VERSION } from './version.js'
 
@@ -103,7 +103,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     if (cluster.isWorker) {
       // A cluster worker loads what the primary accepted, never the files: they may have changed
       // since (a refused edit), and every worker must serve the same configuration.
-      const { IpcPeer } = await import('./store/ipc.js')
+      const { IpcPeer } = await import('./cluster/ipc.js')
       const primary = new IpcPeer(process as unknown as IpcEndpoint)
       const label = values.file.join(', ')
       const files = values.file

@@ -3,8 +3,9 @@
  */
 import { Writable } from 'node:stream'
 import { stringify } from 'yaml'
+import { parseConfig } from '../src/config/load.js'
 import type { GatehouseConfigInput } from '../src/config/schema.js'
-import { type Gatehouse, parseConfig, startGatehouse } from '../src/index.js'
+import type { Gatehouse } from '../src/index.js'
 import { createLogging, type Logging } from '../src/telemetry/logging.js'
 
 /** A running gatehouse plus what it logged. */
@@ -34,6 +35,8 @@ export async function startTestGatehouse(
   const logs: Array<Record<string, unknown>> = []
   const withDefaults = { ...config, config: { adminAddr: 'off', ...config.config } }
   const parsed = parseConfig(stringify(withDefaults), 'test.yaml')
+  // The whole proxy is loaded here, not with this file: unit tests import capturedLogging alone.
+  const { startGatehouse } = await import('../src/index.js')
   const gh = await startGatehouse({
     config: parsed,
     ephemeralPorts: options.ephemeralPorts ?? true,

@@ -4,7 +4,7 @@
  * serialises), and a switch that makes one end's `send` fail as it does once its peer is gone.
  */
 import { EventEmitter } from 'node:events'
-import type { IpcEndpoint } from '../src/store/ipc.js'
+import type { IpcEndpoint } from '../src/cluster/ipc.js'
 
 /** One end of a {@link channel}. */
 export type TestEndpoint = IpcEndpoint & EventEmitter & { closed: boolean }

@@ -7,10 +7,8 @@
  * where a client would, and raw requests where a status or header is judged.
  */
 import { randomUUID } from 'node:crypto'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { type CheckContext, CheckFailure, CheckSkipped, must, type Requirement } from '../types.js'
+import { connectSdkClient, isMcpError, type SdkConnection } from './sdk-client.js'
 import { token } from './util.js'
 
 /** The tool the target denies to users outside `admins`. */
@@ -23,18 +21,9 @@ const ADMIN_CLAIMS = { claims: { groups: ['AI-Users', 'admins'] } }
 async function connect(
   ctx: CheckContext,
   req: Record<string, unknown> = { sub: 'alice' },
-): Promise<{ client: Client; transport: StreamableHTTPClientTransport; bearer: string }> {
+): Promise<SdkConnection & { bearer: string }> {
   const bearer = await token(ctx, req)
-  const client = new Client({ name: 'gatehouse-conformance', version: '0.1.0' })
-  const transport = new StreamableHTTPClientTransport(new URL(`${ctx.target.base}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${bearer}` } },
-  })
-  try {
-    await client.connect(transport)
-  } catch (err) {
-    throw new CheckFailure('the MCP SDK client to initialize through the gateway', String(err))
-  }
-  return { client, transport, bearer }
+  return { ...(await connectSdkClient(ctx, bearer)), bearer }
 }
 
 /** Runs `fn` with a connected client and closes it. */
@@ -72,7 +61,7 @@ async function nextSeq(ctx: CheckContext): Promise<number> {
 /** `POST /mcp` of one JSON-RPC message in an existing session, recorded as evidence. */
 function postInSession(
   ctx: CheckContext,
-  c: { transport: StreamableHTTPClientTransport; bearer: string },
+  c: Pick<SdkConnection, 'transport'> & { bearer: string },
   message: Record<string, unknown>,
   headers: Record<string, string> = {},
 ) {
@@ -117,7 +106,7 @@ export const mcpPolicy: Requirement[] = [
             (err: unknown) => err,
           )
         must(
-          outcome instanceof McpError,
+          await isMcpError(outcome),
           `a JSON-RPC error for ${DENIED_TOOL} (the denied tool)`,
           outcome instanceof Error ? `${outcome.name}: ${outcome.message}` : String(outcome),
         )

@@ -12,7 +12,11 @@
  * resource `mock://notes/readme` to users outside `admins`.
  */
 import { randomUUID } from 'node:crypto'
-import { headerValue, type ModernRequestOptions, modernRequest } from '@gatehouse/mock-mcp'
+import {
+  headerValue,
+  type ModernRequestOptions,
+  modernRequest,
+} from '@gatehouse/mock-mcp/modern-requests'
 import type { SpecRevision } from '../spec-version.js'
 import { type CheckContext, CheckSkipped, must, type Requirement } from '../types.js'
 import { token } from './util.js'

@@ -3,9 +3,8 @@
  * to another user's token. Sources: MCP Security Best Practices "Session Hijacking"; MCP
  * 2025-06-18 Transports "Session Management".
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CheckFailure, CheckSkipped, must, type Requirement } from '../types.js'
+import { CheckSkipped, must, type Requirement } from '../types.js'
+import { connectSdkClient } from './sdk-client.js'
 import { token } from './util.js'
 
 /** Profile `transport`: sessions bound to the user who opened them. */
@@ -20,15 +19,11 @@ export const sessionBinding: Requirement[] = [
     text: "Another user's token (same group, same rules) on alice's Mcp-Session-Id is refused with a 4xx and never served in her session, which goes on for her.",
     async check(ctx) {
       const alice = await token(ctx, { sub: 'alice' })
-      const client = new Client({ name: 'gatehouse-conformance', version: '0.1.0' })
-      const transport = new StreamableHTTPClientTransport(new URL(`${ctx.target.base}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${alice}` } },
-      })
-      try {
-        await client.connect(transport)
-      } catch (err) {
-        throw new CheckFailure('alice to initialize through the gateway', (err as Error).message)
-      }
+      const { client, transport } = await connectSdkClient(
+        ctx,
+        alice,
+        'alice to initialize through the gateway',
+      )
       try {
         const session = transport.sessionId
         if (!session) throw new CheckSkipped('the backend issued no session id (stateless)')

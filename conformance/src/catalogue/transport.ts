@@ -3,33 +3,25 @@
  * official MCP SDK client, and by hand where the SDK hides what is judged (Origin, event ids,
  * many streams). Sources: seed Endpoints (POST /mcp), MCP 2025-06-18 and 2025-11-25 "Transports".
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { APP_ORIGIN } from '../stack.js'
 import { type CheckContext, CheckFailure, CheckSkipped, must, type Requirement } from '../types.js'
+import { connectSdkClient, type SdkConnection } from './sdk-client.js'
 import { manyStreams, resumption } from './transport-streams.js'
 import { postMcp, token } from './util.js'
+
+/**
+ * The one browser origin the harness's MCP routes accept besides their own (the CORS checks'
+ * page): `mcp.originValidation.allowedOrigins`, so a foreign `Origin` gets 403 (TRN-005; MCP
+ * 2025-06-18 Transports: servers MUST validate Origin). The seed's CORS `allowOrigins: *` alone
+ * would accept any origin. A target configures it (harness-config.ts, conformance/README.md).
+ */
+export const APP_ORIGIN = 'http://conformance-app.example'
 
 /** An origin no configuration accepts: a page an attacker serves (DNS rebinding). */
 const FOREIGN_ORIGIN = 'http://rebind-attacker.example'
 
-async function connect(
-  ctx: CheckContext,
-): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(ctx: CheckContext): Promise<SdkConnection> {
   const token = (await ctx.target.idp.control.token({ sub: 'alice' })).access_token
-  const client = new Client({ name: 'gatehouse-conformance', version: '0.1.0' })
-  const transport = new StreamableHTTPClientTransport(new URL(`${ctx.target.base}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  })
-  try {
-    await client.connect(transport)
-  } catch (err) {
-    throw new CheckFailure(
-      'the MCP SDK client to initialize through the gateway',
-      (err as Error).message,
-    )
-  }
-  return { client, transport }
+  return connectSdkClient(ctx, token)
 }
 
 /** Profile `transport`: MCP Streamable HTTP through the gateway, with the official SDK. */

@@ -1,5 +1,6 @@
 /** Small helpers shared by the checks. */
-import { initializeBody } from '@gatehouse/mock-mcp'
+// The requests module alone: the package's root loads both MCP SDKs, which a check never needs.
+import { initializeBody } from '@gatehouse/mock-mcp/requests'
 import { type CheckContext, CheckFailure, type HttpResult } from '../types.js'
 
 /** The seed's sample initialize request (protocol version 2024-11-05). */

@@ -3,9 +3,9 @@
  * status in `config all -o short`, and the authentication/authorization events of a trace.
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
+import { type Gatehouse, parseConfig, startGatehouse } from '@gatehouse/proxy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
-import { type Gatehouse, parseConfig, startGatehouse } from '../../../proxy/src/index.js'
 import { runGwctl, spawnGwctl, startBackend } from '../helpers.js'
 
 let idp: MockIdp

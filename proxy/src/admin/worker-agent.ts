@@ -4,7 +4,7 @@
  * (`./cluster.ts` on the primary's side). Trace events cross the channel only while a watcher is
  * connected to the primary's `/debug/trace`.
  */
-import type { IpcPeer } from '../store/ipc.js'
+import type { IpcPeer } from '../cluster/ipc.js'
 import { buildConfigDump } from './config-dump.js'
 import type { AdminContext } from './context.js'
 import { readiness } from './health.js'

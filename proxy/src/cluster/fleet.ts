@@ -1,14 +1,14 @@
 /**
  * The workers of the cluster primary (`config.workers` above 1): forks one node:cluster worker per
- * slot, holds an IPC channel to each (`../store/ipc.ts`), restarts a worker that exits with a
+ * slot, holds an IPC channel to each (`./ipc.ts`), restarts a worker that exits with a
  * growing delay (logged each time), and stops them all on shutdown, each draining its in-flight
  * requests before it exits.
  */
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import type { ClusterView, GatewayInfo, WorkerAnswer, WorkerInfo } from '../admin/context.js'
-import { IpcPeer } from '../store/ipc.js'
 import { guardHandoffs } from './handoff.js'
+import { IpcPeer } from './ipc.js'
 
 /** Delays before restarting a slot whose worker exited, by the number of exits in a row. */
 export const RESTART_BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000] as const

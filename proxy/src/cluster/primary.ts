@@ -15,13 +15,13 @@
  * not from the broken file (docs/reliability.md, "Workers").
  */
 import type { AdminContext } from '../admin/context.js'
+import type { IpcPeer } from '../cluster/ipc.js'
 import type { GatehouseConfig } from '../config/schema.js'
 import type { ConfigSource } from '../config/sources.js'
 import { MemorySessionBindings } from '../dataplane/session-binding.js'
 import { GatehouseError } from '../errors.js'
 import { BucketTable, type LimitWant } from '../mcp/local-rate-limit.js'
 import { Reloader, type ReloadRecord, type ReloadTrigger } from '../reload.js'
-import type { IpcPeer } from '../store/ipc.js'
 import { createLogging, type Logging } from '../telemetry/logging.js'
 import { TaskRegistry } from '../telemetry/tasks.js'
 import { TraceBus } from '../telemetry/trace-bus.js'

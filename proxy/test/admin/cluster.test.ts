@@ -15,7 +15,7 @@ import type {
   WorkerInfo,
 } from '../../src/admin/context.js'
 import { serveAdminOverIpc } from '../../src/admin/worker-agent.js'
-import { IpcPeer } from '../../src/store/ipc.js'
+import { IpcPeer } from '../../src/cluster/ipc.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { Metrics } from '../../src/telemetry/metrics.js'
 import type { TraceEvent } from '../../src/telemetry/trace-bus.js'

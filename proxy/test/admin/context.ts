@@ -5,7 +5,7 @@
 import { stringify } from 'yaml'
 import type { AdminContext } from '../../src/admin/context.js'
 import type { AuthPolicy, PolicyStatus } from '../../src/auth/types.js'
-import { parseConfig } from '../../src/index.js'
+import { parseConfig } from '../../src/config/load.js'
 import { createLogging, type Logging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { TraceBus } from '../../src/telemetry/trace-bus.js'

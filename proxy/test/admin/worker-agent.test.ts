@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { AdminContext, ReloadRecord } from '../../src/admin/context.js'
 import { serveAdminOverIpc, type WorkerStatus } from '../../src/admin/worker-agent.js'
-import { IpcPeer } from '../../src/store/ipc.js'
+import { IpcPeer } from '../../src/cluster/ipc.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { Metrics } from '../../src/telemetry/metrics.js'
 import type { TraceEvent } from '../../src/telemetry/trace-bus.js'

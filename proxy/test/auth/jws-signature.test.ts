@@ -1,11 +1,16 @@
-import { generateKeyPairSync } from 'node:crypto'
 import { errors, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { verifySignature } from '../../src/auth/jws-signature.js'
+import { RSA_1024, RSA_2048_A, rsaKeys } from './rsa-keys.js'
 
-/** A token signed with `alg`, and the public key as jose imports it for `alg` (a CryptoKey). */
+/**
+ * A token signed with `alg`, and the public key as jose imports it for `alg` (a CryptoKey). RSA
+ * keys are fixed (rsa-keys.ts); EC and EdDSA keys are generated.
+ */
 async function signed(alg: string, options: { crv?: string } = {}) {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { ...options, extractable: true })
+  const { privateKey, publicKey } = /^(RS|PS)/.test(alg)
+    ? await rsaKeys(RSA_2048_A, alg)
+    : await generateKeyPair(alg, { ...options, extractable: true })
   const token = await new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg }).sign(privateKey)
   const jwk: JWK = await exportJWK(publicKey)
   return { token, key: await importJWK(jwk, alg), jwk }
@@ -41,8 +46,7 @@ describe('verifySignature', () => {
     expect(verifySignature(token, 'RS384', key)).toBe(false)
     expect(verifySignature(token, 'ES256', key)).toBe(false)
     // RFC 7518 §3.3: 2048 bits or larger.
-    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey
-    const smallKey = await importJWK(small.export({ format: 'jwk' }) as JWK, 'RS256')
+    const { publicKey: smallKey } = await rsaKeys(RSA_1024, 'RS256')
     expect(verifySignature(token, 'RS256', smallKey)).toBe(false)
     expect(verifySignature(token, 'RS256', jwk)).toBe(false)
     expect(verifySignature(token, 'HS256', key)).toBe(false)

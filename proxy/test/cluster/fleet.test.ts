@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { GatewayInfo } from '../../src/admin/context.js'
 import { Fleet, RESTART_BACKOFF_MS, WORKER_ID_ENV } from '../../src/cluster/fleet.js'
-import { IpcPeer } from '../../src/store/ipc.js'
+import { IpcPeer } from '../../src/cluster/ipc.js'
 import { channel, type TestEndpoint } from '../ipc-channel.js'
 
 // node:cluster's fork is replaced by in-process workers: a channel and a process that exits

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { parseConfig as parseText } from '../../src/config/load.js'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { configWarnings } from '../../src/config/warnings.js'
-import { parseConfig as parseText } from '../../src/index.js'
 import { authConfig } from '../auth/config.js'
 
 /** JSON is YAML: the file parser, given an object. */

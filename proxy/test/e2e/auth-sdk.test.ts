@@ -7,15 +7,13 @@
 import { authorizeHeadless, controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort, MemoryOAuthClient } from '@gatehouse/support'
-import {
-  type OAuthDiscoveryState,
-  UnauthorizedError,
-} from '@modelcontextprotocol/sdk/client/auth.js'
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authConfig } from '../auth/config.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { recordingFetch, type SdkProvider, sdkSignIn } from './sdk-sign-in.js'
 
 let idp: MockIdp
 let backend: McpBackend
@@ -31,34 +29,18 @@ const testProvider = () =>
 
 /** Statuses of the gateway's `/mcp` answers, as the SDK client received them. */
 const mcpStatuses: number[] = []
-const recordingFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init)
-  const url = new URL(input instanceof Request ? input.url : String(input))
-  if (url.pathname === '/mcp') mcpStatuses.push(res.status)
-  return res
-}
 
 /** Runs the whole flow for a user; returns the connected client (or throws what connect threw). */
-async function signInAndConnect(
-  login: string,
-): Promise<{ client: Client; provider: MemoryOAuthClient<OAuthDiscoveryState> }> {
+async function signInAndConnect(login: string): Promise<{ client: Client; provider: SdkProvider }> {
   const provider = testProvider()
-  const first = new Client({ name: 'e2e', version: '0.0.0' })
-  const transport = new StreamableHTTPClientTransport(mcpUrl, {
-    authProvider: provider,
-    fetch: recordingFetch,
+  const { client } = await sdkSignIn({
+    mcpUrl,
+    provider,
+    // What the user's browser does: sign in at the IdP and come back with a code.
+    browser: (url) => authorizeHeadless(url, { loginHint: login }),
+    statuses: mcpStatuses,
+    clientName: 'e2e',
   })
-  await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
-  if (!provider.authorizationUrl) throw new Error('the SDK did not start authorization')
-  // What the user's browser does: sign in at the IdP and come back with a code.
-  const back = await authorizeHeadless(provider.authorizationUrl, { loginHint: login })
-  const code = back.searchParams.get('code')
-  if (!code) throw new Error(`no code in ${back}`)
-  await transport.finishAuth(code)
-  const client = new Client({ name: 'e2e', version: '0.0.0' })
-  await client.connect(
-    new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: recordingFetch }),
-  )
   return { client, provider }
 }
 
@@ -130,7 +112,7 @@ describe('MCP SDK client through gatehouse with the bridged IdP', () => {
     const client = new Client({ name: 'service', version: '0.0.0' })
     const transport = new StreamableHTTPClientTransport(mcpUrl, {
       requestInit: { headers: { authorization: `Bearer ${access_token}` } },
-      fetch: recordingFetch,
+      fetch: recordingFetch(mcpStatuses),
     })
     mcpStatuses.length = 0
     await expect(client.connect(transport)).rejects.toThrow(/insufficient_scope/)

@@ -9,15 +9,11 @@
  * at the gateway's token endpoint, lists tools and calls `echo` as alice; bob is refused (403).
  */
 import { MemoryOAuthClient } from '@gatehouse/support'
-import {
-  type OAuthDiscoveryState,
-  UnauthorizedError,
-} from '@modelcontextprotocol/sdk/client/auth.js'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signInThroughBroker, TestBrowser } from '../broker/browser.js'
 import { type BrokerStack, startBrokerStack } from '../broker/stack.js'
+import { sdkSignIn } from './sdk-sign-in.js'
 
 let stack: BrokerStack
 
@@ -30,39 +26,22 @@ const testProvider = () =>
 
 /** Statuses of the gateway's `/mcp` answers, as the SDK client received them. */
 const mcpStatuses: number[] = []
-const recordingFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init)
-  const url = new URL(input instanceof Request ? input.url : String(input))
-  if (url.pathname === '/mcp') mcpStatuses.push(res.status)
-  return res
-}
 
 /** The whole flow for a user; returns the connected client (or throws what connect threw). */
 async function signInAndConnect(login: string) {
-  const mcpUrl = new URL(stack.issuer)
   const provider = testProvider()
-  const first = new Client({ name: 'broker-e2e', version: '0.0.0' })
-  const transport = new StreamableHTTPClientTransport(mcpUrl, {
-    authProvider: provider,
-    fetch: recordingFetch,
+  const { client } = await sdkSignIn({
+    mcpUrl: new URL(stack.issuer),
+    provider,
+    // The user's browser: consent at the gateway, sign-in at mock-idp's form, back to the client.
+    browser: async (url) => {
+      const back = await signInThroughBroker(new TestBrowser(), url, login, provider.redirectUrl)
+      expect(back.searchParams.get('iss')).toBe(stack.issuer)
+      return back
+    },
+    statuses: mcpStatuses,
+    clientName: 'broker-e2e',
   })
-  await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
-  if (!provider.authorizationUrl) throw new Error('the SDK did not start authorization')
-  // The user's browser: consent at the gateway, sign-in at mock-idp's form, back to the client.
-  const back = await signInThroughBroker(
-    new TestBrowser(),
-    provider.authorizationUrl,
-    login,
-    provider.redirectUrl,
-  )
-  expect(back.searchParams.get('iss')).toBe(stack.issuer)
-  const code = back.searchParams.get('code')
-  if (!code) throw new Error(`no code in ${back}`)
-  await transport.finishAuth(code)
-  const client = new Client({ name: 'broker-e2e', version: '0.0.0' })
-  await client.connect(
-    new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: recordingFetch }),
-  )
   return { client, provider }
 }
 

@@ -8,25 +8,18 @@
  * refreshes at the IdP); bob is refused with 403. Entra runs twice, with v2 and with v1 tokens,
  * against the same two-provider route.
  */
-import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { controlClient, type MockIdp, type MockIdpOptions, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
-import { freePort } from '@gatehouse/support'
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js'
+import { freePort, MemoryOAuthClient } from '@gatehouse/support'
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { parseConfig } from '../../src/config/load.js'
 import { signInThroughBroker, TestBrowser } from '../broker/browser.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { sdkSignIn } from './sdk-sign-in.js'
 
 const CLIENT_ID = 'gatehouse-broker'
 const CLIENT_SECRET = 'broker-secret-for-the-test'
@@ -106,48 +99,6 @@ const SHAPES: Shape[] = [
   },
 ]
 
-/** An in-memory OAuth client provider, as a CLI MCP client implements it. */
-class TestOAuthProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ''
-  authorizationUrl: URL | undefined
-  readonly redirectUrl = 'http://127.0.0.1:33420/callback'
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'gatehouse idp presets e2e',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-  clientInformation() {
-    return this.info
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-  state() {
-    return randomUUID()
-  }
-}
-
 interface Running {
   idp: MockIdp
   backend: McpBackend
@@ -208,40 +159,18 @@ async function start(
 
 /** The SDK flow for one user; returns the connected client and its provider. */
 async function signInAndConnect(r: Running, login: string) {
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init)
-    const url = new URL(input instanceof Request ? input.url : String(input))
-    if (url.pathname === '/mcp') r.statuses.push(res.status)
-    return res
-  }
-  const provider = new TestOAuthProvider()
-  const first = new Client({ name: 'idp-presets-e2e', version: '0.0.0' })
-  const transport = new StreamableHTTPClientTransport(r.mcpUrl, {
-    authProvider: provider,
-    fetch: recordingFetch,
+  const provider = new MemoryOAuthClient<OAuthDiscoveryState>({
+    redirectUrl: 'http://127.0.0.1:33420/callback',
+    clientName: 'gatehouse idp presets e2e',
   })
-  await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
-  if (!provider.authorizationUrl) throw new Error('the SDK did not start authorization')
-  const back = await signInThroughBroker(
-    new TestBrowser(),
-    provider.authorizationUrl,
-    login,
-    provider.redirectUrl,
-  )
-  const code = back.searchParams.get('code')
-  if (!code) throw new Error(`no code in ${back}`)
-  await transport.finishAuth(code)
-  const connect = async () => {
-    const c = new Client({ name: 'idp-presets-e2e', version: '0.0.0' })
-    await c.connect(
-      new StreamableHTTPClientTransport(r.mcpUrl, {
-        authProvider: provider,
-        fetch: recordingFetch,
-      }),
-    )
-    return c
-  }
-  return { client: await connect(), provider, connect }
+  const { client, connect } = await sdkSignIn({
+    mcpUrl: r.mcpUrl,
+    provider,
+    browser: (url) => signInThroughBroker(new TestBrowser(), url, login, provider.redirectUrl),
+    statuses: r.statuses,
+    clientName: 'idp-presets-e2e',
+  })
+  return { client, provider, connect }
 }
 
 describe('docs/idp walkthroughs against mock-idp shapes', () => {
@@ -292,13 +221,13 @@ async function brokerFlow(r: Running, shape: Shape): Promise<void> {
 
   // Refresh: a spoiled access token makes the SDK use its refresh token at the gateway,
   // which refreshes at the IdP (every one of these shapes issues refresh tokens).
-  const before = provider.saved
+  const before = provider.tokens()
   expect(before?.refresh_token).toBeTruthy()
-  provider.saved = { ...(before as OAuthTokens), access_token: 'spoiled' }
+  provider.saveTokens({ ...(before as OAuthTokens), access_token: 'spoiled' })
   r.statuses.length = 0
   const again = await connect()
-  expect(provider.saved?.access_token).not.toBe('spoiled')
-  expect(provider.saved?.access_token).not.toBe(before?.access_token)
+  expect(provider.tokens()?.access_token).not.toBe('spoiled')
+  expect(provider.tokens()?.access_token).not.toBe(before?.access_token)
   expect(r.statuses[0]).toBe(401)
   expect((await again.listTools()).tools.map((t) => t.name)).toContain('echo')
   await again.close()

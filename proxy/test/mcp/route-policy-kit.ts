@@ -1,6 +1,7 @@
 /** The test kit of the MCP stage's tests: a compiled route policy, a request, its verdict. */
+
+import { parseConfig } from '../../src/config/load.js'
 import { RequestError } from '../../src/errors.js'
-import { parseConfig } from '../../src/index.js'
 import {
   compileMcpRoutePolicy,
   type McpRoutePolicy,

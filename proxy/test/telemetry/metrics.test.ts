@@ -4,7 +4,7 @@
  */
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseConfig } from '../../src/index.js'
+import { parseConfig } from '../../src/config/load.js'
 import { compileMcpRoutePolicy } from '../../src/mcp/route-policy.js'
 import { Metrics, OTHER_LABEL, ToolLabels } from '../../src/telemetry/metrics.js'
 

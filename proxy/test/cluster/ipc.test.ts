@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { IpcCallError, type IpcEndpoint, IpcPeer } from '../../src/store/ipc.js'
+import { IpcCallError, type IpcEndpoint, IpcPeer } from '../../src/cluster/ipc.js'
 
 /** Two ends of a channel that delivers asynchronously, as node:cluster's IPC does. */
 function channel(): [IpcEndpoint & EventEmitter, IpcEndpoint & EventEmitter] {
