@@ -7,11 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { selectProfiles } from '../src/profiles.js'
 import { NOT_SELECTED, runChecks } from '../src/runner.js'
-import {
-  type ShapeStack,
-  STACK_SHAPES,
-  startShapeStack,
-} from '../src/shape-stack.js'
+import { type ShapeStack, STACK_SHAPES, startShapeStack } from '../src/shape-stack.js'
 
 let stack: ShapeStack | undefined
 afterEach(async () => {

@@ -300,7 +300,12 @@ describe('shape: other IdPs (src/shapes.ts)', () => {
       groups: ['/AI-Users'],
       realm_access: { roles: ['AI-Users'] },
     })
-    const v1 = await idpWith({ shape: 'entra', audience: 'api://app-1', entraTokenVersion: 1, users })
+    const v1 = await idpWith({
+      shape: 'entra',
+      audience: 'api://app-1',
+      entraTokenVersion: 1,
+      users,
+    })
     expect(await control(v1)).toMatchObject({
       iss: v1.entraV1?.issuer,
       aud: 'api://app-1',
