@@ -17,7 +17,7 @@
  * Reload time and stall under load are bench/reload-stall.ts's; the report leaves their row to it.
  *
  * Speed is measured here only, never in a test. Options: `--scenarios <list>` (default all),
- * `--routes 1,100,1000,10000`, `--rules 1,10,100,1000`, `--users 1,100,1000,10000,100000`,
+ * `--routes 1,100,1000,10000`, `--policies 1,100,1000`, `--rules 1,10,100,1000`, `--users 1,100,1000,10000,100000`,
  * `--duration <s>` (default 5), `--connections <n>` (50), `--node <major>` (22), `--pin <0|1>`,
  * `--reload`, `--write` (a dated section in RESULTS.md).
  */
@@ -52,6 +52,7 @@ const { values } = parseArgs({
   options: {
     scenarios: { type: 'string', default: SCENARIOS.join(',') },
     routes: { type: 'string', default: '1,100,1000,10000' },
+    policies: { type: 'string', default: '1,100,1000' },
     rules: { type: 'string', default: '1,10,100,1000' },
     users: { type: 'string', default: '1,100,1000,10000,100000' },
     duration: { type: 'string', default: '5' },
@@ -127,7 +128,7 @@ async function growthRows(): Promise<GrowthRow[]> {
     prefix: numbers(values.routes),
     exact: numbers(values.routes),
     mixed: numbers(values.routes),
-    policies: numbers(values.routes),
+    policies: numbers(values.policies),
     rules: numbers(values.rules),
     users: numbers(values.users),
   }
