@@ -23,7 +23,8 @@
  *
  * Options: --duration <s> per target and round (default 10), --connections <n> (default 50),
  * --rounds <n> (default 3), --nodes <list> (default 22,24; `current` is the Node running this),
- * --ways <list> (default pinned,unpinned on 2+ CPUs), --settle <s> (default 30), --write
+ * --ways <list> (default pinned,unpinned on 2+ CPUs), --settle <s> (default 30), --warmup <n>
+ * requests per target once before the rounds (default 5000), --write
  */
 import { type ChildProcess, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
@@ -60,7 +61,7 @@ import { selfCheck } from './self-check.js'
 import { BENCH_ISSUER, type BenchSigner, benchSigner } from './token.js'
 
 const values = benchOptions(
-  { duration: 10, connections: 50, rounds: 3, settle: 30 },
+  { duration: 10, connections: 50, rounds: 3, settle: 30, warmup: 5000 },
   {
     nodes: '22,24',
     ways: availableParallelism() >= 2 ? 'pinned,unpinned' : 'unpinned',
@@ -219,6 +220,10 @@ async function measureWay(
     await checkRefusals(signer, [at(ports.haproxyJwt), at(ports.gh, '/auth')])
     await checkHeaderValidation(at(ports.gh, '/aware'), token)
     const rss = { before: treeRss(pid(gatehouse)), loaded: 0, after: 0 }
+    // Once per target before the rounds: enough requests for the JIT to have optimised the hot
+    // path, which a 2 s warm-up on a loaded machine (a few hundred requests) is not.
+    for (const t of targets)
+      await measure({ ...t, warmupRequests: values.warmup }, 0.5, connections)
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]))
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
