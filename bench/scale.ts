@@ -29,7 +29,6 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { freePort } from '@gatehouse/support'
-import { stringify } from 'yaml'
 import { loadConfigSourcesOffThread } from '../proxy/src/config/load-thread.js'
 import { loadConfigSources } from '../proxy/src/config/sources.js'
 import { startGatehouse } from '../proxy/src/index.js'
@@ -38,6 +37,7 @@ import {
   type GrowthRow,
   growthConfig,
   growthTable,
+  growthYaml,
   requestPaths,
   SCENARIOS,
   type Scenario,
@@ -139,7 +139,7 @@ async function growthRows(): Promise<GrowthRow[]> {
       const port = await freePort()
       const dir = mkdtempSync(join(tmpdir(), 'gatehouse-scale-'))
       const file = join(dir, 'gatehouse.yaml')
-      writeFileSync(file, stringify(growthConfig(scenario, size, port, up, jwt)))
+      writeFileSync(file, growthYaml(growthConfig(scenario, size, port, up, jwt)))
       const gh = await startProcess(
         node,
         [join(root, 'proxy/bin/gatehouse.js'), '-f', file],

@@ -3,6 +3,7 @@ import {
   type GrowthRow,
   growthConfig,
   growthTable,
+  growthYaml,
   requestPaths,
   routePath,
   textPlot,
@@ -60,6 +61,14 @@ describe('growthConfig', () => {
     const c = config('users', 1000, 1, 2, JWT)
     expect(Object.keys(c.routes)).toEqual(['r0'])
     expect(JSON.stringify(c.policies?.p?.traffic.localRateLimit)).toContain('jwt.sub')
+  })
+})
+
+describe('growthYaml', () => {
+  it('writes the key set shared by 1,000 policies out each time, with no YAML alias', () => {
+    const yaml = growthYaml(growthConfig('policies', 1000, 1, 2, JWT))
+    expect(yaml).not.toMatch(/[&*]a\d/)
+    expect(yaml.match(/kty: EC/g)).toHaveLength(1000)
   })
 })
 
