@@ -144,7 +144,8 @@ async function growthRows(): Promise<GrowthRow[]> {
         node,
         [join(root, 'proxy/bin/gatehouse.js'), '-f', file],
         port,
-        { cpus: pinned ? '0' : undefined },
+        // 10,000 routes take tens of seconds to load on a loaded 2-core machine.
+        { cpus: pinned ? '0' : undefined, readyTimeoutMs: 300_000 },
       )
       const paths = requestPaths(scenario, size)
       let p = 0
