@@ -7,17 +7,25 @@
  * number of requests; the figure is the median over rounds, and the ratio this / baseline is
  * what to read (absolute CPU times move with the machine). Loopback only; every process stopped.
  *
+ * Both run on `--node` (a node-lts major version, default 22, or `current`) directly, and the
+ * CPU read is that of each one's process tree (bench/cpu.ts): on Node 20, proxy/bin/gatehouse.js
+ * relaunches itself as a child on Node 22, whose CPU a read of the launcher alone left out. With
+ * `--flags` (Node/V8 flags for this checkout only, e.g. `--flags=--max-semi-space-size=16`) and
+ * `--baseline .`, the comparison is of a runtime setting on the same build.
+ *
  * Options: --baseline <dir> (required), --rounds <n> (default 4), --requests <n> per measurement
- * (default 20000), --connections <n> (default 20).
+ * (default 20000), --connections <n> (default 20), --node <major>, --flags <flags>.
  */
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '@gatehouse/support'
 import autocannon from 'autocannon'
 import { stringify } from 'yaml'
+import { treeCpuUs } from './cpu.js'
+import { nodeBinary, parseList } from './matrix.js'
 import { startProcess, stopProcesses } from './processes.js'
 import { BENCH_ISSUER, benchToken } from './token.js'
 
@@ -27,6 +35,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '4' },
     requests: { type: 'string', default: '20000' },
     connections: { type: 'string', default: '20' },
+    node: { type: 'string', default: '22' },
+    flags: { type: 'string', default: '' },
   },
 })
 const root = new URL('..', import.meta.url).pathname
@@ -42,11 +52,11 @@ const rounds = Number(values.rounds)
 const requests = Number(values.requests)
 const connections = Number(values.connections)
 
-/** CPU time (user + system) of a process so far, in µs (Linux `/proc/<pid>/stat`). */
+/** CPU time (user + system) of a process and its descendants so far, in µs. */
 function cpuTimeUs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
+  return treeCpuUs(pid ?? Number.NaN)
 }
+const node = nodeBinary(values.node ?? '22', root, process.execPath)
 
 async function main(baselineDir: string): Promise<void> {
   const upstreamPort = await freePort()
@@ -58,9 +68,20 @@ async function main(baselineDir: string): Promise<void> {
   const { jwk, token } = await benchToken({ groups: ['AI-Users'] })
   const issuer = BENCH_ISSUER
 
-  const builds: Array<{ name: string; dir: string; port: number; process?: ChildProcess }> = [
-    { name: 'this checkout', dir: root, port: await freePort() },
-    { name: 'baseline', dir: baselineDir, port: await freePort() },
+  const builds: Array<{
+    name: string
+    dir: string
+    port: number
+    flags: string[]
+    process?: ChildProcess
+  }> = [
+    {
+      name: 'this checkout',
+      dir: root,
+      port: await freePort(),
+      flags: parseList((values.flags ?? '').replaceAll(' ', ',')),
+    },
+    { name: 'baseline', dir: baselineDir, port: await freePort(), flags: [] },
   ]
   const route = (path: string) => ({
     rules: [
@@ -98,8 +119,8 @@ async function main(baselineDir: string): Promise<void> {
     const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-compare-')), 'gatehouse.yaml')
     writeFileSync(file, stringify(config))
     build.process = await startProcess(
-      process.execPath,
-      [join(build.dir, 'proxy/bin/gatehouse.js'), '-f', file],
+      node,
+      [...build.flags, join(build.dir, 'proxy/bin/gatehouse.js'), '-f', file],
       /gatehouse listening/,
     )
   }
@@ -142,7 +163,7 @@ async function main(baselineDir: string): Promise<void> {
     const base = figures.get(`${path} baseline`) ?? []
     const perRound = mine.map((m, i) => (m / (base[i] ?? Number.NaN)).toFixed(2)).join(', ')
     process.stdout.write(
-      `| ${path} | ${median(mine).toFixed(0)} | ${median(base).toFixed(0)} | ${(median(mine) / median(base)).toFixed(2)}× | ${perRound} |\n`,
+      `| ${path}${values.flags ? ` (${values.flags})` : ''} | ${median(mine).toFixed(0)} | ${median(base).toFixed(0)} | ${(median(mine) / median(base)).toFixed(2)}× | ${perRound} |\n`,
     )
   }
 }

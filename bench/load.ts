@@ -6,6 +6,7 @@
  */
 import autocannon from 'autocannon'
 import { cpuPerRequest, treeCpuUs } from './cpu.js'
+import { treeRss } from './rss.js'
 import { BENCH_ISSUER, type BenchSigner } from './token.js'
 
 export const BODY = JSON.stringify({
@@ -15,6 +16,58 @@ export const BODY = JSON.stringify({
   params: { name: 'echo', arguments: { text: 'hi' } },
 })
 
+/**
+ * {@link BODY} as a 2026-07-28 client sends it: the protocol version in `_meta`, beside the
+ * request headers of {@link MODERN_HEADERS} (MCP 2026-07-28 Streamable HTTP §Standard Request
+ * Headers), which the gateway validates against the body.
+ */
+export const MODERN_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'echo',
+    arguments: { text: 'hi' },
+    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+  },
+})
+
+/** The headers a 2026-07-28 client sends with {@link MODERN_BODY}. */
+export const MODERN_HEADERS: Readonly<Record<string, string>> = {
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'echo',
+}
+
+/**
+ * That `url` validates the 2026-07-28 headers as the benchmark assumes: {@link MODERN_BODY} with
+ * its headers is admitted (200) and with an `Mcp-Name` the body does not say refused (400).
+ */
+export async function checkHeaderValidation(url: string, token: string): Promise<void> {
+  for (const [name, want] of [
+    ['echo', 200],
+    ['other', 400],
+  ] as const) {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+        ...MODERN_HEADERS,
+        'mcp-name': name,
+      },
+      body: MODERN_BODY,
+    })
+    await res.arrayBuffer()
+    if (res.status !== want) {
+      throw new Error(
+        `${url} answered ${res.status} to a 2026-07-28 request with Mcp-Name ${name}, not ${want}: it does not validate the headers as the benchmark assumes`,
+      )
+    }
+  }
+}
+
 /** One target: where to send the load, with which token(s), and the process tree serving it. */
 export interface Target {
   name: string
@@ -22,6 +75,17 @@ export interface Target {
   /** One token for every request, or a function giving each request its own. */
   token?: string | (() => string)
   pid: number
+  /** The request body (default {@link BODY}). */
+  body?: string
+  /** Headers beside content-type and authorization (the MCP 2026-07-28 request headers). */
+  headers?: Record<string, string>
+  /** A path for each request (replacing the URL's), e.g. cycling over many routes. */
+  path?: () => string
+  /**
+   * Warm-up requests instead of the 2 s warm-up, e.g. one per distinct user so that every user's
+   * state (rate-limit key, cached token) exists before the measurement.
+   */
+  warmupRequests?: number
 }
 
 export interface Sample {
@@ -30,34 +94,45 @@ export interface Sample {
   p99: number
   errors: number
   cpuUs: number
+  /** RSS of the target's process tree as the load ends, in bytes. */
+  rss: number
 }
 
 export async function measure(t: Target, duration: number, connections: number): Promise<Sample> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...t.headers }
   if (typeof t.token === 'string') headers.authorization = `Bearer ${t.token}`
   const fresh = typeof t.token === 'function' ? t.token : undefined
+  const path = t.path
   const opts = {
     url: t.url,
     method: 'POST' as const,
-    body: BODY,
+    body: t.body ?? BODY,
     headers,
     connections,
-    ...(fresh && {
+    ...((fresh || path) && {
       requests: [
         {
-          setupRequest: (req: { headers: Record<string, string> }) => {
-            req.headers = { ...headers, authorization: `Bearer ${fresh()}` }
+          setupRequest: (req: { headers: Record<string, string>; path?: string }) => {
+            if (fresh) req.headers = { ...headers, authorization: `Bearer ${fresh()}` }
+            if (path) req.path = path()
             return req
           },
         },
       ],
     }),
   }
-  await autocannon({ ...opts, duration: 2 }) // warm-up: JIT, pools, verification cache
+  // warm-up: JIT, pools, verification cache
+  await autocannon(
+    t.warmupRequests === undefined
+      ? { ...opts, duration: 2 }
+      : { ...opts, amount: t.warmupRequests },
+  )
   const before = treeCpuUs(t.pid)
   const r = await autocannon({ ...opts, duration })
   const cpuUs = cpuPerRequest(before, treeCpuUs(t.pid), r.requests.total)
+  const rss = treeRss(t.pid)
   return {
+    rss,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,

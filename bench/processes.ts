@@ -19,11 +19,13 @@ export interface StartOptions {
   cpus?: string | undefined
   /** Extra environment. */
   env?: Record<string, string> | undefined
+  /** How long to wait for it to be ready (default 30 s; a 10,000-route configuration takes longer). */
+  readyTimeoutMs?: number | undefined
 }
 
 /**
  * Starts `cmd args` and resolves with the child once its stdout matched `ready`, or, when `ready`
- * is a port number, once 127.0.0.1:`ready` accepts a connection (30 s at most).
+ * is a port number, once 127.0.0.1:`ready` accepts a connection (`readyTimeoutMs`, 30 s, at most).
  */
 export function startProcess(
   cmd: string,
@@ -40,9 +42,10 @@ export function startProcess(
   children.push(child)
   return new Promise((resolve, reject) => {
     let out = ''
+    const limit = options.readyTimeoutMs ?? 30_000
     const timer = setTimeout(
-      () => reject(new Error(`${args.join(' ')}: not ready after 30 s`)),
-      30_000,
+      () => reject(new Error(`${args.join(' ')}: not ready after ${limit / 1000} s`)),
+      limit,
     )
     const done = () => {
       clearTimeout(timer)

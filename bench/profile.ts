@@ -6,8 +6,12 @@
  * by self time (idle left out), printed and, with `--write`, appended to bench/RESULTS.md. The
  * `.cpuprofile` files stay in the directory printed, for Chrome DevTools or speedscope.
  *
+ * gatehouse runs on `--node` (a major version of the node-lts packages, default 22, or `current`)
+ * directly, so that the profile is the gateway's, not a launcher's; `--flags` adds V8/Node flags
+ * (`--flags=--max-semi-space-size=16`) to compare a runtime setting.
+ *
  * Options: --duration <s> (default 10), --connections <n> (default 50), --top <n> (default 15),
- * --pin <0|1>, --write.
+ * --pin <0|1>, --node <major>, --flags <flags>, --write.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -17,16 +21,15 @@ import { freePort } from '@gatehouse/support'
 import { stringify } from 'yaml'
 import { type CpuProfile, selfTimeByModule, topSelfTime } from './cpuprofile.js'
 import { gatehouseConfig, measure } from './load.js'
+import { nodeBinary, parseList } from './matrix.js'
 import { startProcess, stopProcess, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
 import { benchSigner } from './token.js'
 
-const values = benchOptions({
-  duration: 10,
-  connections: 50,
-  top: 15,
-  pin: availableParallelism() >= 2 ? 1 : 0,
-})
+const values = benchOptions(
+  { duration: 10, connections: 50, top: 15, pin: availableParallelism() >= 2 ? 1 : 0 },
+  { node: '22', flags: '' },
+)
 const pinned = values.pin === 1
 const here = new URL('.', import.meta.url).pathname
 const root = new URL('..', import.meta.url).pathname
@@ -55,8 +58,16 @@ async function main(): Promise<void> {
     const file = join(profDir, 'gatehouse.yaml')
     writeFileSync(file, stringify(gatehouseConfig(port, up, signer.jwk)))
     const gh = await startProcess(
-      process.execPath,
-      ['--cpu-prof', '--cpu-prof-dir', profDir, join(root, 'proxy/bin/gatehouse.js'), '-f', file],
+      nodeBinary(values.node, root, process.execPath),
+      [
+        ...parseList(values.flags.replaceAll(' ', ',')),
+        '--cpu-prof',
+        '--cpu-prof-dir',
+        profDir,
+        join(root, 'proxy/bin/gatehouse.js'),
+        '-f',
+        file,
+      ],
       /gatehouse listening/,
       { cpus: pinned ? '0' : undefined },
     )
@@ -87,7 +98,7 @@ async function main(): Promise<void> {
   }
   process.stderr.write(`bench:profile: profiles in ${dir}\n`)
   report(
-    `profile: top ${values.top} functions by self time under ${values.connections} connections for ${values.duration}s`,
+    `profile: top ${values.top} functions by self time under ${values.connections} connections for ${values.duration}s, gatehouse on Node ${values.node}${values.flags ? ` ${values.flags}` : ''}`,
     'Sampled with `node --cpu-prof` (which itself costs some CPU per request); shares of the non-idle samples of the whole process life (start-up and a 2 s warm-up included).',
     lines,
     values.write,

@@ -9,31 +9,35 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 
 /**
- * Parses `--<name> <number>` for each of `defaults` (their default values) and `--write`.
- * A value that is not a number ends the process with exit code 2.
+ * Parses `--<name> <number>` for each of `defaults` (their default values), `--<name> <text>` for
+ * each of `texts` (lists such as `--nodes 22,24`) and `--write`. A value that is not a number
+ * ends the process with exit code 2.
  */
-export function benchOptions<K extends string>(
+export function benchOptions<K extends string, S extends string = never>(
   defaults: Record<K, number>,
-): Record<K, number> & { write: boolean } {
+  texts: Record<S, string> = {} as Record<S, string>,
+): Record<K, number> & Record<S, string> & { write: boolean } {
   const names = Object.keys(defaults) as K[]
+  const all = { ...defaults, ...texts } as Record<string, number | string>
   const { values } = parseArgs({
     options: {
       ...Object.fromEntries(
-        names.map((k) => [k, { type: 'string' as const, default: String(defaults[k]) }]),
+        Object.keys(all).map((k) => [k, { type: 'string' as const, default: String(all[k]) }]),
       ),
       write: { type: 'boolean', default: false },
     },
   }) as { values: Record<string, string | boolean | undefined> }
-  const parsed = { write: values.write === true } as Record<K, number> & { write: boolean }
+  const parsed: Record<string, number | string | boolean> = { write: values.write === true }
+  for (const k of Object.keys(texts)) parsed[k] = String(values[k])
   for (const k of names) {
     const n = Number(values[k])
     if (!Number.isFinite(n)) {
       process.stderr.write(`--${k}: expected a number, got "${String(values[k])}"\n`)
       process.exit(2)
     }
-    parsed[k] = n as (Record<K, number> & { write: boolean })[K]
+    parsed[k] = n
   }
-  return parsed
+  return parsed as Record<K, number> & Record<S, string> & { write: boolean }
 }
 
 /**
