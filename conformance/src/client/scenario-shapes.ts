@@ -29,6 +29,8 @@ export const CIMD_DOCUMENT = {
 
 /** The seed's rule: the user is in the AI-Users group. */
 export const SEED_RULE = '"AI-Users" in jwt.groups'
+/** The seed's rule where the auth0 shape puts groups: a namespaced claim (mock-idp/src/shapes.ts). */
+export const AUTH0_RULE = '"AI-Users" in jwt["https://example.com/groups"]'
 /** The scopes every mock-idp authorization server knows. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access']
 /** The scopes the seed's protected-resource metadata lists. */

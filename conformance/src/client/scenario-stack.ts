@@ -75,10 +75,22 @@ function gatewayConfig(
   resource: string,
 ): Record<string, unknown> {
   const g = s.gateway
+  const shaped = idp.shape !== 'okta'
+  const direct = `http://127.0.0.1:${ports.idp}`
   const provider = (issuer: string, id: string) => ({
     issuer,
     audiences: [g.audience === 'resource' ? resource : idp.audience],
-    jwks: { remote: { backendRef: { name: 'idp' }, jwksPath: `/oauth2/${id}/v1/keys` } },
+    // Another IdP's shape: its preset, keys where the shape serves them, discovery read directly
+    // (not through the IdP recorder, which records only the client's traffic).
+    ...(shaped
+      ? {
+          preset: idp.shape,
+          discoveryUrl: `${direct}${new URL(idp.discoveryUrl).pathname}`,
+          jwks: {
+            remote: { backendRef: { name: 'idp' }, jwksPath: new URL(idp.jwksUri).pathname },
+          },
+        }
+      : { jwks: { remote: { backendRef: { name: 'idp' }, jwksPath: `/oauth2/${id}/v1/keys` } } }),
     ...(g.clockSkew ? { clockSkew: g.clockSkew } : {}),
   })
   return {
@@ -119,6 +131,37 @@ function gatewayConfig(
 function contextOf(s: ClientScenario): Record<string, unknown> | undefined {
   if (s.registration !== 'pre-registered') return undefined
   return { client_id: PRE_REGISTERED.clientId, client_secret: PRE_REGISTERED.clientSecret }
+}
+
+/**
+ * The IdP's endpoints as the client sees them: the Okta layout's under the issuer, or another
+ * shape's as its discovery document names them (read directly, so not recorded), which may put
+ * them on other paths and hosts than the issuer's (mock-idp/src/shapes.ts).
+ */
+async function idpEndpoints(
+  idp: MockIdp,
+): Promise<{ authorize: string; token: string; revocation: string }> {
+  if (idp.shape === 'okta') {
+    return {
+      authorize: `${idp.issuer}/v1/authorize`,
+      token: `${idp.issuer}/v1/token`,
+      revocation: `${idp.issuer}/v1/revoke`,
+    }
+  }
+  const url = `http://127.0.0.1:${idp.port}${new URL(idp.discoveryUrl).pathname}`
+  const res = await fetch(url)
+  if (!res.ok) throw new Error(`mock-idp discovery ${url}: HTTP ${res.status}`)
+  const doc = (await res.json()) as Record<string, unknown>
+  const at = (key: string) => {
+    const v = doc[key]
+    if (typeof v !== 'string') throw new Error(`mock-idp discovery ${url}: no ${key}`)
+    return v
+  }
+  return {
+    authorize: at('authorization_endpoint'),
+    token: at('token_endpoint'),
+    revocation: at('revocation_endpoint'),
+  }
 }
 
 /** Starts a scenario's stack. */
@@ -178,11 +221,12 @@ export async function startScenarioStack(
     gwRecorder.setUpstream(ports.gateway)
 
     const control = controlClient(`http://127.0.0.1:${idp.port}/__control`)
+    const endpoints = await idpEndpoints(idp)
     const secondIssuer = scenario.gateway.secondAuthServer ? idp.issuerFor('second') : undefined
     const handles: StackHandles = {
       gatewayUpstream: `http://127.0.0.1:${ports.gateway}`,
       ...(secondIssuer ? { secondIssuer } : {}),
-      authorizePath: new URL(`${idp.issuer}/v1/authorize`).pathname,
+      authorizePath: new URL(endpoints.authorize).pathname,
       idpUpstream: `http://127.0.0.1:${idp.port}`,
       idpIssuer: idp.issuer,
       registrationPath: new URL(idp.registrationUrl).pathname,
@@ -209,9 +253,9 @@ export async function startScenarioStack(
       // 2025-03-26: the MCP server's origin (its URL without the path) is the authorization server.
       authServer: legacy ? origin : scenario.gateway.bridged ? resource : idp.issuer,
       asIssuer: legacy ? origin : scenario.gateway.bridged && gatewayIssuer ? resource : idp.issuer,
-      authorizeUrl: legacy ? `${origin}${legacy.authorize}` : `${idp.issuer}/v1/authorize`,
-      tokenUrl: legacy ? `${origin}${legacy.token}` : `${idp.issuer}/v1/token`,
-      revocationUrl: `${idp.issuer}/v1/revoke`,
+      authorizeUrl: legacy ? `${origin}${legacy.authorize}` : endpoints.authorize,
+      tokenUrl: legacy ? `${origin}${legacy.token}` : endpoints.token,
+      revocationUrl: endpoints.revocation,
       registrationUrl: legacy
         ? `${origin}${legacy.register}`
         : scenario.gateway.bridged

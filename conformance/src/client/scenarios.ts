@@ -6,6 +6,7 @@
 import type { MockIdpOptions } from '@gatehouse/mock-idp'
 import type { Shaper } from './recorder.js'
 import {
+  AUTH0_RULE,
   BRIDGED,
   CIMD_CLIENT_METADATA_URL,
   CIMD_DOCUMENT,
@@ -347,6 +348,28 @@ const SCENARIOS_2025: readonly ClientScenario[] = [
       ],
     },
     gateway: { ...RESOURCE_SERVER, audience: 'server' },
+  },
+  {
+    name: 'idp-issuer-trailing-slash',
+    clientScenario: 'auth/pre-registration',
+    protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
+    title:
+      'An Auth0-shaped IdP that PRM names: its issuer ends with "/" (RFC 8414 §3.1: removed before the well-known suffix; compared as stated), no registration, a pre-registered client',
+    outcome: 'complete',
+    registration: 'pre-registered',
+    idp: {
+      ...SIGN_IN,
+      shape: 'auth0',
+      clients: [
+        {
+          clientId: PRE_REGISTERED.clientId,
+          clientSecret: PRE_REGISTERED.clientSecret,
+          redirectUris: ['http://localhost:3000/callback'],
+        },
+      ],
+    },
+    gateway: { ...RESOURCE_SERVER, audience: 'server', rules: [AUTH0_RULE] },
   },
   {
     name: 'cimd',

@@ -35,6 +35,7 @@ const JUDGED: Record<string, string[]> = {
   'token-refresh': ['CLI-REFRESH-001', 'CLI-FLOW-004'],
   'key-rotation': ['CLI-REFRESH-001'],
   'pre-registered': ['CLI-REG-002', 'CLI-REG-004'],
+  'idp-issuer-trailing-slash': ['CLI-ASM-001', 'CLI-REG-002'],
   cimd: ['CLI-REG-003'],
   'forged-state': ['CLI-STATE-002'],
   'wrong-iss': ['CLI-ISS-001'],

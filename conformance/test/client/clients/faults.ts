@@ -36,6 +36,7 @@ export const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'no-client-id': { scenario: 'token-endpoint-auth-none', id: 'CLI-AUTHN-002' },
   'no-legacy-fallback': { scenario: 'legacy-metadata', id: 'CLI-LEGACY-001' },
   'skip-legacy-metadata': { scenario: 'legacy-defaults', id: 'CLI-LEGACY-003' },
+  'keep-issuer-slash': { scenario: 'idp-issuer-trailing-slash', id: 'CLI-ASM-001' },
   // MCP 2026-07-28 (the client speaks it when MCP_CONFORMANCE_PROTOCOL_VERSION says so)
   'accept-missing-iss': { scenario: 'iss-missing', id: 'CLI-ISS-003' },
   'iss-only-when-advertised': { scenario: 'iss-unadvertised', id: 'CLI-ISS-004' },

@@ -42,6 +42,7 @@ const FAULTS = [
   'no-client-id',
   'no-legacy-fallback',
   'skip-legacy-metadata',
+  'keep-issuer-slash',
   // 2026-07-28 (when MCP_CONFORMANCE_PROTOCOL_VERSION says so, unless noted)
   'accept-missing-iss',
   'iss-only-when-advertised',
@@ -186,7 +187,8 @@ async function discover(params: Record<string, string>): Promise<void> {
       `protected-resource metadata refused: resource ${prm.resource} is not ${identifiers.join(' or ')}`,
     )
   const issuer = new URL(String((prm.authorization_servers as string[])[0]))
-  const p = issuer.pathname.replace(/\/$/, '')
+  // RFC 8414 §3.1: any terminating "/" MUST be removed before inserting "/.well-known/".
+  const p = has('keep-issuer-slash') ? issuer.pathname : issuer.pathname.replace(/\/$/, '')
   let candidates = p
     ? [
         `${issuer.origin}/.well-known/oauth-authorization-server${p}`,
