@@ -37,6 +37,8 @@ export const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'no-legacy-fallback': { scenario: 'legacy-metadata', id: 'CLI-LEGACY-001' },
   'skip-legacy-metadata': { scenario: 'legacy-defaults', id: 'CLI-LEGACY-003' },
   'keep-issuer-slash': { scenario: 'idp-issuer-trailing-slash', id: 'CLI-ASM-001' },
+  // Refusing the right metadata (issuer "<origin>/" compared as "<origin>"): never gets through.
+  'issuer-without-slash': { scenario: 'idp-issuer-trailing-slash', id: 'CLI-FLOW-001' },
   // MCP 2026-07-28 (the client speaks it when MCP_CONFORMANCE_PROTOCOL_VERSION says so)
   'accept-missing-iss': { scenario: 'iss-missing', id: 'CLI-ISS-003' },
   'iss-only-when-advertised': { scenario: 'iss-unadvertised', id: 'CLI-ISS-004' },

@@ -43,6 +43,7 @@ const FAULTS = [
   'no-legacy-fallback',
   'skip-legacy-metadata',
   'keep-issuer-slash',
+  'issuer-without-slash',
   // 2026-07-28 (when MCP_CONFORMANCE_PROTOCOL_VERSION says so, unless noted)
   'accept-missing-iss',
   'iss-only-when-advertised',
@@ -207,7 +208,9 @@ async function discover(params: Record<string, string>): Promise<void> {
   }
   if (!meta) throw new Error('no authorization-server metadata found')
   // RFC 8414 §3.3: metadata whose issuer is not the identifier it was derived from MUST NOT be used.
-  const derived = String((prm.authorization_servers as string[])[0])
+  // The identifier exactly as PRM states it (a terminating "/" included): compared as a string.
+  const stated = String((prm.authorization_servers as string[])[0])
+  const derived = has('issuer-without-slash') ? stated.replace(/\/$/, '') : stated
   if (!has('no-issuer-check') && meta.issuer !== derived)
     throw new Error(
       `authorization-server metadata refused: issuer ${meta.issuer} is not ${derived}`,
