@@ -18,7 +18,6 @@
  * two under the same load).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { generateKeyPairSync } from 'node:crypto'
 import {
   existsSync,
   mkdirSync,
@@ -33,6 +32,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort } from '@gatehouse/support'
 import { type CpuProfile, topSelfTime } from './cpuprofile.js'
+import { manyRoutesYaml } from './many-routes.js'
 
 const root = new URL('..', import.meta.url).pathname
 const lts = join(root, 'node_modules/node-lts-22/bin/node')
@@ -48,39 +48,14 @@ const { values } = parseArgs({
 
 /** A standalone file: `n` routes under one JWT policy (inline key, one CEL rule), public `/ping`. */
 function stallConfig(n: number, port: number, admin: number, up: number, maxAge: number): string {
-  const jwk = JSON.stringify({
-    ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
-    kid: 'k',
-    alg: 'ES256',
-  })
   const out = [
     `config: { adminAddr: "127.0.0.1:${admin}", logLevel: error, maxRoutes: ${Math.max(20_000, n + 1)} }`,
     `gateways:\n  default: { port: ${port}, address: 127.0.0.1 }`,
     `backends:\n  b: { static: { host: 127.0.0.1, port: ${up} } }`,
     'routes:',
     '  ping: { allowUnauthenticated: true, rules: [{ matches: [{ path: { type: PathPrefix, value: /ping } }], backendRefs: [{ name: b }] }] }',
+    manyRoutesYaml(n, maxAge),
   ]
-  for (let i = 0; i < n; i++) {
-    out.push(`  r${i}:
-    rules:
-      - matches: [{ path: { type: PathPrefix, value: /t${i}/mcp } }]
-        filters: [{ type: CORS, cors: { allowOrigins: ['*'], maxAge: ${maxAge} } }]
-        backendRefs: [{ name: b }]`)
-  }
-  out.push(`policies:
-  p:
-    targetRefs:
-${Array.from({ length: n }, (_, i) => `      - { kind: HTTPRoute, name: r${i} }`).join('\n')}
-    traffic:
-      jwtAuthentication:
-        mode: Strict
-        providers:
-          - issuer: https://idp.example
-            audiences: [x]
-            jwks: { inline: { keys: [${jwk}] } }
-      authorization:
-        action: Allow
-        policy: { matchExpressions: ['"a" in jwt.groups'] }`)
   return `${out.join('\n')}\n`
 }
 

@@ -22,7 +22,6 @@
  * `--reload`, `--write` (a dated section in RESULTS.md).
  */
 import { spawnSync } from 'node:child_process'
-import { generateKeyPairSync } from 'node:crypto'
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -44,6 +43,7 @@ import {
   textPlot,
 } from './growth.js'
 import { BODY, measure } from './load.js'
+import { manyRoutesYaml } from './many-routes.js'
 import { nodeBinary, parseList } from './matrix.js'
 import { startProcess, stopProcess, stopProcesses } from './processes.js'
 import { BENCH_ISSUER, benchSigner } from './token.js'
@@ -69,39 +69,13 @@ const numbers = (text: string | undefined) => parseList(text ?? '').map(Number)
 
 /** A standalone configuration with `n` routes, one JWT policy (inline key, one CEL rule) on all. */
 export function scaleConfig(n: number, maxAge = 60): string {
-  const jwk = JSON.stringify({
-    ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
-    kid: 'k',
-    alg: 'ES256',
-  })
   const out = [
     'config: { adminAddr: "off", logLevel: warn }',
     'gateways:\n  default: { port: 3000, address: 127.0.0.1 }',
     'backends:\n  b: { static: { host: 127.0.0.1, port: 9 } }',
     'routes:',
+    manyRoutesYaml(n, maxAge, 'default'),
   ]
-  for (let i = 0; i < n; i++) {
-    out.push(`  r${i}:
-    parentRefs: [{ name: default }]
-    rules:
-      - matches: [{ path: { type: PathPrefix, value: /t${i}/mcp } }]
-        filters: [{ type: CORS, cors: { allowOrigins: ['*'], maxAge: ${maxAge} } }]
-        backendRefs: [{ name: b }]`)
-  }
-  out.push(`policies:
-  p:
-    targetRefs:
-${Array.from({ length: n }, (_, i) => `      - { kind: HTTPRoute, name: r${i} }`).join('\n')}
-    traffic:
-      jwtAuthentication:
-        mode: Strict
-        providers:
-          - issuer: https://idp.example
-            audiences: [x]
-            jwks: { inline: { keys: [${jwk}] } }
-      authorization:
-        action: Allow
-        policy: { matchExpressions: ['"a" in jwt.groups'] }`)
   return `${out.join('\n')}\n`
 }
 
