@@ -6,6 +6,19 @@
  */
 import { stringify } from 'yaml'
 
+/**
+ * The MCP-aware policies' rate limit: a bucket per user and tool, large enough never to answer 429
+ * in a benchmark (what is measured is keeping and consulting it).
+ */
+export const PER_USER_TOOL_BUCKET = {
+  name: 'per-user-tool',
+  maxTokens: 1_000_000_000,
+  tokensPerFill: 1_000_000_000,
+  fillInterval: '1s',
+  key: 'jwt.sub + "/" + mcp.tool.name',
+  when: 'mcp.method == "tools/call"',
+}
+
 /** What grows: routes by match type, policies (one per route), CEL rules, distinct users. */
 export type Scenario = 'prefix' | 'exact' | 'mixed' | 'policies' | 'rules' | 'users'
 
@@ -117,16 +130,7 @@ export function growthConfig(
         jwtAuthentication,
         authorization: allow(['"AI-Users" in jwt.groups']),
         mcpAuthorization: { rules: ['mcp.tool.name in ["echo", "progress"]'] },
-        localRateLimit: [
-          {
-            name: 'per-user-tool',
-            maxTokens: 1_000_000_000,
-            tokensPerFill: 1_000_000_000,
-            fillInterval: '1s',
-            key: 'jwt.sub + "/" + mcp.tool.name',
-            when: 'mcp.method == "tools/call"',
-          },
-        ],
+        localRateLimit: [PER_USER_TOOL_BUCKET],
       },
     }
   }

@@ -6,6 +6,7 @@
  */
 import autocannon from 'autocannon'
 import { cpuPerRequest, treeCpuUs } from './cpu.js'
+import { PER_USER_TOOL_BUCKET } from './growth.js'
 import { treeRss } from './rss.js'
 import { BENCH_ISSUER, type BenchSigner } from './token.js'
 
@@ -220,16 +221,7 @@ export function gatehouseConfig(
           mcpAuthorization: {
             rules: ['mcp.tool.name in ["echo", "progress"]', { allow: '"admins" in jwt.groups' }],
           },
-          localRateLimit: [
-            {
-              name: 'per-user-tool',
-              maxTokens: 1_000_000_000,
-              tokensPerFill: 1_000_000_000,
-              fillInterval: '1s',
-              key: 'jwt.sub + "/" + mcp.tool.name',
-              when: 'mcp.method == "tools/call"',
-            },
-          ],
+          localRateLimit: [PER_USER_TOOL_BUCKET],
         },
       },
     },
