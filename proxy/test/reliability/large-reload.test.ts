@@ -137,7 +137,7 @@ describe('a reload of 10,000 routes', { timeout: 300_000 }, () => {
     await backend?.close()
   })
 
-  it('answers every request from the old configuration while the new one is loaded, then serves the new one', async () => {
+  it('answers every request from the old configuration while the new one is loaded and between the batches of its compile, then serves the new one', async () => {
     const dir = configDir({
       'gatehouse.yaml': standalone(backend.port).replace('value: /mcp', 'value: /old'),
     })
@@ -145,12 +145,16 @@ describe('a reload of 10,000 routes', { timeout: 300_000 }, () => {
     try {
       const base = gh.gateways[0]?.url as string
       writeFileSync(join(dir, 'gatehouse.yaml'), largeConfig(backend.port, ROUTES))
-      const { record, answers, answeredWhileLoading } = await duringReload(
+      const { record, answers, answeredWhileLoading, answeredAfterLoading } = await duringReload(
         `${base}/old/x`,
         gh.reload('api'),
         state,
       )
       expect(record.result).toBe('success')
+      // The compile gives the event loop turns between bounded batches of routes and policies:
+      // requests are answered in them, after the candidate is loaded and before it serves, by the
+      // old configuration (the new table is swapped in whole, at the end).
+      expect(answeredAfterLoading).toBeGreaterThanOrEqual(1)
       // Every answer of the old configuration is the backend's; the last may be the new one's 404.
       const old = answers.filter((a) => !a.startsWith('404'))
       expect(old.every((a) => a === '200 b /old/x')).toBe(true)
@@ -190,33 +194,6 @@ describe('a reload of 10,000 routes', { timeout: 300_000 }, () => {
       expect(answers.every((a) => a === '200 b /old/x')).toBe(true)
       expect(answeredWhileLoading).toBeGreaterThanOrEqual(10)
       expect(await (await fetch(`${base}/old/x`)).text()).toBe('b /old/x')
-    } finally {
-      await gh.stop('test done')
-    }
-  })
-
-  it('answers requests from the old configuration between the batches of the compile, after the candidate is loaded and before it serves', async () => {
-    const dir = configDir({
-      'gatehouse.yaml': standalone(backend.port).replace('value: /mcp', 'value: /old'),
-    })
-    const { gh, state } = await start(join(dir, 'gatehouse.yaml'))
-    try {
-      const base = gh.gateways[0]?.url as string
-      writeFileSync(join(dir, 'gatehouse.yaml'), largeConfig(backend.port, ROUTES))
-      const { record, answers, answeredAfterLoading } = await duringReload(
-        `${base}/old/x`,
-        gh.reload('api'),
-        state,
-      )
-      expect(record.result).toBe('success')
-      // The compile gives the event loop turns between bounded batches of routes and policies:
-      // requests are answered in them, by the old configuration (the new table is swapped in
-      // whole, at the end).
-      expect(answeredAfterLoading).toBeGreaterThanOrEqual(1)
-      const old = answers.filter((a) => !a.startsWith('404'))
-      expect(old.every((a) => a === '200 b /old/x')).toBe(true)
-      expect(answers.length - old.length).toBeLessThanOrEqual(1)
-      expect((await fetch(`${base}/old/x`)).status).toBe(404)
     } finally {
       await gh.stop('test done')
     }
