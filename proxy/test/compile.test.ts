@@ -13,6 +13,7 @@ import { parseConfig } from '../src/config/load.js'
 import { ConfigError } from '../src/errors.js'
 import { createLogging } from '../src/telemetry/logging.js'
 import { TaskRegistry } from '../src/telemetry/tasks.js'
+import { turnsDuring } from './event-loop-turns.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-compile-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -124,20 +125,12 @@ policies:
       policies: { p: { ...p, targetRefs: names.map((name) => ({ ...p.targetRefs[0], name })) } },
     } as typeof one
     const compiled = await compileOrThrow(config)
-    // A callback that queues itself again each turn: how many turns ran while building.
-    let turns = 0
-    let done = false
-    const tick = () => {
-      if (done) return
-      turns++
-      setImmediate(tick)
-    }
-    setImmediate(tick)
-    const snapshot = await buildSnapshot(compiled, {
-      logging: createLogging({ filter: 'off' }),
-      tasks: new TaskRegistry(),
-    })
-    done = true
+    const { result: snapshot, turns } = await turnsDuring(() =>
+      buildSnapshot(compiled, {
+        logging: createLogging({ filter: 'off' }),
+        tasks: new TaskRegistry(),
+      }),
+    )
     try {
       // The policy's 10,000 references (indexed twice: the attached policies, the compiled
       // ones), the gateway's route list and its router entries: four walks, a turn per 250 in

@@ -9,6 +9,7 @@ import { parseConfig } from '../../src/config/load.js'
 import type { GatehouseConfig } from '../../src/config/schema.js'
 import { loadConfigSources } from '../../src/config/sources.js'
 import { PART_ENTRIES, packConfig, unpackConfig } from '../../src/config/transfer.js'
+import { turnsDuring } from '../event-loop-turns.js'
 
 const EXAMPLE = new URL('../../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
 const MANIFESTS = new URL('../../../examples/kubernetes/mcp-auth.yaml', import.meta.url).pathname
@@ -109,17 +110,7 @@ policies:
     const packed = packConfig(config)
     const routeParts = packed.parts.filter(([map, , entry]) => map === 'routes' && !entry).length
     expect(routeParts).toBe(10_000 / PART_ENTRIES)
-    // A callback that queues itself again each turn: how many turns ran while unpacking.
-    let turns = 0
-    let done = false
-    const tick = () => {
-      if (done) return
-      turns++
-      setImmediate(tick)
-    }
-    setImmediate(tick)
-    const back = await unpackConfig(packed)
-    done = true
+    const { result: back, turns } = await turnsDuring(() => unpackConfig(packed))
     expect(turns).toBeGreaterThanOrEqual(routeParts)
     expect(Object.keys(back.routes)).toHaveLength(10_000)
   })
