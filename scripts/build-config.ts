@@ -9,6 +9,8 @@
 import { lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+import { externalPackages, REQUIRE_BANNER } from '@gatehouse/support/script-bundle'
 import type { BuildOptions, Plugin } from 'esbuild'
 
 /** The repository root. */
@@ -48,22 +50,6 @@ export const BUNDLES: readonly Bundle[] = [
 ]
 
 /**
- * The prefix of the repository's own packages, which are bundled rather than installed: a
- * workspace lists the ones it imports under devDependencies, never dependencies.
- */
-export const OWN_SCOPE = '@gatehouse/'
-
-/** Keeps npm packages external; lets esbuild bundle relative imports and our workspaces. */
-const externalPackages: Plugin = {
-  name: 'external-packages',
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith(OWN_SCOPE) ? undefined : { path: args.path, external: true },
-    )
-  },
-}
-
-/**
  * For a self-contained bundle: the proxy loads three undici modules with `createRequire`
  * (proxy/src/http/upstream.ts, to keep undici's index out of memory), which esbuild leaves to run
  * time, when no undici is installed beside the package. Written as plain `require` calls of the
@@ -89,13 +75,6 @@ const undiciRequires: Plugin = {
     })
   },
 }
-
-/**
- * Bundled CommonJS packages `require` Node's built-ins, which an ES module has no `require` for:
- * each output file of a self-contained bundle gets one.
- */
-const REQUIRE_BANNER =
-  "import { createRequire as __gatehouseCreateRequire } from 'node:module'; const require = __gatehouseCreateRequire(import.meta.url);"
 
 /** The esbuild options of one bundle. */
 export function buildOptions(bundle: Bundle): BuildOptions & { outdir: string } {

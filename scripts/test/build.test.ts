@@ -2,9 +2,10 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { isBuiltin } from 'node:module'
 import { join, normalize, relative } from 'node:path'
+import { OWN_SCOPE } from '@gatehouse/support/script-bundle'
 import { build, type Metafile } from 'esbuild'
 import { describe, expect, it } from 'vitest'
-import { BUNDLES, type Bundle, buildOptions, OWN_SCOPE, ROOT } from '../build-config.js'
+import { BUNDLES, type Bundle, buildOptions, ROOT } from '../build-config.js'
 
 /** Builds a bundle in memory and returns its metafile. */
 async function metafile(bundle: Bundle): Promise<Metafile> {

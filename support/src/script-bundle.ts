@@ -30,15 +30,32 @@ function workspaceOf(file: string): string {
   return dir
 }
 
-/** Leaves every package but the repository's own workspaces to Node's resolution at run time. */
-const packagesExternal: Plugin = {
-  name: 'gatehouse-packages-external',
+/**
+ * The prefix of the repository's own packages, which are bundled rather than installed: a
+ * workspace lists the ones it imports under devDependencies, never dependencies.
+ */
+export const OWN_SCOPE = '@gatehouse/'
+
+/**
+ * Keeps npm packages external (Node resolves them at run time) and lets esbuild bundle relative
+ * imports and the repository's own workspaces: the bundles of `npm run build`
+ * (scripts/build-config.ts) and of {@link scriptBundle}.
+ */
+export const externalPackages: Plugin = {
+  name: 'external-packages',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith('@gatehouse/') ? undefined : { path: args.path, external: true },
+      args.path.startsWith(OWN_SCOPE) ? undefined : { path: args.path, external: true },
     )
   },
 }
+
+/**
+ * Bundled CommonJS code `require`s what it needs, and an ES module has no `require`: a bundle
+ * gets one, made from its own URL.
+ */
+export const REQUIRE_BANNER =
+  "import { createRequire as __gatehouseCreateRequire } from 'node:module'; const require = __gatehouseCreateRequire(import.meta.url);"
 
 /** Keeps each module's `import.meta.url`, `.filename` and `.dirname` those of its source file. */
 const ownImportMeta: Plugin = {
@@ -84,12 +101,9 @@ async function bundle(entry: string): Promise<string> {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    plugins: [packagesExternal, ownImportMeta],
+    plugins: [externalPackages, ownImportMeta],
     logLevel: 'silent',
-    // A `require` for what the bundled modules `require` (esbuild's CommonJS interop).
-    banner: {
-      js: "import{createRequire as __gh_cr}from'node:module';const require=__gh_cr(import.meta.url);",
-    },
+    banner: { js: REQUIRE_BANNER },
   })
   const code = result.outputFiles[0]?.contents
   if (!code) throw new Error(`esbuild wrote nothing for ${entry}`)
