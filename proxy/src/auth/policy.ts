@@ -14,7 +14,7 @@ import { RuleAuthorization } from './authorization.js'
 import { Challenge } from './challenge.js'
 import { DiscoveryCache } from './discovery.js'
 import { loadStaticJwks } from './jwks.js'
-import { OAuthEndpoints } from './oauth.js'
+import { OAuthEndpoints } from './oauth-endpoints/endpoints.js'
 import { OriginPools } from './origin-pools.js'
 import { HeaderTransformation } from './transformation.js'
 import type {

@@ -278,7 +278,7 @@ function localRequest(ctx: RequestContext): LocalRequest & { trace?: RequestTrac
  * The MCP OAuth endpoints live under /.well-known/ (RFC 8615), and in broker mode under
  * <issuer>/oauth/: a policy that serves the path answers it. A `/.well-known/` below the root
  * (`/mcp/.well-known/openid-configuration`) goes there too: the policy answers 404 for the
- * metadata it does not have there (auth/oauth.ts says why).
+ * metadata it does not have there (auth/oauth-endpoints/endpoints.ts says why).
  */
 async function serveOAuth(
   ctx: RequestContext,
