@@ -1,3 +1,4 @@
+// Over 300 lines but one job (composing one compiled policy from its stages): kept whole.
 /**
  * A compiled `GatewayPolicy.spec.traffic` (seed: GatewayPolicy; Authentication 1–3; Errors): the
  * MCP OAuth endpoints, then three stages per request, one module each —

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (the request pipeline of one gateway): kept whole.
 /**
  * The request pipeline of one gateway, one named step each: request target ({@link checkedTarget})
  * → {@link route} → CORS preflight ({@link answerPreflight}) → Origin check ({@link checkOrigin}) →

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (the MCP-aware stage of a route): kept whole.
 /**
  * The MCP-aware stage of a route (docs/auth.md): after authentication, it reads the JSON-RPC body of
  * `POST /mcp` (bounded), checks the `Mcp-Method`/`Mcp-Name` headers against it, authorizes each
