@@ -28,11 +28,11 @@ import {
   compileRateLimits,
   compileSharedRateLimits,
   type Limiter,
-  rateLimitHeaders,
   type SharedBuckets,
 } from './local-rate-limit.js'
 import { ToolParamHeaders } from './param-headers.js'
 import { isMcpAware, limitsOf } from './policy-config.js'
+import { rateLimitHeaders } from './rate-limit-decision.js'
 import { jsonRpcAnswer, readMessages } from './read-request.js'
 import { filterResponseBody } from './response-filter.js'
 
