@@ -130,7 +130,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     const source = await loadConfigSources(values.file, loadOptions)
     const { config } = source
     const label = values.file.join(', ')
-    const { compileOrThrow } = await import('./compile.js')
+    const { compileOrThrow } = await import('./lifecycle/compile.js')
     if (values.validate) {
       await compileOrThrow(config, label, source.locate)
       const { configWarnings } = await import('./config/warnings.js')

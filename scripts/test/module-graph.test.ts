@@ -90,8 +90,8 @@ function directoryGraph(graph: ReadonlyMap<string, readonly string[]>): Map<stri
 const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts'],
   ['index.ts', 'cluster'],
-  ['live-runtime.ts', 'reload.ts'],
-  ['compile.ts'],
+  ['lifecycle'],
+  ['lifecycle/compile.ts'],
   ['admin', 'dataplane'],
   ['broker'],
   ['auth', 'mcp'],
@@ -104,9 +104,10 @@ const LAYERS: readonly (readonly string[])[] = [
 /**
  * Files that are a unit of their own, apart from their directory: `cluster/ipc.ts`, the cluster's
  * channel, which the workers (`index.ts`, `admin/worker-agent.ts`) speak over as the primary
- * (`cluster/`) does, so it sits under both.
+ * (`cluster/`) does, so it sits under both; `lifecycle/compile.ts`, which the live runtime and
+ * reload (the rest of `lifecycle/`) build on and `gatehouse --validate` uses alone.
  */
-const FILE_UNITS: readonly string[] = ['cluster/ipc.ts']
+const FILE_UNITS: readonly string[] = ['cluster/ipc.ts', 'lifecycle/compile.ts']
 
 /**
  * The top-level directory or root file of a path relative to proxy/src (`..` when outside), or

@@ -43,7 +43,8 @@ export const INTEGRATION = [
   'peers/test/sdk-resource-server.test.ts',
   // Whole-proxy tests (a real IdP, backend and SDK client, in-process) are integration too.
   'proxy/test/{e2e,reliability}/**/*.test.ts',
-  'proxy/test/{cli,reload.attacks,reload.inputs,reload}.test.ts',
+  'proxy/test/cli.test.ts',
+  'proxy/test/lifecycle/{reload.attacks,reload.inputs,reload}.test.ts',
   'proxy/test/config/read-input.test.ts',
   'proxy/test/admin/{address,app,health,profile-endpoints,routes.quitquitquit,routes}.test.ts',
   'proxy/test/admin/{server.docs,server}.test.ts',

@@ -1,9 +1,9 @@
 /** Claims feed route-level request transformations (seed: "available to … transformations"). */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { compileOrThrow } from '../../src/compile.js'
 import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import { parseConfig } from '../../src/index.js'
+import { compileOrThrow } from '../../src/lifecycle/compile.js'
 import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
 import { authConfig } from './config.js'
 import { startTinyIdp, type TinyIdp } from './tiny-idp.js'

@@ -5,10 +5,10 @@
  */
 import { Environment } from '@marcbachmann/cel-js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { buildSnapshot, compile, compileOrThrow } from '../../src/compile.js'
 import { newCelCompiler } from '../../src/config/cel.js'
 import { parseConfig } from '../../src/config/load.js'
 import { ConfigError } from '../../src/errors.js'
+import { buildSnapshot, compile, compileOrThrow } from '../../src/lifecycle/compile.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
 import { policyYaml } from './policy-yaml.js'

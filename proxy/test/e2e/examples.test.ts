@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import dockerignoreModule from '@balena/dockerignore'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { compile } from '../../src/compile.js'
 import { loadConfigFile } from '../../src/config/load.js'
+import { compile } from '../../src/lifecycle/compile.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
 const read = (file: string): string => readFileSync(`${root}${file}`, 'utf8')

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse as parseYaml, stringify } from 'yaml'
-import { compileOrThrow } from '../../../src/compile.js'
 import { parseConfig } from '../../../src/config/load.js'
 import { ConfigError } from '../../../src/errors.js'
+import { compileOrThrow } from '../../../src/lifecycle/compile.js'
 import { authConfig } from '../../auth/config.js'
 import { ROUTE } from '../policy-yaml.js'
 

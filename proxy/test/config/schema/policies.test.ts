@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments, stringify } from 'yaml'
-import { compileOrThrow } from '../../../src/compile.js'
 import { parseConfig } from '../../../src/config/load.js'
 import { PolicyConfigSchema } from '../../../src/config/schema.js'
 import { ConfigError } from '../../../src/errors.js'
+import { compileOrThrow } from '../../../src/lifecycle/compile.js'
 import { policyYaml, ROUTE } from '../policy-yaml.js'
 
 const config = policyYaml

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Gatehouse } from '../src/index.js'
-import { configDir, get, nameBackend, standalone, startFromPaths } from './reload-harness.js'
+import type { Gatehouse } from '../../src/index.js'
+import { configDir, get, nameBackend, standalone, startFromPaths } from '../reload-harness.js'
 
 const cleanup: Array<() => Promise<unknown>> = []
 afterEach(async () => {

@@ -7,10 +7,10 @@
  * reload is in `/config_dump`, counted by `gatehouse_config_reloads_total{result}`).
  */
 import type { Logger } from 'pino'
-import type { ReloadRecord, ReloadTrigger } from './admin/context.js'
-import { ConfigError, GatehouseError } from './errors.js'
+import type { ReloadRecord, ReloadTrigger } from '../admin/context.js'
+import { ConfigError, GatehouseError } from '../errors.js'
 
-export type { ReloadRecord, ReloadTrigger } from './admin/context.js'
+export type { ReloadRecord, ReloadTrigger } from '../admin/context.js'
 
 /** Options of {@link Reloader}. */
 export interface ReloaderOptions {

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Gatehouse } from '../src/index.js'
-import { simpleConfig, startTestGatehouse } from './helpers.js'
-import { configDir, get, nameBackend, standalone, startFromPaths } from './reload-harness.js'
+import type { Gatehouse } from '../../src/index.js'
+import { simpleConfig, startTestGatehouse } from '../helpers.js'
+import { configDir, get, nameBackend, standalone, startFromPaths } from '../reload-harness.js'
 
 const cleanup: Array<() => Promise<unknown>> = []
 afterEach(async () => {

@@ -7,13 +7,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { buildSnapshot, compile, compileOrThrow, retireSnapshot } from '../src/compile.js'
-import { CelCompiler } from '../src/config/cel.js'
-import { parseConfig } from '../src/config/load.js'
-import { ConfigError } from '../src/errors.js'
-import { createLogging } from '../src/telemetry/logging.js'
-import { TaskRegistry } from '../src/telemetry/tasks.js'
-import { turnsDuring } from './event-loop-turns.js'
+import { CelCompiler } from '../../src/config/cel.js'
+import { parseConfig } from '../../src/config/load.js'
+import { ConfigError } from '../../src/errors.js'
+import {
+  buildSnapshot,
+  compile,
+  compileOrThrow,
+  retireSnapshot,
+} from '../../src/lifecycle/compile.js'
+import { createLogging } from '../../src/telemetry/logging.js'
+import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { turnsDuring } from '../event-loop-turns.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-compile-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

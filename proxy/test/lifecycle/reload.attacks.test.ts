@@ -13,9 +13,16 @@ import { runInNewContext } from 'node:vm'
 import { exportJWK, generateKeyPair } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
-import { watchSources } from '../src/config/watch.js'
-import type { Gatehouse } from '../src/index.js'
-import { configDir, get, nameBackend, standalone, startFromPaths, until } from './reload-harness.js'
+import { watchSources } from '../../src/config/watch.js'
+import type { Gatehouse } from '../../src/index.js'
+import {
+  configDir,
+  get,
+  nameBackend,
+  standalone,
+  startFromPaths,
+  until,
+} from '../reload-harness.js'
 
 const cleanup: Array<() => Promise<unknown> | unknown> = []
 afterEach(async () => {

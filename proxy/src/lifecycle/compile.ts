@@ -4,21 +4,21 @@
  * Configuration → snapshot → request pipeline; nothing flows back.
  */
 import { isDeepStrictEqual } from 'node:util'
-import { policyProblems } from './auth/readiness.js'
-import type { AuthContext, AuthPolicy, CompileAuthPolicy } from './auth/types.js'
-import type { CelCompiler } from './config/cel.js'
-import type { GatehouseConfig } from './config/schema.js'
-import { ServerCertificates } from './dataplane/certificates.js'
-import { compileCors } from './dataplane/cors.js'
-import { compileOriginCheck, type OriginCheck } from './dataplane/origin.js'
-import { createRouter, type RouteEntry } from './dataplane/router.js'
-import type { CompiledRule, GatewayRuntime } from './dataplane/runtime.js'
-import { ConfigError, type ConfigIssue } from './errors.js'
-import { createUpstream, readCaBundles, type Upstream } from './http/upstream.js'
-import type { SharedBuckets } from './mcp/local-rate-limit.js'
-import type { McpRoutePolicy } from './mcp/route-policy.js'
-import type { Logging } from './telemetry/logging.js'
-import type { TaskRegistry } from './telemetry/tasks.js'
+import { policyProblems } from '../auth/readiness.js'
+import type { AuthContext, AuthPolicy, CompileAuthPolicy } from '../auth/types.js'
+import type { CelCompiler } from '../config/cel.js'
+import type { GatehouseConfig } from '../config/schema.js'
+import { ServerCertificates } from '../dataplane/certificates.js'
+import { compileCors } from '../dataplane/cors.js'
+import { compileOriginCheck, type OriginCheck } from '../dataplane/origin.js'
+import { createRouter, type RouteEntry } from '../dataplane/router.js'
+import type { CompiledRule, GatewayRuntime } from '../dataplane/runtime.js'
+import { ConfigError, type ConfigIssue } from '../errors.js'
+import { createUpstream, readCaBundles, type Upstream } from '../http/upstream.js'
+import type { SharedBuckets } from '../mcp/local-rate-limit.js'
+import type { McpRoutePolicy } from '../mcp/route-policy.js'
+import type { Logging } from '../telemetry/logging.js'
+import type { TaskRegistry } from '../telemetry/tasks.js'
 
 /** The compiled runtime. */
 export interface Snapshot {
@@ -43,7 +43,7 @@ async function authLayer(): Promise<{
     cel: CelCompiler,
   ) => ConfigIssue[]
 }> {
-  return import('./auth/policy.js')
+  return import('../auth/policy.js')
 }
 
 /**
@@ -126,8 +126,8 @@ async function checkPolicies(
   const policies = Object.entries(config.policies)
   if (policies.length === 0) return { issues: [], cel: undefined }
   const { checkAuthPolicy } = await authLayer()
-  const { checkMcpPolicy } = await import('./mcp/policy-config.js')
-  const cel = new (await import('./config/cel.js')).CelCompiler()
+  const { checkMcpPolicy } = await import('../mcp/policy-config.js')
+  const cel = new (await import('../config/cel.js')).CelCompiler()
   const issues: ConfigIssue[] = []
   const pause = pacer()
   for (const [name, policy] of policies) {
@@ -293,7 +293,7 @@ async function buildPolicies(
   const brokered = Object.values(config.policies).some(
     (p) => p.traffic.jwtAuthentication?.mcp?.broker !== undefined,
   )
-  const createBroker = brokered ? (await import('./broker/create.js')).createBroker : undefined
+  const createBroker = brokered ? (await import('../broker/create.js')).createBroker : undefined
   const ctx: AuthContext = { config, upstreams, ...services, createBroker, cel }
   const pause = pacer()
   for (const [name, policy] of Object.entries(config.policies)) {
@@ -329,7 +329,7 @@ async function buildMcpStages(
   )
   if (!mcpAware) return mcpOfRoute
   // Loaded only when a policy asks for it, like the auth layer.
-  const { compileMcpRoutePolicy } = await import('./mcp/route-policy.js')
+  const { compileMcpRoutePolicy } = await import('../mcp/route-policy.js')
   // Whether a policy is as it was: once per policy, not once per route it targets.
   const unchanged = new Map<string, boolean>()
   const same = (p: AttachedPolicy) => {
