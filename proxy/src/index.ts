@@ -19,6 +19,7 @@ import { LiveRuntime } from './live-runtime.js'
 import type { RateLimitDecision, SharedBuckets } from './mcp/local-rate-limit.js'
 import { Reloader, type ReloadRecord, type ReloadTrigger } from './reload.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
+import { startIdleTrim } from './telemetry/memory-trim.js'
 import { Metrics } from './telemetry/metrics.js'
 import { startTracing, type Tracing } from './telemetry/otel.js'
 import { TaskRegistry } from './telemetry/tasks.js'
@@ -68,6 +69,12 @@ export interface StartOptions {
    * admin interface is the primary's, which reaches this worker over IPC.
    */
   primary?: IpcPeer
+  /**
+   * Run a full garbage collection whenever the process falls idle, giving memory back to the
+   * operating system (telemetry/memory-trim.ts). For a process that is the gateway (`gatehouse`
+   * sets it); an embedder sharing the process decides for itself. Default false.
+   */
+  trimWhenIdle?: boolean
 }
 
 /** A running proxy. */
@@ -121,6 +128,16 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     throw err
   }
   announce(options, live, services.log, admin)
+  if (options.trimWhenIdle) {
+    const { tasks, log } = services
+    const trim = startIdleTrim({
+      activity: () => tasks.activity(),
+      inFlight: () => tasks.inFlight(),
+      onTrim: ({ ms, rssBefore, rssAfter }) =>
+        log.debug({ ms: Math.round(ms), rssBefore, rssAfter }, 'idle: memory given back'),
+    })
+    void lifecycle.stopped.then(() => trim.stop())
+  }
 
   return {
     get gateways() {
