@@ -128,12 +128,13 @@ export function performanceParagraph(results: string): string {
     const highest = s.body.match(/\(highest ([\d.]+) MiB\)/)?.[1]
     const before = num(row(s.body, 'before the load')?.[1])
     const after = num(row(s.body, '30 s after the load')?.[1])
-    return highest ? { highest: Number(highest), before, after } : undefined
+    const node = s.body.match(/\| gatehouse RSS \(MiB\), (Node \d+[^|]*?) \|/)?.[1]
+    return highest ? { highest: Number(highest), before, after, node } : undefined
   })
   if (loaded) {
-    const { highest, before, after } = loaded.value
+    const { highest, before, after, node } = loaded.value
     out.push(
-      `RSS under 50 connections at most ${highest.toFixed(1)} MiB (goal ≤ 150 MiB), ${after.toFixed(1)} MiB 30 s after the load against ${before.toFixed(1)} MiB before it (goal: within 10 %; ${loaded.section.date}).`,
+      `RSS under 50 connections at most ${highest.toFixed(1)} MiB (goal ≤ 150 MiB on Node 22), ${after.toFixed(1)} MiB 30 s after the load against ${before.toFixed(1)} MiB before it (goal: within 10 %; ${loaded.section.date}${node ? `, ${node}` : ''}).`,
     )
   }
   const users = latest(all, (s) => {

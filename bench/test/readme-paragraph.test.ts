@@ -60,6 +60,22 @@ Load average (1, 5, 15 min) before the run: 14.95, 16.26, 12.88; after each way:
     expect(text).toContain('no auth against the Node floor (goal ≤ 1.3×) 1.20–1.75×')
   })
 
+  it('gives the RSS under load and 30 s after it, with the Node it ran on', () => {
+    const text = performanceParagraph(`
+## 2026-11-04 — memory under load and after: gatehouse alone, Node v22, 2 cores
+
+| gatehouse RSS (MiB), Node 24 | value | CPU µs/request |
+|---|---:|---:|
+| before the load (5 s after start) | 81.3 | |
+| 30 s after the load | 117.6 | |
+
+- under 50 connections ≤ 150 MiB: **missed** (highest 284.0 MiB)
+`)
+    expect(text).toContain(
+      'RSS under 50 connections at most 284.0 MiB (goal ≤ 150 MiB on Node 22), 117.6 MiB 30 s after the load against 81.3 MiB before it (goal: within 10 %; 2026-11-04, Node 24).',
+    )
+  })
+
   it('is written between the markers, replacing the previous one', () => {
     const readme = `# x\n\n${START}\nold\n${END}\n\nrest\n`
     const next = withParagraph(readme, 'new')
