@@ -8,7 +8,8 @@
  *
  * `--flags "<node flags>"` runs the gateway with V8/Node flags (`--max-semi-space-size=…`,
  * `--max-old-space-size=…`) to weigh them; `--node <major>` (22); `--pin 1` puts the gateway on
- * CPU 0 and the load and upstream on CPU 1. RSS is the gateway process tree's (bench/rss.ts).
+ * CPU 0 and the load and upstream on CPU 1. RSS is the gateway process tree's (bench/rss.ts); V8's
+ * heap before and after comes from the admin interface's `GET /memory`.
  * Options also `--duration <s>` per target (default 10), `--connections <n>` (50), `--settle <s>`
  * (30), `--write`. Speed is not judged here; nothing asserts.
  */
@@ -64,7 +65,17 @@ async function main(): Promise<void> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-loadmem-'))
   const file = join(dir, 'gatehouse.yaml')
-  writeFileSync(file, stringify(gatehouseConfig(port, up, signer.jwk)))
+  // The admin interface on, for `GET /memory` (V8's heap against the RSS) before and after.
+  const admin = `127.0.0.1:${await freePort()}`
+  const config = gatehouseConfig(port, up, signer.jwk) as { config: Record<string, unknown> }
+  config.config.adminAddr = admin
+  writeFileSync(file, stringify(config))
+  const heap = async () => {
+    const r = (await (await fetch(`http://${admin}/memory`)).json()) as {
+      process: { heapUsed: number; heapTotal: number; external: number }
+    }
+    return r.process
+  }
   const flags = values.flags.split(/\s+/).filter(Boolean)
   const gh = await startProcess(
     node,
@@ -97,6 +108,7 @@ async function main(): Promise<void> {
   await sleep(5000)
   const load0 = loadavg()
   const before = treeRss(pid)
+  const heapBefore = await heap()
   const under: Array<[string, number]> = []
   const cpu: number[] = []
   for (const t of targets) {
@@ -113,6 +125,7 @@ async function main(): Promise<void> {
     await sleep(stopped + s * 1000 - performance.now())
     after.push({ at: s, rss: treeRss(pid) })
   }
+  const heapAfter = await heap()
   const load1 = loadavg()
   await stopProcess(gh)
   const peak = Math.max(...under.map(([, r]) => r))
@@ -128,6 +141,11 @@ async function main(): Promise<void> {
     ...after
       .filter((s) => [1, 5, 10, 20, 30].includes(s.at) || s === back)
       .map((s) => `| ${s.at} s after the load | ${mib(s.rss)} | |`),
+    '',
+    '| V8 (`GET /memory`, MiB) | heap used | heap total | external |',
+    '|---|---:|---:|---:|',
+    `| before the load | ${mib(heapBefore.heapUsed)} | ${mib(heapBefore.heapTotal)} | ${mib(heapBefore.external)} |`,
+    `| ${values.settle} s after it | ${mib(heapAfter.heapUsed)} | ${mib(heapAfter.heapTotal)} | ${mib(heapAfter.external)} |`,
     '',
     `- under ${values.connections} connections ≤ 150 MiB: ${peak <= 150 * MIB ? '**met**' : '**missed**'} (highest ${mib(peak)} MiB)`,
     `- back within 10 % of ${mib(before)} MiB within ${values.settle} s: ${back ? `**met** (${mib(back.rss)} MiB after ${back.at} s)` : `**missed** (${mib(last)} MiB after ${values.settle} s, +${((last / before - 1) * 100).toFixed(0)} %)`}`,
