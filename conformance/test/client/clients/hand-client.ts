@@ -44,6 +44,8 @@ const FAULTS = [
   'skip-legacy-metadata',
   'keep-issuer-slash',
   'issuer-without-slash',
+  'authorize-at-issuer',
+  'token-at-issuer',
   // 2026-07-28 (when MCP_CONFORMANCE_PROTOCOL_VERSION says so, unless noted)
   'accept-missing-iss',
   'iss-only-when-advertised',
@@ -297,7 +299,11 @@ async function token(form: Record<string, string>): Promise<void> {
   }
   if (!client.secret && !has('no-client-id')) body.set('client_id', client.id)
   if (!has('no-resource')) body.set('resource', resourceParam())
-  const endpoint = String(meta.token_endpoint)
+  // RFC 8414 §2: the metadata names the token endpoint, which may be on another host.
+  const named = String(meta.token_endpoint)
+  const endpoint = has('token-at-issuer')
+    ? `${new URL(String(meta.issuer)).origin}${new URL(named).pathname}`
+    : named
   if (has('same-origin-token-endpoint') && metaOrigin && new URL(endpoint).origin !== metaOrigin)
     throw new Error(
       `refusing to send the code to ${endpoint}: not on the origin of the authorization-server metadata (${metaOrigin})`,
@@ -317,7 +323,12 @@ async function authorize(scope: string): Promise<void> {
   const verifier = has('reused-verifier') && firstVerifier ? firstVerifier : b64(32)
   firstVerifier ??= verifier
   const state = has('static-state') ? 'state' : b64(32)
-  const url = new URL(String(meta.authorization_endpoint))
+  // RFC 8414 §2: the metadata names the authorization endpoint, on any path.
+  const url = new URL(
+    has('authorize-at-issuer')
+      ? `${String(meta.issuer).replace(/\/$/, '')}/authorize`
+      : String(meta.authorization_endpoint),
+  )
   const params: Record<string, string> = {
     response_type: 'code',
     client_id: client.id,
