@@ -92,6 +92,11 @@ const MODERN = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === '2026-07-28'
  * cached registration. The same request twice must not be judged as state or challenge reuse.
  */
 const PROBE = argv.includes('--probe-authorization')
+/**
+ * Not a fault: read the authorization-server metadata it found once more, as the Inspector CLI
+ * 2.12 does. A second read of a document that answered is no attempt out of the spec's order.
+ */
+const REFETCH = argv.includes('--refetch-metadata')
 const b64 = (n: number) => randomBytes(n).toString('base64url')
 
 type Json = Record<string, unknown>
@@ -206,6 +211,7 @@ async function discover(params: Record<string, string>): Promise<void> {
   for (const url of candidates) {
     meta = await getJson(url)
     metaOrigin = new URL(url).origin
+    if (meta && REFETCH) meta = await getJson(url)
     if (meta) break
   }
   if (!meta) throw new Error('no authorization-server metadata found')
@@ -348,7 +354,12 @@ async function authorize(scope: string): Promise<void> {
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
   if (PROBE) await (await idpFetch(url.href)).body?.cancel()
   const res = await idpFetch(url.href)
-  const back = new URL(res.headers.get('location') ?? 'about:blank')
+  const location = res.headers.get('location')
+  if (location === null)
+    throw new Error(
+      `authorization endpoint ${url.origin}${url.pathname}: HTTP ${res.status}, no redirect`,
+    )
+  const back = new URL(location)
   if (!has('no-state-check') && back.searchParams.get('state') !== state)
     throw new Error('state mismatch')
   const iss = back.searchParams.get('iss')
