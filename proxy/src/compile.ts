@@ -11,7 +11,7 @@ import type { GatehouseConfig } from './config/schema.js'
 import { ServerCertificates } from './dataplane/certificates.js'
 import { compileCors } from './dataplane/cors.js'
 import { compileOriginCheck, type OriginCheck } from './dataplane/origin.js'
-import { createRouter, type RouteEntry } from './dataplane/router.js'
+import { RouterBuilder } from './dataplane/router.js'
 import type { CompiledRule, GatewayRuntime } from './dataplane/runtime.js'
 import { ConfigError, type ConfigIssue } from './errors.js'
 import { createUpstream, readCaBundles, type Upstream } from './http/upstream.js'
@@ -375,7 +375,9 @@ async function buildGateways(
   const routesOf = new Map<string, string[]>()
   const pause = pacer()
   for (const gwName of Object.keys(config.gateways)) {
-    const entries: RouteEntry<CompiledRule>[] = []
+    // Entries go into the route table as the walk reaches them (its turns included): the table
+    // built in one call at the end was one of a large reload's longest stalls.
+    const router = new RouterBuilder<CompiledRule>()
     const gwPolicies = new Set<AuthPolicy>()
     const names = await routesFor(config, gwName)
     routesOf.set(gwName, names)
@@ -399,14 +401,13 @@ async function buildGateways(
           mcp: mcpOfRoute.get(routeName)?.stage,
         }
         for (const p of target.policies) gwPolicies.add(p)
-        for (const m of rule.matches)
-          entries.push({ type: m.path.type, value: m.path.value, target })
+        for (const m of rule.matches) router.add({ type: m.path.type, value: m.path.value, target })
       })
     }
     const probePath = config.gateways[gwName]?.probePath
     gateways.set(gwName, {
       name: gwName,
-      router: createRouter(entries),
+      router: router.build(),
       ...(probePath
         ? { probe: { path: probePath, ready: () => policyProblems(gwPolicies).length === 0 } }
         : {}),
