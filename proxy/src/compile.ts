@@ -299,7 +299,7 @@ async function buildPolicies(
   for (const [name, policy] of Object.entries(config.policies)) {
     await pause()
     const compiled =
-      (previous && reusablePolicy(previous, name, policy, upstreams)) ||
+      (previous && (await reusablePolicy(previous, name, policy, upstreams, pause))) ||
       compileAuthPolicy(name, policy, ctx)
     policies.set(name, compiled)
     for (const ref of policy.targetRefs) {
@@ -330,17 +330,15 @@ async function buildMcpStages(
   if (!mcpAware) return mcpOfRoute
   // Loaded only when a policy asks for it, like the auth layer.
   const { compileMcpRoutePolicy } = await import('./mcp/route-policy.js')
+  const pause = pacer()
   // Whether a policy is as it was: once per policy, not once per route it targets.
   const unchanged = new Map<string, boolean>()
-  const same = (p: AttachedPolicy) => {
-    let known = unchanged.get(p.name)
-    if (known === undefined) {
-      known = isDeepStrictEqual(previous?.config.policies[p.name], p.policy)
-      unchanged.set(p.name, known)
+  if (previous) {
+    for (const [name, policy] of Object.entries(config.policies)) {
+      unchanged.set(name, await samePolicy(previous.config.policies[name], policy, pause))
     }
-    return known
   }
-  const pause = pacer()
+  const same = (p: AttachedPolicy) => unchanged.get(p.name) ?? false
   for (const routeName of Object.keys(config.routes)) {
     await pause()
     const attached = attachedOf.get(routeName) ?? []
@@ -417,19 +415,46 @@ async function buildGateways(
 }
 
 /** A compiled policy of `previous` that can serve `policy` as it is: same config, same JWKS upstreams. */
-function reusablePolicy(
+async function reusablePolicy(
   previous: Snapshot,
   name: string,
   policy: GatehouseConfig['policies'][string],
   upstreams: ReadonlyMap<string, Upstream>,
-): AuthPolicy | undefined {
+  pause: () => Promise<void>,
+): Promise<AuthPolicy | undefined> {
   const compiled = previous.policies.get(name)
-  if (!compiled || !isDeepStrictEqual(previous.config.policies[name], policy)) return undefined
+  if (!compiled || !(await samePolicy(previous.config.policies[name], policy, pause)))
+    return undefined
   const backends = (policy.traffic.jwtAuthentication?.providers ?? []).flatMap((p) =>
     p.jwks?.remote ? [p.jwks.remote.backendRef.name] : [],
   )
   const same = backends.every((b) => upstreams.get(b) === previous.upstreams.get(b))
   return same ? compiled : undefined
+}
+
+/**
+ * `isDeepStrictEqual(before, policy)`, with the policy's `targetRefs` (one policy may name every
+ * route: 10,000 references) compared an item at a time through `pause`, so that a reload gives
+ * the event loop its turns there too instead of comparing the whole list in one call
+ * (docs/reliability.md, "Large configurations").
+ */
+async function samePolicy(
+  before: GatehouseConfig['policies'][string] | undefined,
+  policy: GatehouseConfig['policies'][string],
+  pause: () => Promise<void>,
+): Promise<boolean> {
+  if (!before) return false
+  const { targetRefs: a, ...restBefore } = before
+  const { targetRefs: b, ...rest } = policy
+  if (!isDeepStrictEqual(restBefore, rest)) return false
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) {
+    return isDeepStrictEqual(a, b)
+  }
+  for (let i = 0; i < a.length; i++) {
+    await pause()
+    if (!isDeepStrictEqual(a[i], b[i])) return false
+  }
+  return true
 }
 
 /**
