@@ -200,4 +200,44 @@ policies:
       await retireSnapshot(previous, undefined)
     }
   })
+
+  it("on a reload, keeps a route's MCP stage (its rate-limit buckets) exactly when its policy is equal, targetRefs included", async () => {
+    const read = () =>
+      parseConfig(
+        `gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
+routes:
+  r: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: /r } } ], backendRefs: [ { name: b } ] } ] }
+  s: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: /s } } ], backendRefs: [ { name: b } ] } ] }
+policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic: { localRateLimit: [ { name: calls, maxTokens: 1, fillInterval: 1m, key: jwt.sub } ] }
+`,
+        'compile.yaml',
+        {},
+      )
+    const config = read()
+    const services = { logging: createLogging({ filter: 'off' }), tasks: new TaskRegistry() }
+    const previous = await buildSnapshot(await compileOrThrow(config), services)
+    const p = config.policies.p as (typeof config.policies)[string]
+    // The same file read again: equal, not the same objects (`Duration`s included).
+    const equal = read()
+    const retargeted = {
+      ...config,
+      policies: { p: { ...p, targetRefs: [...p.targetRefs, { ...p.targetRefs[0], name: 's' }] } },
+    } as typeof config
+    const kept = await buildSnapshot(await compileOrThrow(equal), services, previous)
+    const changed = await buildSnapshot(await compileOrThrow(retargeted), services, previous)
+    try {
+      const stage = previous.mcpOfRoute.get('r')?.stage
+      expect(stage).toBeDefined()
+      expect(kept.mcpOfRoute.get('r')?.stage).toBe(stage)
+      expect(changed.mcpOfRoute.get('r')?.stage).not.toBe(stage)
+    } finally {
+      await retireSnapshot(changed, previous)
+      await retireSnapshot(kept, previous)
+      await retireSnapshot(previous, undefined)
+    }
+  })
 })
