@@ -27,11 +27,10 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
+import { loadConfigSources, startGatehouse } from '@gatehouse/proxy'
+import { loadConfigSourcesOffThread } from '@gatehouse/proxy/config/load-thread'
+import { createLogging } from '@gatehouse/proxy/telemetry/logging'
 import { freePort } from '@gatehouse/support'
-import { loadConfigSourcesOffThread } from '../proxy/src/config/load-thread.js'
-import { loadConfigSources } from '../proxy/src/config/sources.js'
-import { startGatehouse } from '../proxy/src/index.js'
-import { createLogging } from '../proxy/src/telemetry/logging.js'
 import {
   type GrowthRow,
   growthConfig,

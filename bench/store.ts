@@ -13,11 +13,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
-import { MemoryStore } from '../proxy/src/store/memory.js'
-import { RedisStore } from '../proxy/src/store/redis.js'
-import { SqliteStore, sqliteAvailable } from '../proxy/src/store/sqlite.js'
-import type { BrokerStore } from '../proxy/src/store/types.js'
-import { redisSkipReason, startRedisServer } from '../proxy/test/store/redis-server.js'
+import { MemoryStore } from '@gatehouse/proxy/store/memory'
+import { RedisStore } from '@gatehouse/proxy/store/redis'
+import { SqliteStore } from '@gatehouse/proxy/store/sqlite'
+import { sqliteAvailable } from '@gatehouse/proxy/store/sqlite-file'
+import type { BrokerStore } from '@gatehouse/proxy/store/types'
+import { redisSkipReason, startRedisServer } from '@gatehouse/proxy/testing/redis-server'
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '2' } } })
 const SECONDS = Number(values.seconds)

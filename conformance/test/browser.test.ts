@@ -11,11 +11,11 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { mutant } from '@gatehouse/mutation/mutants'
+import { prepareMutant } from '@gatehouse/mutation/proxy-copy'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
-import { mutant } from '../../mutation/src/mutants.js'
-import { prepareMutant } from '../../mutation/src/proxy-copy.js'
 import { INITIALIZE } from '../src/catalogue/util.js'
 import { type Fixtures, type RunningGateway, startFixtures, startGateway } from '../src/stack.js'
 

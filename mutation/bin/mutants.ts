@@ -11,9 +11,9 @@
  */
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { runChecks } from '../../conformance/src/runner.js'
-import { type Fixtures, startFixtures, startGateway } from '../../conformance/src/stack.js'
-import type { Result } from '../../conformance/src/types.js'
+import { runChecks } from '@gatehouse/conformance/internal/runner'
+import { type Fixtures, startFixtures, startGateway } from '@gatehouse/conformance/internal/stack'
+import type { Result } from '@gatehouse/conformance/internal/types'
 import { listMutants, type Mutant } from '../src/mutants.js'
 import { buildProxy, copyProxy, MUTANT_WORK_DIR, prepareMutant } from '../src/proxy-copy.js'
 

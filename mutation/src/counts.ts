@@ -4,7 +4,7 @@
  * that `npm run docs:counts` rewrites from the catalogue and `mutation/mutants/`, and
  * mutation/test/counts.test.ts fails when a region is out of step.
  */
-import { CATALOGUE } from '../../conformance/src/catalogue/index.js'
+import { CATALOGUE } from '@gatehouse/conformance/internal/catalogue'
 import { listMutants } from './mutants.js'
 
 /** The files holding count regions, relative to the repository root. */

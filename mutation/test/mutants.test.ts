@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { CATALOGUE } from '@gatehouse/conformance/internal/catalogue'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
-import { CATALOGUE } from '../../conformance/src/catalogue/index.js'
 import {
   applyEdits,
   listMutants,

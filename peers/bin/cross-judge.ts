@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CAUGHT_BY } from '../../conformance/test/client/clients/faults.js'
+import { CAUGHT_BY } from '@gatehouse/conformance/internal/client-faults'
 import {
   gatehouseVerdict,
   type JudgedClient,

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (the table of error codes): kept whole.
 /**
  * Typed errors of the proxy with stable codes, and the one table that gives each code its meaning
  * (fastify-style): {@link ERRORS} maps a code to the HTTP status and wire `error` the gateway

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (wiring one gatehouse process at start-up): kept whole.
 /**
  * Gatehouse, the reference proxy: protects an MCP server with OAuth 2.0 bearer JWTs from an
  * external identity provider. {@link startGatehouse} runs one from a validated configuration.
@@ -16,7 +17,8 @@ import { configWarnings } from './config/warnings.js'
 import { MemorySessionBindings, type SessionBindings } from './dataplane/session-binding.js'
 import { ConfigError } from './errors.js'
 import { LiveRuntime } from './live-runtime.js'
-import type { RateLimitDecision, SharedBuckets } from './mcp/local-rate-limit.js'
+import type { SharedBuckets } from './mcp/local-rate-limit.js'
+import type { RateLimitDecision } from './mcp/rate-limit-decision.js'
 import { Reloader, type ReloadRecord, type ReloadTrigger } from './reload.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
 import { startIdleTrim } from './telemetry/memory-trim.js'

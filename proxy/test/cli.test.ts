@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { freePort, gatehouseArgs, launch, launchGatehouse, runProcess } from '@gatehouse/support'
 import { describe, expect, it } from 'vitest'
-import { sqliteAvailable } from '../src/store/sqlite.js'
+import { sqliteAvailable } from '../src/store/sqlite-file.js'
 
 /** The command from source, through tsx (the bin runs the build; scripts/test checks that). */
 function gatehouse(args: string[], env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []) {

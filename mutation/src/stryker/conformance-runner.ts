@@ -19,6 +19,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { CATALOGUE } from '@gatehouse/conformance/internal/catalogue'
+import { runChecks } from '@gatehouse/conformance/internal/runner'
+import {
+  type Fixtures,
+  type RunningGateway,
+  startFixtures,
+  startGateway,
+} from '@gatehouse/conformance/internal/stack'
+import type { Requirement, Result } from '@gatehouse/conformance/internal/types'
 import type { MutantCoverage } from '@stryker-mutator/api/core'
 import type { Logger } from '@stryker-mutator/api/logging'
 import { commonTokens, declareClassPlugin, PluginKind, tokens } from '@stryker-mutator/api/plugin'
@@ -35,15 +44,6 @@ import {
   TestStatus,
 } from '@stryker-mutator/api/test-runner'
 import { build } from 'esbuild'
-import { CATALOGUE } from '../../../conformance/src/catalogue/index.js'
-import { runChecks } from '../../../conformance/src/runner.js'
-import {
-  type Fixtures,
-  type RunningGateway,
-  startFixtures,
-  startGateway,
-} from '../../../conformance/src/stack.js'
-import type { Requirement, Result } from '../../../conformance/src/types.js'
 import { BUNDLES, buildOptions } from '../../../scripts/build-config.js'
 
 /** Stryker's switch: the instrumented code activates the mutant this variable names. */

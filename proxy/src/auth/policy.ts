@@ -1,3 +1,4 @@
+// Over 300 lines but one job (composing one compiled policy from its stages): kept whole.
 /**
  * A compiled `GatewayPolicy.spec.traffic` (seed: GatewayPolicy; Authentication 1–3; Errors): the
  * MCP OAuth endpoints, then three stages per request, one module each —
@@ -14,7 +15,7 @@ import { RuleAuthorization } from './authorization.js'
 import { Challenge } from './challenge.js'
 import { DiscoveryCache } from './discovery.js'
 import { loadStaticJwks } from './jwks.js'
-import { OAuthEndpoints } from './oauth.js'
+import { OAuthEndpoints } from './oauth-endpoints/endpoints.js'
 import { OriginPools } from './origin-pools.js'
 import { HeaderTransformation } from './transformation.js'
 import type {

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod'
 import { maxAgeMs } from '../auth/fetch.js'
-import { redirectUrisProblem } from '../auth/redirect-uri.js'
+import { redirectUrisProblem } from '../auth/oauth-endpoints/redirect-uri.js'
 import type { BrokerConfig } from '../config/schema.js'
 import { RequestError } from '../errors.js'
 import type { BrokerStore } from '../store/types.js'

@@ -11,7 +11,7 @@
  *   were configured with it instead of registering (loopback redirect URIs only, RFC 8252 §7.3).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { isLoopbackRedirect } from '../auth/redirect-uri.js'
+import { isLoopbackRedirect } from '../auth/oauth-endpoints/redirect-uri.js'
 import type { BrokerStore, StoreValue } from '../store/types.js'
 
 /** How a client authenticates at the token endpoint (RFC 7591 §2 `token_endpoint_auth_method`). */

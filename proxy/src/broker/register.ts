@@ -9,8 +9,8 @@
  * holds; 429) and by the store's `client` namespace (503 when full, with a Retry-After that says
  * when the earliest registration expires; live clients are never evicted).
  */
-import { redirectUrisProblem } from '../auth/redirect-uri.js'
-import { readRegistrationBody } from '../auth/registration-body.js'
+import { redirectUrisProblem } from '../auth/oauth-endpoints/redirect-uri.js'
+import { readRegistrationBody } from '../auth/oauth-endpoints/registration-body.js'
 import { RequestError } from '../errors.js'
 import {
   errorResponse,

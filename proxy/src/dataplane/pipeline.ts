@@ -1,3 +1,4 @@
+// Over 300 lines but one job (the request pipeline of one gateway): kept whole.
 /**
  * The request pipeline of one gateway, one named step each: request target ({@link checkedTarget})
  * → {@link route} → CORS preflight ({@link answerPreflight}) → Origin check ({@link checkOrigin}) →
@@ -278,7 +279,7 @@ function localRequest(ctx: RequestContext): LocalRequest & { trace?: RequestTrac
  * The MCP OAuth endpoints live under /.well-known/ (RFC 8615), and in broker mode under
  * <issuer>/oauth/: a policy that serves the path answers it. A `/.well-known/` below the root
  * (`/mcp/.well-known/openid-configuration`) goes there too: the policy answers 404 for the
- * metadata it does not have there (auth/oauth.ts says why).
+ * metadata it does not have there (auth/oauth-endpoints/endpoints.ts says why).
  */
 async function serveOAuth(
   ctx: RequestContext,

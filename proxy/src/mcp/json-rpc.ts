@@ -1,3 +1,4 @@
+// Over 300 lines but one job (reading the JSON-RPC body of POST /mcp): kept whole.
 /**
  * The JSON-RPC 2.0 body of `POST /mcp`, read by the gateway (docs/auth.md): one message or a batch
  * (JSON-RPC 2.0 §6; MCP 2025-03-26 allowed batches, later revisions send one message per POST),

@@ -12,47 +12,28 @@
  * Fail closed: a `when` that cannot be evaluated selects the message, and a `key` that cannot be
  * evaluated (a missing claim) counts against one shared bucket of that limit, so a request never
  * escapes a limit by lacking what its key reads.
+ *
+ * This module computes which buckets a request wants; ./rate-limit-decision.ts decides over them
+ * (here, or in the cluster primary's `BucketTable`) and writes the RateLimit headers.
  */
 import { createHash } from 'node:crypto'
 import { type CelCompiler, type CelProgram, newCelCompiler } from '../config/cel.js'
 import { MAX_CACHED_NAME, type McpCelValue, mcpCelValue } from './authorization.js'
 import type { McpMessage } from './json-rpc.js'
-import { type BucketState, TokenBuckets } from './token-bucket.js'
+import {
+  decide,
+  type LimitSettings,
+  type LimitWant,
+  type RateLimitDecision,
+} from './rate-limit-decision.js'
+import { TokenBuckets } from './token-bucket.js'
 
-/** A configured limit, validated. */
-export interface LocalRateLimitConfig {
-  /** Name in the RateLimit headers and metrics. */
-  name: string
-  maxTokens: number
-  tokensPerFill: number
-  fillIntervalMs: number
+/** A configured limit, validated: its bucket's settings and what selects and keys it. */
+export interface LocalRateLimitConfig extends LimitSettings {
   /** CEL; default: one bucket for the route. */
   key?: string | undefined
   /** CEL; default: every message. */
   when?: string | undefined
-}
-
-/** One limit's part in a decision, for the RateLimit headers. */
-export interface LimitOutcome {
-  name: string
-  maxTokens: number
-  /** Seconds to refill an empty bucket (RateLimit-Policy `w`). */
-  windowSec: number
-  /** Tokens left in the emptiest bucket the request used. */
-  remaining: number
-  /** Seconds until that bucket gains tokens again (0 when full). */
-  resetSec: number
-  /** Whether this limit refused the request. */
-  exceeded: boolean
-}
-
-/** The decision for one request. */
-export interface RateLimitDecision {
-  admitted: boolean
-  /** Seconds to wait before retrying (Retry-After), when refused. */
-  retryAfterSec: number
-  /** The limits that selected at least one message. */
-  limits: LimitOutcome[]
 }
 
 /** The CEL activation of one message. */
@@ -149,122 +130,6 @@ class Limit {
     } catch {
       return UNKEYED
     }
-  }
-}
-
-/** Seconds to refill an empty bucket of `config` (RateLimit-Policy `w`). */
-function windowSecOf(config: LocalRateLimitConfig): number {
-  const { maxTokens, tokensPerFill, fillIntervalMs } = config
-  return Math.ceil((Math.ceil(maxTokens / tokensPerFill) * fillIntervalMs) / 1000)
-}
-
-/** Milliseconds until a bucket of `config` in `state` holds `n` tokens (Infinity: it never can). */
-function waitMs(config: LocalRateLimitConfig, state: BucketState, n: number): number {
-  const { maxTokens, tokensPerFill, fillIntervalMs } = config
-  if (n > maxTokens) return Number.POSITIVE_INFINITY
-  const missing = n - state.tokens
-  if (missing <= 0) return 0
-  return state.nextFillMs + (Math.ceil(missing / tokensPerFill) - 1) * fillIntervalMs
-}
-
-/** One limit's part of a request: the tokens each of its keys must give. */
-export interface LimitWant {
-  /** Names the limit across processes (route and position), with its settings. */
-  id: string
-  config: LocalRateLimitConfig
-  /** Bucket key and tokens wanted from it. */
-  keys: Array<[string, number]>
-}
-
-/**
- * Decides for one request over the buckets that hold its limits' keys: admitted only when every
- * bucket holds enough, and then every bucket gives its tokens; otherwise nothing is taken.
- */
-function decide(
-  wanted: ReadonlyArray<{
-    config: LocalRateLimitConfig
-    buckets: TokenBuckets
-    keys: Iterable<[string, number]>
-  }>,
-): RateLimitDecision {
-  let retryMs = 0
-  const refused = new Set<number>()
-  wanted.forEach(({ config, buckets, keys }, i) => {
-    for (const [key, n] of keys) {
-      const wait = waitMs(config, buckets.peek(key), n)
-      if (wait > 0) {
-        refused.add(i)
-        retryMs = Math.max(retryMs, wait)
-      }
-    }
-  })
-  const admitted = refused.size === 0
-  const outcomes: LimitOutcome[] = wanted.map(({ config, buckets, keys }, i) => {
-    let remaining = Number.POSITIVE_INFINITY
-    let resetMs = 0
-    for (const [key, n] of keys) {
-      const state = admitted ? buckets.take(key, n) : buckets.peek(key)
-      if (state.tokens < remaining) {
-        remaining = state.tokens
-        resetMs = state.nextFillMs
-      }
-    }
-    return {
-      name: config.name,
-      maxTokens: config.maxTokens,
-      windowSec: windowSecOf(config),
-      remaining: refused.has(i) ? 0 : remaining,
-      resetSec: Math.ceil(resetMs / 1000),
-      exceeded: refused.has(i),
-    }
-  })
-  const retryAfterSec = admitted
-    ? 0
-    : Number.isFinite(retryMs)
-      ? Math.max(1, Math.ceil(retryMs / 1000))
-      : Math.max(...outcomes.filter((o) => o.exceeded).map((o) => o.windowSec), 1)
-  return { admitted, retryAfterSec, limits: outcomes }
-}
-
-/**
- * Buckets of limits named by id, for processes that share them: the cluster primary holds one
- * table and decides for every worker (`config.workers`), so a limit of N admits N in total.
- * A limit whose settings change gets new buckets.
- */
-export class BucketTable {
-  readonly #tables = new Map<string, TokenBuckets>()
-  readonly #now: (() => number) | undefined
-
-  constructor(now?: () => number) {
-    this.#now = now
-  }
-
-  /** Decides for one request (see {@link decide}). */
-  decide(wants: readonly LimitWant[]): RateLimitDecision {
-    return decide(
-      wants.map((w) => ({ config: w.config, buckets: this.#bucketsOf(w), keys: w.keys })),
-    )
-  }
-
-  /** Keys tracked by the limit `id`. */
-  size(id: string): number {
-    let n = 0
-    for (const [k, t] of this.#tables) if (k.startsWith(`${id}\u0000`)) n += t.size
-    return n
-  }
-
-  #bucketsOf(w: LimitWant): TokenBuckets {
-    const { maxTokens, tokensPerFill, fillIntervalMs } = w.config
-    const k = `${w.id}\u0000${maxTokens}/${tokensPerFill}/${fillIntervalMs}`
-    let t = this.#tables.get(k)
-    if (!t) {
-      t = new TokenBuckets(
-        { maxTokens, tokensPerFill, fillIntervalMs },
-        this.#now ? { now: this.#now } : {},
-      )
-      this.#tables.set(k, t)
-    }
-    return t
   }
 }
 
@@ -378,23 +243,4 @@ export function compileSharedRateLimits(
     // The buckets are the primary's; this process tracks none.
     sizes: () => Object.fromEntries(configs.map((c) => [c.name, 0])),
   }
-}
-
-/**
- * The RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10 §3, §4) of a
- * decision, plus Retry-After (RFC 9110 §10.2.3) when it refused the request.
- */
-export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  if (decision.limits.length === 0) return {}
-  const q = (name: string) => `"${name.replace(/["\\]/g, '')}"`
-  const headers: Record<string, string> = {
-    'ratelimit-policy': decision.limits
-      .map((l) => `${q(l.name)};q=${l.maxTokens};w=${l.windowSec}`)
-      .join(', '),
-    ratelimit: decision.limits
-      .map((l) => `${q(l.name)};r=${l.remaining};t=${l.resetSec}`)
-      .join(', '),
-  }
-  if (!decision.admitted) headers['retry-after'] = String(decision.retryAfterSec)
-  return headers
 }

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (filtering list results out of a response body): kept whole.
 /**
  * Stream transforms that hide denied items from list results in a backend's answer to a list
  * request (`POST /mcp`) or on a server stream (`GET /mcp`), in both shapes Streamable HTTP allows

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (the MCP-aware stage of a route): kept whole.
 /**
  * The MCP-aware stage of a route (docs/auth.md): after authentication, it reads the JSON-RPC body of
  * `POST /mcp` (bounded), checks the `Mcp-Method`/`Mcp-Name` headers against it, authorizes each
@@ -27,11 +28,11 @@ import {
   compileRateLimits,
   compileSharedRateLimits,
   type Limiter,
-  rateLimitHeaders,
   type SharedBuckets,
 } from './local-rate-limit.js'
 import { ToolParamHeaders } from './param-headers.js'
 import { isMcpAware, limitsOf } from './policy-config.js'
+import { rateLimitHeaders } from './rate-limit-decision.js'
 import { jsonRpcAnswer, readMessages } from './read-request.js'
 import { filterResponseBody } from './response-filter.js'
 

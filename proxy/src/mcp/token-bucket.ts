@@ -5,7 +5,7 @@
  *
  * Buckets are per replica: replicas behind a load balancer each keep their own, so the effective
  * limit is the configured one times the replicas (docs/auth.md, "Rate limits"). The workers of one
- * replica (`config.workers`) share the primary's (`BucketTable` in `./local-rate-limit.ts`). The key set is
+ * replica (`config.workers`) share the primary's (`BucketTable` in `./rate-limit-decision.ts`). The key set is
  * bounded without ever handing out more than the limit (docs/design/hardening.md: dropping a used bucket
  * gave its key a full one again): beyond `maxKeys`, only full buckets are dropped — they hold
  * nothing a new bucket would not — and while none is full, new keys share one overflow bucket

@@ -27,7 +27,7 @@ import {
 } from '@gatehouse/support'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ltsNodeBinary, ltsNodes } from '../../../ci/node-lts.js'
-import { sqliteAvailable } from '../../src/store/sqlite.js'
+import { sqliteAvailable } from '../../src/store/sqlite-file.js'
 import { authConfig } from '../auth/config.js'
 import { type RedisServer, redisSkipReason, startRedisServer } from '../store/redis-server.js'
 import { pkce, signInThroughBroker, TestBrowser } from './browser.js'

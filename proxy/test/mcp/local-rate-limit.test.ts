@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { McpMessage } from '../../src/mcp/json-rpc.js'
 import {
-  BucketTable,
   compileRateLimits,
   compileSharedRateLimits,
-  type LimitWant,
   type LocalRateLimitConfig,
-  rateLimitHeaders,
 } from '../../src/mcp/local-rate-limit.js'
+import { BucketTable, type LimitWant } from '../../src/mcp/rate-limit-decision.js'
 
 function clock() {
   let t = 0
@@ -124,42 +122,6 @@ describe('compileRateLimits', () => {
     expect(() => compileRateLimits([{ ...perUserTool, key: 'jwt.sub +' }])).toThrow(
       /^\[0\]\.key: invalid CEL/,
     )
-  })
-})
-
-describe('rateLimitHeaders', () => {
-  it('writes RateLimit-Policy, RateLimit and, on refusal, Retry-After', () => {
-    const headers = rateLimitHeaders({
-      admitted: false,
-      retryAfterSec: 7,
-      limits: [
-        {
-          name: 'per-user-tool',
-          maxTokens: 10,
-          windowSec: 60,
-          remaining: 0,
-          resetSec: 7,
-          exceeded: true,
-        },
-        {
-          name: 'global',
-          maxTokens: 100,
-          windowSec: 1,
-          remaining: 40,
-          resetSec: 1,
-          exceeded: false,
-        },
-      ],
-    })
-    expect(headers).toEqual({
-      'ratelimit-policy': '"per-user-tool";q=10;w=60, "global";q=100;w=1',
-      ratelimit: '"per-user-tool";r=0;t=7, "global";r=40;t=1',
-      'retry-after': '7',
-    })
-  })
-
-  it('writes nothing when no limit applied', () => {
-    expect(rateLimitHeaders({ admitted: true, retryAfterSec: 0, limits: [] })).toEqual({})
   })
 })
 

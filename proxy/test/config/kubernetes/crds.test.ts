@@ -6,12 +6,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { kubernetesFiles } from '@gatehouse/conformance/internal/kubernetes-config'
+import { gatehouseConfig, kubernetesManifests } from '@gatehouse/conformance/internal/stack'
 import { evaluate } from '@marcbachmann/cel-js'
 import { Ajv } from 'ajv'
 import { describe, expect, it } from 'vitest'
 import { parseAllDocuments } from 'yaml'
-import { kubernetesFiles } from '../../../../conformance/src/kubernetes-config.js'
-import { gatehouseConfig, kubernetesManifests } from '../../../../conformance/src/stack.js'
 import { crdFiles, customResourceDefinitions } from '../../../src/config/kubernetes/crds.js'
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url))

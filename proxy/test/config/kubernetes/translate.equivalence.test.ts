@@ -5,10 +5,10 @@
  * conformance harness prints for `--target` load.
  */
 import { fileURLToPath } from 'node:url'
+import { kubernetesFiles } from '@gatehouse/conformance/internal/kubernetes-config'
+import { gatehouseConfig, kubernetesManifests } from '@gatehouse/conformance/internal/stack'
 import { describe, expect, it } from 'vitest'
 import { stringify } from 'yaml'
-import { kubernetesFiles } from '../../../../conformance/src/kubernetes-config.js'
-import { gatehouseConfig, kubernetesManifests } from '../../../../conformance/src/stack.js'
 import { buildConfigDump } from '../../../src/admin/config-dump.js'
 import type { AdminContext } from '../../../src/admin/context.js'
 import { buildSnapshot, compileOrThrow } from '../../../src/compile.js'

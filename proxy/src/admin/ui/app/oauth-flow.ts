@@ -1,3 +1,4 @@
+// Over 300 lines but one job (the OAuth flow debugger's steps): kept whole.
 /**
  * The OAuth flow debugger's steps, as a native MCP client walks them (MCP 2026-07-28
  * Authorization): 401 challenge → protected-resource metadata (RFC 9728) → authorization-server

@@ -6,10 +6,11 @@
  * holds; as bob the last step shows the 403 the route's rule answers. Screenshots of both go to
  * docs/images/.
  */
+
+import { completeSignIn } from '@gatehouse/peers/sign-in'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumPath, hasChromium } from '../../../../../ci/chromium.js'
-import { completeSignIn } from '../../../../../peers/src/sign-in.js'
 import { IMAGES, screenshot, startUiStack, type UiStack } from './ui-stack.js'
 
 /** What the test reads of an element in the page (this program has no DOM types). */

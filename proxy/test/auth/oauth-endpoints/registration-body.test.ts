@@ -3,10 +3,10 @@
  * `requestTimeout` is answered 408 `request_timeout` (not 413), one larger than the limit 413.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { startTestGatehouse } from '../helpers.js'
-import { rawRequest } from '../reliability/helpers.js'
-import { authConfig } from './config.js'
-import { startTinyIdp, type TinyIdp } from './tiny-idp.js'
+import { startTestGatehouse } from '../../helpers.js'
+import { rawRequest } from '../../reliability/helpers.js'
+import { authConfig } from '../config.js'
+import { startTinyIdp, type TinyIdp } from '../tiny-idp.js'
 
 const REGISTER = '/.well-known/oauth-authorization-server/mcp/client-registration'
 const cleanups: Array<() => unknown> = []

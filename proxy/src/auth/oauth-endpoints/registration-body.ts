@@ -1,10 +1,10 @@
 /**
  * The body of a Dynamic Client Registration request (RFC 7591 §3.1: client metadata as a JSON
  * object, `application/json`), read once for both registrations the gateway answers: the
- * pass-through one (`mcp.clientId`, auth/oauth.ts) and the broker's (broker/register.ts).
+ * pass-through one (`mcp.clientId`, ./endpoints.ts) and the broker's (broker/register.ts).
  */
-import { RequestError } from '../errors.js'
-import { errorResponse, type LocalRequest, type LocalResponse } from '../http/local-response.js'
+import { RequestError } from '../../errors.js'
+import { errorResponse, type LocalRequest, type LocalResponse } from '../../http/local-response.js'
 
 /** The largest registration request read: client metadata is a few hundred bytes. */
 export const REGISTRATION_BODY_LIMIT = 16 * 1024

@@ -11,27 +11,27 @@
  * - `POST …/client-registration`: RFC 7591 registration, answered with `mcp.clientId` or proxied
  *   to the IdP's org-level endpoint `/oauth2/v1/clients` (not issuer-relative).
  */
-import type { UpstreamSettings } from '../config/idp-presets.js'
-import type { McpAuthConfig } from '../config/schema.js'
-import { ERRORS, RequestError } from '../errors.js'
+import type { UpstreamSettings } from '../../config/idp-presets.js'
+import type { McpAuthConfig } from '../../config/schema.js'
+import { ERRORS, RequestError } from '../../errors.js'
 import {
   errorResponse,
   fromRequestError,
   type LocalRequest,
   type LocalResponse,
-} from '../http/local-response.js'
-import type { Upstream } from '../http/upstream.js'
-import type { DiscoveryCache } from './discovery.js'
+} from '../../http/local-response.js'
+import type { Upstream } from '../../http/upstream.js'
+import type { DiscoveryCache } from '../discovery.js'
 import {
   type AuthorizationServerMetadata,
   ClientRegistrationSchema,
   firstIssue,
   type ProtectedResourceMetadata,
-} from './documents.js'
-import { describeError, requestUpstream } from './fetch.js'
+} from '../documents.js'
+import { describeError, requestUpstream } from '../fetch.js'
+import type { BrokerExtension } from '../types.js'
 import { redirectUrisProblem } from './redirect-uri.js'
 import { readRegistrationBody } from './registration-body.js'
-import type { BrokerExtension } from './types.js'
 
 const WELL_KNOWN_PRM = '/.well-known/oauth-protected-resource'
 const WELL_KNOWN_AS = '/.well-known/oauth-authorization-server'

@@ -3,7 +3,7 @@ import {
   isLoopbackRedirect,
   redirectUriProblem,
   redirectUrisProblem,
-} from '../../src/auth/redirect-uri.js'
+} from '../../../src/auth/oauth-endpoints/redirect-uri.js'
 
 describe('redirectUriProblem', () => {
   it.each([
