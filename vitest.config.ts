@@ -57,8 +57,6 @@ export default defineConfig({
           name: 'e2e',
           include: E2E,
           exclude: excluded,
-          // One `npm pack` of the conformance package per run, shared by the files that install it.
-          globalSetup: ['scripts/vitest/pack-dir.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

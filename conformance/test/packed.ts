@@ -7,23 +7,17 @@
  */
 import { execFile } from 'node:child_process'
 import {
-  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   realpathSync,
-  renameSync,
-  watch,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { promisify } from 'node:util'
-import { inject } from 'vitest'
 import { bundledNode, SUPPORTED_MAJOR } from '../../scripts/supported-node.mjs'
-import { PACK_DIR } from '../../scripts/vitest/pack-dir.js'
 import { ROOT } from '../src/stack.js'
 
 const run = promisify(execFile)
@@ -62,58 +56,14 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env
 }
 
-/** `npm pack -w conformance` into `dir`; the tarball's path. */
-async function pack(dir: string, env: NodeJS.ProcessEnv): Promise<string> {
-  await run('npm', ['pack', '-w', 'conformance', '--pack-destination', dir], { cwd: ROOT, env })
-  const tarballs = readdirSync(dir).filter((f) => f.endsWith('.tgz'))
-  if (tarballs.length !== 1) throw new Error(`npm pack wrote ${tarballs.join(', ') || 'nothing'}`)
-  return join(dir, tarballs[0] as string)
-}
-
-/**
- * The tarball of this vitest run (scripts/vitest/pack-dir.ts): the first caller packs it into the
- * run's directory, holding `lock`; the others wait for `ready` (the tarball's path) or `failed`.
- */
-async function sharedPack(shared: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const ready = join(shared, 'ready')
-  const failed = join(shared, 'failed')
-  try {
-    mkdirSync(join(shared, 'lock'))
-  } catch {
-    return new Promise((resolve, reject) => {
-      const settle = () => {
-        if (existsSync(ready)) resolve(readFileSync(ready, 'utf8'))
-        else if (existsSync(failed))
-          reject(new Error(`npm pack failed in another test file: ${readFileSync(failed, 'utf8')}`))
-        else return
-        watcher.close()
-      }
-      const watcher = watch(shared, settle)
-      settle()
-    })
-  }
-  try {
-    const out = join(shared, 'pack')
-    mkdirSync(out)
-    const tarball = await pack(out, env)
-    writeFileSync(`${ready}.next`, tarball)
-    renameSync(`${ready}.next`, ready)
-    return tarball
-  } catch (err) {
-    writeFileSync(failed, err instanceof Error ? err.message : String(err))
-    throw err
-  }
-}
-
-/**
- * Packs the conformance workspace (once per vitest run, shared by the files that call this) and
- * installs the tarball into an empty folder of the caller's own.
- */
+/** Packs the conformance workspace and installs the tarball into an empty folder. */
 export async function packAndInstall(): Promise<Installed> {
   const env = cleanEnv()
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-pack-'))
-  const shared = inject(PACK_DIR)
-  const tarball = shared ? await sharedPack(shared, env) : await pack(dir, env)
+  await run('npm', ['pack', '-w', 'conformance', '--pack-destination', dir], { cwd: ROOT, env })
+  const tarballs = readdirSync(dir).filter((f) => f.endsWith('.tgz'))
+  if (tarballs.length !== 1) throw new Error(`npm pack wrote ${tarballs.join(', ') || 'nothing'}`)
+  const tarball = join(dir, tarballs[0] as string)
   const app = join(dir, 'app')
   mkdirSync(app)
   writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true }\n')
