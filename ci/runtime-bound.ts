@@ -10,12 +10,13 @@
  * Node `npm run test:unit` chose. The integration tier (real sockets and processes) runs on every
  * line whole.
  *
- * The rule reads the test file and its source (`<ws>/test/<path>[.<aspect>].test.ts` is the test
- * of `<ws>/src/<path>.ts`, CONTRIBUTING "Tests"): a module that names one of these APIs — imported,
- * required or loaded late — is the one whose test runs twice.
+ * The rule reads the test file, its source (`<ws>/test/<path>[.<aspect>].test.ts` is the test
+ * of `<ws>/src/<path>.ts`, CONTRIBUTING "Tests") and the repository modules that source imports:
+ * a module that names one of these APIs — imported, required or loaded late — makes the test run
+ * twice.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, posix } from 'node:path'
 import { globSync } from 'tinyglobby'
 import { ALL, E2E, INTEGRATION } from '../scripts/vitest/tiers.js'
 
@@ -51,10 +52,28 @@ export function unitTestFiles(root: string): string[] {
     .sort()
 }
 
-/** Unit-tier test files that check nothing of the runtime's: run once, not on every LTS line. */
+/** The repository modules `file` imports by relative path (`./x.js` → `x.ts`), that exist. */
+export function localImportsOf(root: string, file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8')
+  const out: string[] = []
+  for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
+    const base = posix.join(posix.dirname(file), m[1] as string)
+    const found = [`${base}.ts`, `${base}.tsx`].find((p) => existsSync(join(root, p)))
+    if (found) out.push(found)
+  }
+  return out
+}
+
+/**
+ * Unit-tier test files that check nothing of the runtime's: run once, not on every LTS line. A
+ * file runs on every line when it, its source, or a module its source imports names a
+ * runtime-sensitive API (one level: `store/sqlite.ts` loads `node:sqlite` through a module of its
+ * own).
+ */
 export function runtimeFreeUnitFiles(root: string): string[] {
-  return unitTestFiles(root).filter(
-    (f) =>
-      ![f, ...sourcesOf(root, f)].some((p) => namesRuntimeApi(readFileSync(join(root, p), 'utf8'))),
-  )
+  return unitTestFiles(root).filter((f) => {
+    const sources = sourcesOf(root, f)
+    const modules = [f, ...sources, ...sources.flatMap((s) => localImportsOf(root, s))]
+    return !modules.some((p) => namesRuntimeApi(readFileSync(join(root, p), 'utf8')))
+  })
 }

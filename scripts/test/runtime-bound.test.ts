@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
+  localImportsOf,
   namesRuntimeApi,
   runtimeFreeUnitFiles,
   sourcesOf,
@@ -50,6 +51,15 @@ describe('sourcesOf', () => {
       'proxy/src/mcp/route-policy.ts',
     ])
     expect(sourcesOf(ROOT, 'scripts/test/lanes.test.ts')).toEqual([])
+  })
+})
+
+describe('localImportsOf', () => {
+  it('resolves the relative imports of a module to the repository files they load', () => {
+    const imports = localImportsOf(ROOT, 'proxy/src/mcp/route-policy.ts')
+    expect(imports).toContain('proxy/src/mcp/authorization.ts')
+    expect(imports).toContain('proxy/src/mcp/json-rpc.ts')
+    expect(imports.every((p) => p.startsWith('proxy/src/'))).toBe(true)
   })
 })
 
