@@ -12,7 +12,8 @@
  *
  * Options: `--routes 1000,10000,20000` (default), `--loops 4` (concurrent request loops),
  * `--prof <dir>` (run gatehouse under `--cpu-prof`, profile written to `<dir>` at exit; the top
- * functions by self time printed), `--node <path>` (the Node binary; default the repository's
+ * functions by self time printed, for the main thread over the reload and for the configuration
+ * load thread, whose CPU is most of a large reload's time), `--node <path>` (the Node binary; default the repository's
  * Node 22 package when installed, as `gatehouse` itself relaunches on it), `--dist <dir>` (the
  * build to run, default proxy/dist: a copy of an older build inside the repository compares the
  * two under the same load).
@@ -286,6 +287,20 @@ for (const n of (values.routes ?? '').split(',').map(Number)) {
     if (p) {
       const profile = JSON.parse(readFileSync(join(d, p), 'utf8')) as FullProfile
       for (const line of explain(profile, row.window)) console.log(line)
+    }
+    // The configuration load thread (config/load-thread.ts), started by the reload: its CPU is
+    // what the reload's time is made of when the main thread waits for it.
+    const loads = readdirSync(d).filter((x) =>
+      /^CPU\.\d+\.\d+\.\d+\.[1-9]\d*\.\d+\.cpuprofile$/.test(x),
+    )
+    for (const name of loads) {
+      const profile = JSON.parse(readFileSync(join(d, name), 'utf8')) as CpuProfile
+      const top = topSelfTime(profile, 12)
+      const busy = top[0] && top[0].share > 0 ? top[0].us / top[0].share : 0
+      console.log(
+        `  thread ${name.split('.')[4]} (the load thread): ${(busy / 1000).toFixed(0)} ms of CPU; top self time:`,
+      )
+      for (const e of top) console.log(`    ${(e.us / 1000).toFixed(0).padStart(6)} ms  ${e.fn}`)
     }
   }
 }

@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { writeReadmeParagraph } from './readme.js'
 
 /**
  * Parses `--<name> <number>` for each of `defaults` (their default values), `--<name> <text>` for
@@ -42,7 +43,8 @@ export function benchOptions<K extends string, S extends string = never>(
 
 /**
  * Prints a benchmark's report; with `write`, appends it to bench/RESULTS.md as
- * `## <date> — <title>, Node <version>, <n> cores`, then `note`, then the report.
+ * `## <date> — <title>, Node <version>, <n> cores`, then `note`, then the report, and rewrites the
+ * README's performance paragraph from it (bench/readme.ts).
  */
 export function report(
   title: string,
@@ -55,4 +57,5 @@ export function report(
   if (!write) return
   const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${title}, Node ${process.version}, ${cpus().length} cores\n\n${note}\n\n`
   appendFileSync(join(new URL('.', import.meta.url).pathname, 'RESULTS.md'), `${header}${text}\n`)
+  writeReadmeParagraph()
 }

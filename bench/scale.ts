@@ -45,6 +45,7 @@ import { BODY, measure } from './load.js'
 import { manyRoutesYaml } from './many-routes.js'
 import { nodeBinary, parseList } from './matrix.js'
 import { startProcess, stopProcess, stopProcesses } from './processes.js'
+import { writeReadmeParagraph } from './readme.js'
 import { BENCH_ISSUER, benchSigner } from './token.js'
 
 const { values } = parseArgs({
@@ -242,5 +243,8 @@ ${lines.join('\n')}
 }
 for (const section of sections) {
   console.log(section)
-  if (values.write) appendFileSync(new URL('RESULTS.md', import.meta.url), `\n${section}`)
+  if (values.write) {
+    appendFileSync(new URL('RESULTS.md', import.meta.url), `\n${section}`)
+    writeReadmeParagraph()
+  }
 }

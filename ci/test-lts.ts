@@ -14,7 +14,12 @@
  *   pinned versions against baselines, not the Node under them;
  * - the checks of the repository's own files and tools ({@link RUNTIME_INDEPENDENT}): the build and
  *   the module graph, conformance's traceability test, mutation/test (the mutants and the Stryker
- *   sample), bench/test, the generated peer table; and the commands' surface ({@link CLI_SURFACE}).
+ *   sample), bench/test, the generated peer table; and the commands' surface ({@link CLI_SURFACE});
+ * - the unit tests that check nothing of the runtime's (ci/runtime-bound.ts): a unit test runs
+ *   in-process with no socket and no process, so it runs again only when it, or the module it is
+ *   the test of, names a runtime-sensitive API — crypto and jose, HTTP and fetch, streams, zlib,
+ *   worker threads, node:sqlite, cluster, TLS, timers, vm, itself or in a module it imports (79 of
+ *   the 132 unit files run once).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -24,6 +29,7 @@ import { ROOT } from '../scripts/build-config.js'
 import { bundledNode, SUPPORTED_MAJOR } from '../scripts/supported-node.mjs'
 import { EXCLUDE_ENV } from '../vitest.config.js'
 import { type LtsNode, ltsNodeBinary, ltsNodes } from './node-lts.js'
+import { runtimeFreeUnitFiles } from './runtime-bound.js'
 
 /**
  * The integration tests of the commands' surface — what `gatehouse`, `gwctl` and the conformance
@@ -100,7 +106,7 @@ async function testOn(lts: LtsNode): Promise<boolean> {
     const projects = LTS_TIERS.flatMap((tier) => ['--project', tier])
     const unit = await run('vitest', ['run', ...projects], {
       ...env,
-      [EXCLUDE_ENV]: JSON.stringify(RUNTIME_INDEPENDENT),
+      [EXCLUDE_ENV]: JSON.stringify([...RUNTIME_INDEPENDENT, ...runtimeFreeUnitFiles(ROOT)]),
     })
     const unitTime = seconds(started)
     const conformance = await run('tsx', ['conformance/bin/conformance.ts'], env)

@@ -25,7 +25,12 @@ import { KeyRing } from './keys.js'
 import type { MockIdp, MockIdpOptions, MockUser } from './options.js'
 import { createProvider, type ProvidedServer, type ProviderContext, SCOPES } from './provider.js'
 import type { RecordedRegistration, RegistrationContext } from './registration.js'
-import { type AuthServer, createRouter, type RecordedRequest } from './router.js'
+import {
+  type AuthServer,
+  createRouter,
+  type RecordedRequest,
+  type RouterContext,
+} from './router.js'
 import { listenDeferred } from './server.js'
 import { routeUrl, type ShapeInputs, shapeLayout } from './shapes.js'
 import { Store } from './store.js'
@@ -37,6 +42,7 @@ export type {
   AuthServerOptions,
   Fault,
   FaultEndpoint,
+  IdpHost,
   MockIdp,
   MockIdpOptions,
   MockUser,
@@ -59,14 +65,24 @@ function checkOptions(options: MockIdpOptions, testMode: boolean): void {
     throw new TypeError(
       'autoSignIn: signs users in without a page, so it needs test mode (testMode: true)',
     )
-  if (options.publicUrl !== undefined) {
-    const u = URL.canParse(options.publicUrl) ? new URL(options.publicUrl) : undefined
-    if (u?.origin !== options.publicUrl.replace(/\/$/, '')) {
+  const origins: Array<[string, string | undefined]> = [
+    ['publicUrl', options.publicUrl],
+    ['hostUrls.token', options.hostUrls?.token],
+    ['hostUrls.keys', options.hostUrls?.keys],
+  ]
+  for (const [name, value] of origins) {
+    if (value === undefined) continue
+    const u = URL.canParse(value) ? new URL(value) : undefined
+    if (u?.origin !== value.replace(/\/$/, '')) {
       throw new TypeError(
-        `publicUrl: expected an origin such as http://localhost:9000 (no path), got "${options.publicUrl}"`,
+        `${name}: expected an origin such as http://localhost:9000 (no path), got "${value}"`,
       )
     }
   }
+  if (options.hostUrls !== undefined && options.shape !== 'google')
+    throw new TypeError(
+      `hostUrls: only the google shape has other hosts (token and keys listeners), not shape "${options.shape ?? 'okta'}"`,
+    )
 }
 
 /** One oidc-provider per configured authorization server, under `/oauth2/<id>`. */
@@ -144,10 +160,14 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
     options.shape === 'google'
       ? await Promise.all([listenDeferred(host, 0, certs), listenDeferred(host, 0, certs)])
       : []
+  const hostUrl = (i: 0 | 1, stated: string | undefined) => {
+    const e = extra[i]
+    return e ? (stated ?? `${scheme}://${host}:${e.port}`).replace(/\/$/, '') : orgUrl
+  }
   const shapeInputs: ShapeInputs = {
     orgUrl,
-    tokenOrigin: extra[0] ? `${scheme}://${host}:${extra[0].port}` : orgUrl,
-    keysOrigin: extra[1] ? `${scheme}://${host}:${extra[1].port}` : orgUrl,
+    tokenOrigin: hostUrl(0, options.hostUrls?.token),
+    keysOrigin: hostUrl(1, options.hostUrls?.keys),
     altOrigin: `${scheme}://localhost:${port}`,
     audience: options.audience ?? 'api://default',
     entraTokenVersion: options.entraTokenVersion ?? 2,
@@ -214,7 +234,7 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
   }
   const interaction: InteractionContext = { users, testMode }
 
-  const router = createRouter({
+  const routerCtx: RouterContext = {
     orgUrl,
     internalUrl: `${scheme}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     testMode,
@@ -235,9 +255,11 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
             ...(certs ? { caCertPem: certs.caCertPem } : {}),
           },
     shapeInputs,
-  })
-  attach(router)
-  for (const e of extra) e.attach(router)
+  }
+  attach(createRouter(routerCtx))
+  const [tokenHost, keysHost] = extra
+  tokenHost?.attach(createRouter(routerCtx, 'token'))
+  keysHost?.attach(createRouter(routerCtx, 'keys'))
   const layout = defaultServer.layout
   const keysRoute = layout?.routes.find((x) => x.internal === '/v1/keys')
 
@@ -250,6 +272,14 @@ export async function startMockIdp(options: MockIdpOptions = {}): Promise<MockId
           entraV1: {
             issuer: layout.entra.v1Issuer,
             discoveryUrl: `${orgUrl}${layout.entra.v1DiscoveryPath}`,
+          },
+        }
+      : {}),
+    ...(tokenHost && keysHost
+      ? {
+          hosts: {
+            token: { port: tokenHost.port, url: shapeInputs.tokenOrigin },
+            keys: { port: keysHost.port, url: shapeInputs.keysOrigin },
           },
         }
       : {}),

@@ -111,10 +111,23 @@ export interface MockIdpOptions {
    * Registration. Default `okta`: the bridged IdP.
    */
   shape?: IdpShapeName
+  /**
+   * The public origins of the google shape's other hosts — its token and keys listeners — as
+   * {@link publicUrl} is the org's (e.g. recording proxies in front of them): the discovery
+   * document names its token, revocation, keys and userinfo URLs on these. Default their
+   * listening URLs. Only with `shape: 'google'`.
+   */
+  hostUrls?: { token?: string; keys?: string }
   /** The entra shape's access-token version: 2 (default) or 1 (issuer on the other host). */
   entraTokenVersion?: 1 | 2
   /** The audience (API identifier) of a shape's authorization server; default `api://default`. */
   audience?: string
+}
+
+/** One of a shape's other hosts: where it listens and the origin clients address. */
+export interface IdpHost {
+  port: number
+  url: string
 }
 
 /** A running mock-idp. */
@@ -126,6 +139,11 @@ export interface MockIdp {
   shape: IdpShapeName
   /** The entra shape's v1 issuer and v1 discovery URL. */
   entraV1?: { issuer: string; discoveryUrl: string }
+  /**
+   * The google shape's other hosts: each listener's port and its public origin
+   * ({@link MockIdpOptions.hostUrls}, else its listening URL).
+   */
+  hosts?: { token: IdpHost; keys: IdpHost }
   issuerFor(id: string): string
   audience: string
   jwksUri: string

@@ -16,7 +16,7 @@ import type { MockUser } from './options.js'
 import type { ProvidedServer } from './provider.js'
 import { handleRegistration, type RegistrationContext } from './registration.js'
 import type { Handler } from './server.js'
-import type { ShapeInputs } from './shapes.js'
+import type { PublicRoute, ShapeInputs } from './shapes.js'
 
 /** An authorization server with its provider (replaced on key rotation). */
 export interface AuthServer extends ProvidedServer {
@@ -59,8 +59,12 @@ const ENTRA_V1_HEADER = 'x-mock-entra-v1'
 const NOT_FOUND = { errorCode: 'E0000022', errorSummary: 'The endpoint does not exist.' }
 const REQUESTS_KEPT = 1000
 
-/** Builds the request handler. */
-export function createRouter(ctx: RouterContext): Handler {
+/**
+ * Builds the request handler of one listener: `main` (the org URL: everything), or one of a
+ * shape's other hosts (google's token and keys hosts), which serves only the shape's routes on
+ * that host — a request for another endpoint there is a 404, as at the real IdP's other hosts.
+ */
+export function createRouter(ctx: RouterContext, listener: PublicRoute['host'] = 'main'): Handler {
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://mock-idp')
     const path = url.pathname
@@ -72,6 +76,12 @@ export function createRouter(ctx: RouterContext): Handler {
     })
     if (ctx.requests.length > REQUESTS_KEPT) ctx.requests.shift()
     delete req.headers[ENTRA_V1_HEADER]
+    if (listener !== 'main') {
+      for (const server of ctx.servers.values()) {
+        if (await serveShapePath(ctx, server, path, url, req, res, listener)) return
+      }
+      return sendJson(res, 404, { ...NOT_FOUND, errorLink: 'E0000022' })
+    }
 
     if (path.startsWith('/__control')) {
       if (!ctx.testMode)
@@ -98,7 +108,7 @@ export function createRouter(ctx: RouterContext): Handler {
     }
     for (const server of ctx.servers.values()) {
       if (server.layout) {
-        const served = await serveShapePath(ctx, server, path, url, req, res)
+        const served = await serveShapePath(ctx, server, path, url, req, res, 'main')
         if (served) return
       }
     }
@@ -110,8 +120,8 @@ export function createRouter(ctx: RouterContext): Handler {
 }
 
 /**
- * A shape's public path (shapes.ts), mapped onto its internal mount; the authorize endpoint's
- * shape rules first. Returns false when the path is not one of the shape's.
+ * A shape's public path on `listener` (shapes.ts), mapped onto its internal mount; the authorize
+ * endpoint's shape rules first. Returns false when the path is not one of the shape's there.
  */
 async function serveShapePath(
   ctx: RouterContext,
@@ -120,15 +130,17 @@ async function serveShapePath(
   url: URL,
   req: IncomingMessage,
   res: ServerResponse,
+  listener: PublicRoute['host'],
 ): Promise<boolean> {
   const layout = s.layout
   if (!layout) return false
   let internal: string | undefined
-  if (path === layout.discoveryPath) internal = '/.well-known/openid-configuration'
-  else if (layout.entra && path === layout.entra.v1DiscoveryPath) {
+  if (listener === 'main' && path === layout.discoveryPath)
+    internal = '/.well-known/openid-configuration'
+  else if (listener === 'main' && layout.entra && path === layout.entra.v1DiscoveryPath) {
     internal = '/.well-known/openid-configuration'
     req.headers[ENTRA_V1_HEADER] = '1'
-  } else internal = layout.routes.find((r) => r.path === path)?.internal
+  } else internal = layout.routes.find((r) => r.path === path && r.host === listener)?.internal
   if (!internal) return false
   const inner = new URL(`${s.path}${internal}${url.search}`, 'http://mock-idp')
   if (internal === '/v1/authorize' && req.method === 'GET') {

@@ -290,6 +290,51 @@ describe('shape: other IdPs (src/shapes.ts)', () => {
     expect(offline.body?.refresh_token).toBeTruthy()
     expect(offline.token).toMatchObject({ email: 'alice@example.com', hd: 'example.com' })
   })
+  it('google: each host serves only its own endpoints (the token endpoint and keys are not on the org host)', async () => {
+    const idp = await idpWith({ shape: 'google' })
+    const doc = (await (await fetch(idp.discoveryUrl)).json()) as Record<string, string>
+    const token = new URL(doc.token_endpoint as string)
+    const keys = new URL(doc.jwks_uri as string)
+    const on = (origin: string, path: string, init?: RequestInit) =>
+      fetch(`${origin}${path}`, { redirect: 'manual', ...init }).then((r) => r.status)
+    expect(await on(keys.origin, keys.pathname)).toBe(200)
+    expect(await on(idp.orgUrl, keys.pathname)).toBe(404)
+    expect(await on(token.origin, keys.pathname)).toBe(404)
+    const post = { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token' }) }
+    expect(await on(token.origin, token.pathname, post)).not.toBe(404)
+    expect(await on(idp.orgUrl, token.pathname, post)).toBe(404)
+    const authorize = new URL(doc.authorization_endpoint as string).pathname
+    expect(await on(token.origin, authorize)).toBe(404)
+    expect(await on(token.origin, '/.well-known/openid-configuration')).toBe(404)
+    expect(await on(keys.origin, '/__control/requests')).toBe(404)
+  })
+
+  it('google: hostUrls are the public origins of its other hosts; hosts gives their ports', async () => {
+    const hostUrls = { token: 'http://token.example.test:4400', keys: 'http://keys.example.test' }
+    const idp = await idpWith({ shape: 'google', hostUrls })
+    const doc = (await (await fetch(idp.discoveryUrl)).json()) as Record<string, string>
+    expect(doc).toMatchObject({
+      issuer: idp.orgUrl,
+      token_endpoint: `${hostUrls.token}/token`,
+      revocation_endpoint: `${hostUrls.token}/revoke`,
+      jwks_uri: `${hostUrls.keys}/oauth2/v3/certs`,
+    })
+    expect(idp.jwksUri).toBe(doc.jwks_uri)
+    expect(idp.hosts?.token.url).toBe(hostUrls.token)
+    const keys = await fetch(`http://127.0.0.1:${idp.hosts?.keys.port}/oauth2/v3/certs`)
+    expect(((await keys.json()) as { keys: unknown[] }).keys.length).toBeGreaterThan(0)
+    expect((await idpWith({ shape: 'auth0' })).hosts).toBeUndefined()
+  })
+
+  it('hostUrls: refused without the google shape, or when not an origin', async () => {
+    await expect(startMockIdp({ hostUrls: { token: 'http://t.test' } })).rejects.toThrow(
+      /hostUrls: only the google shape has other hosts/,
+    )
+    await expect(
+      startMockIdp({ shape: 'google', hostUrls: { keys: 'http://k.test/certs' } }),
+    ).rejects.toThrow(/hostUrls\.keys: expected an origin/)
+  })
+
   it("control tokens take the shape's claims layout, as its flow's tokens do; overrides still apply", async () => {
     const users = [{ login: 'alice', groups: ['AI-Users'] }]
     const control = async (idp: MockIdp, body: Record<string, unknown> = {}) =>

@@ -124,6 +124,7 @@ export async function run(argv: readonly string[]): Promise<number> {
           loadConfig,
           primary,
           stateDir,
+          trimWhenIdle: true,
         }),
       )
     }
@@ -200,7 +201,15 @@ export async function run(argv: readonly string[]): Promise<number> {
     }
     const { startGatehouse } = await import('./index.js')
     return await serve(
-      () => startGatehouse({ config, configFile: label, source, loadConfig, stateDir }),
+      () =>
+        startGatehouse({
+          config,
+          configFile: label,
+          source,
+          loadConfig,
+          stateDir,
+          trimWhenIdle: true,
+        }),
       values.file,
     )
   } catch (err) {

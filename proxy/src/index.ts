@@ -21,6 +21,7 @@ import { Reloader, type ReloadRecord, type ReloadTrigger } from './lifecycle/rel
 import type { SharedBuckets } from './mcp/local-rate-limit.js'
 import type { RateLimitDecision } from './mcp/rate-limit-decision.js'
 import { createLogging, LogFilterError, type Logging } from './telemetry/logging.js'
+import { startIdleTrim } from './telemetry/memory-trim.js'
 import { Metrics } from './telemetry/metrics.js'
 import { startTracing, type Tracing } from './telemetry/otel.js'
 import { TaskRegistry } from './telemetry/tasks.js'
@@ -70,6 +71,12 @@ export interface StartOptions {
    * admin interface is the primary's, which reaches this worker over IPC.
    */
   primary?: IpcPeer
+  /**
+   * Run a full garbage collection whenever the process falls idle, giving memory back to the
+   * operating system (telemetry/memory-trim.ts). For a process that is the gateway (`gatehouse`
+   * sets it); an embedder sharing the process decides for itself. Default false.
+   */
+  trimWhenIdle?: boolean
 }
 
 /** A running proxy. */
@@ -123,6 +130,16 @@ export async function startGatehouse(options: StartOptions): Promise<Gatehouse> 
     throw err
   }
   announce(options, live, services.log, admin)
+  if (options.trimWhenIdle) {
+    const { tasks, log } = services
+    const trim = startIdleTrim({
+      activity: () => tasks.activity(),
+      inFlight: () => tasks.inFlight(),
+      onTrim: ({ ms, rssBefore, rssAfter }) =>
+        log.debug({ ms: Math.round(ms), rssBefore, rssAfter }, 'idle: memory given back'),
+    })
+    void lifecycle.stopped.then(() => trim.stop())
+  }
 
   return {
     get gateways() {

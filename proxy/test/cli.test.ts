@@ -375,3 +375,26 @@ describe('gatehouse CLI reload triggers', () => {
     }
   })
 })
+
+describe('gatehouse CLI memory', () => {
+  it('gives memory back once it is idle after start-up (telemetry/memory-trim.ts runs in its process)', async () => {
+    const port = await freePort()
+    const path = file(
+      `config: { adminAddr: off, logLevel: "info,proxy::dataplane=debug" }\ngateways: { default: { port: ${port}, address: 127.0.0.1 } }\n`,
+    )
+    const gh = launch(process.execPath, gatehouseArgs('-f', path))
+    try {
+      await gh.waitForOutput('idle: memory given back')
+      const line = gh
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('idle: memory given back'))
+      expect(JSON.parse(line ?? '{}')).toMatchObject({
+        rssBefore: expect.any(Number),
+        rssAfter: expect.any(Number),
+      })
+    } finally {
+      await gh.stop('SIGTERM')
+    }
+  })
+})

@@ -67,7 +67,9 @@ function listing(): string {
 
 /** One line per scenario: how the client run ended. */
 function runsTable(reports: readonly ScenarioReport[]): string {
-  const lines = [`${'scenario'.padEnd(27)}exit       time     requests`]
+  // A column at least one space wider than the longest name (idp-endpoints-on-other-hosts: 28).
+  const width = Math.max(27, ...reports.map((r) => r.scenario.length + 1))
+  const lines = [`${'scenario'.padEnd(width)}exit       time     requests`]
   for (const r of reports) {
     const end = r.error
       ? 'not run'
@@ -75,7 +77,7 @@ function runsTable(reports: readonly ScenarioReport[]): string {
         ? 'timeout'
         : String(r.run.exitCode ?? r.run.signal)
     lines.push(
-      `${r.scenario.padEnd(27)}${end.padEnd(11)}${`${(r.run.durationMs / 1000).toFixed(1)} s`.padEnd(9)}${r.requests}`,
+      `${r.scenario.padEnd(width)}${end.padEnd(11)}${`${(r.run.durationMs / 1000).toFixed(1)} s`.padEnd(9)}${r.requests}`,
     )
   }
   return `${lines.join('\n')}\n\n`

@@ -31,6 +31,11 @@ export const CIMD_DOCUMENT = {
 export const SEED_RULE = '"AI-Users" in jwt.groups'
 /** The seed's rule where the auth0 shape puts groups: a namespaced claim (mock-idp/src/shapes.ts). */
 export const AUTH0_RULE = '"AI-Users" in jwt["https://example.com/groups"]'
+/**
+ * The rule where the google shape says who the user is: a verified address of the Workspace domain
+ * (`email_verified`, `hd`; mock-idp/src/shapes.ts, docs/idp/google.md).
+ */
+export const GOOGLE_RULE = 'jwt.email_verified == true && jwt.hd == "example.com"'
 /** The scopes every mock-idp authorization server knows. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access']
 /** The scopes the seed's protected-resource metadata lists. */

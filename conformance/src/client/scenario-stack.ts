@@ -1,9 +1,10 @@
 /**
  * One scenario's stack: mock-idp, mcp-backend and gatehouse on loopback, a recorder in front of
- * the gateway and one in front of the IdP. The client under test only ever sees the recorders'
- * origins: the gateway's resource is `<gateway recorder>/mcp`, and the IdP's public URL (its
- * issuer and every URL in its metadata) is the IdP recorder's. Gatehouse reaches the IdP directly
- * (key set, discovery), so only the client's traffic is recorded.
+ * the gateway and one in front of the IdP — one in front of each of its hosts when its endpoints
+ * are on several (the google shape's token and keys hosts). The client under test only ever sees
+ * the recorders' origins: the gateway's resource is `<gateway recorder>/mcp`, and the IdP's public
+ * URLs (its issuer and every URL in its metadata) are the IdP recorders'. Gatehouse reaches the
+ * IdP directly (key set, discovery), so only the client's traffic is recorded.
  */
 import { controlClient, type MockIdp, startMockIdp } from '@gatehouse/mock-idp'
 import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
@@ -77,6 +78,8 @@ function gatewayConfig(
   const g = s.gateway
   const shaped = idp.shape !== 'okta'
   const direct = `http://127.0.0.1:${ports.idp}`
+  // Keys on a host of their own (google): read there directly, as discovery is.
+  const keysBackend = idp.hosts ? 'idp-keys' : 'idp'
   const provider = (issuer: string, id: string) => ({
     issuer,
     audiences: [g.audience === 'resource' ? resource : idp.audience],
@@ -87,7 +90,7 @@ function gatewayConfig(
           preset: idp.shape,
           discoveryUrl: `${direct}${new URL(idp.discoveryUrl).pathname}`,
           jwks: {
-            remote: { backendRef: { name: 'idp' }, jwksPath: new URL(idp.jwksUri).pathname },
+            remote: { backendRef: { name: keysBackend }, jwksPath: new URL(idp.jwksUri).pathname },
           },
         }
       : { jwks: { remote: { backendRef: { name: 'idp' }, jwksPath: `/oauth2/${id}/v1/keys` } } }),
@@ -99,6 +102,9 @@ function gatewayConfig(
     backends: {
       'mcp-backend': { static: { host: '127.0.0.1', port: ports.backend } },
       idp: { static: { host: '127.0.0.1', port: ports.idp } },
+      ...(idp.hosts
+        ? { 'idp-keys': { static: { host: '127.0.0.1', port: idp.hosts.keys.port } } }
+        : {}),
     },
     routes: { mcp: mcpRoute('default') },
     policies: {
@@ -178,6 +184,15 @@ export async function startScenarioStack(
     started.push(gwRecorder)
     const idpRecorder = await startRecorder('idp', traffic, clientPorts)
     started.push(idpRecorder)
+    // The IdP's other hosts (google: token and keys), each behind a recorder of its own.
+    const hostRecorders =
+      scenario.idp.shape === 'google'
+        ? {
+            token: await startRecorder('idp', traffic, clientPorts),
+            keys: await startRecorder('idp', traffic, clientPorts),
+          }
+        : undefined
+    if (hostRecorders) started.push(hostRecorders.token, hostRecorders.keys)
     // The client's own metadata documents (--cimd-document), known to a CIMD IdP besides ours.
     const known = scenario.idp.clientIdMetadataDocuments
     const idp = await startMockIdp({
@@ -193,9 +208,16 @@ export async function startScenarioStack(
           }
         : {}),
       publicUrl: idpRecorder.origin,
+      ...(hostRecorders
+        ? { hostUrls: { token: hostRecorders.token.origin, keys: hostRecorders.keys.origin } }
+        : {}),
     })
     started.push(idp)
     idpRecorder.setUpstream(idp.port)
+    if (hostRecorders && idp.hosts) {
+      hostRecorders.token.setUpstream(idp.hosts.token.port)
+      hostRecorders.keys.setUpstream(idp.hosts.keys.port)
+    }
     // mcp-backend serves 2026-07-28 and 2025-11-25 on one endpoint (mock-mcp/src/modern.ts).
     const backend: McpBackend = await startMcpBackend()
     started.push(backend)
@@ -277,14 +299,15 @@ export async function startScenarioStack(
         const shapers = scenario.shapers?.(handles) ?? {}
         gwRecorder.setShaper(shapers.gateway)
         // The scenario's forgery first: the rewrite leaves a forged iss alone.
-        idpRecorder.setShaper(
-          composeShapers(
-            shapers.idp,
-            gatewayIssuer
-              ? reshapers.issAsGateway(handles.authorizePath, idp.issuer, resource)
-              : undefined,
-          ),
+        const idpShaper = composeShapers(
+          shapers.idp,
+          gatewayIssuer
+            ? reshapers.issAsGateway(handles.authorizePath, idp.issuer, resource)
+            : undefined,
         )
+        // One IdP, whichever of its hosts a request goes to.
+        for (const r of [idpRecorder, hostRecorders?.token, hostRecorders?.keys])
+          r?.setShaper(idpShaper)
       },
       async stop() {
         for (const part of started.reverse()) await part.stop()

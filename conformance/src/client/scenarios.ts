@@ -10,6 +10,7 @@ import {
   BRIDGED,
   CIMD_CLIENT_METADATA_URL,
   CIMD_DOCUMENT,
+  GOOGLE_RULE,
   MISMATCHED_RESOURCE,
   NAMED_PRM_PATH,
   OIDC_SCOPES,
@@ -370,6 +371,30 @@ const SCENARIOS_2025: readonly ClientScenario[] = [
       ],
     },
     gateway: { ...RESOURCE_SERVER, audience: 'server', rules: [AUTH0_RULE] },
+  },
+  {
+    name: 'idp-endpoints-on-other-hosts',
+    clientScenario: 'auth/pre-registration',
+    protocolVersion: '2025-11-25',
+    revision: '2025-11-25',
+    title:
+      'A Google-shaped IdP that PRM names: issuer <origin> (no path), authorization endpoint /o/oauth2/v2/auth, token endpoint and keys on two other hosts (RFC 8414 §2: the metadata names them), no registration, a pre-registered client',
+    outcome: 'complete',
+    registration: 'pre-registered',
+    idp: {
+      ...SIGN_IN,
+      shape: 'google',
+      // Google's tokens are for the client that asked (mock-idp's google shape: `aud`).
+      audience: PRE_REGISTERED.clientId,
+      clients: [
+        {
+          clientId: PRE_REGISTERED.clientId,
+          clientSecret: PRE_REGISTERED.clientSecret,
+          redirectUris: ['http://localhost:3000/callback'],
+        },
+      ],
+    },
+    gateway: { ...RESOURCE_SERVER, audience: 'server', rules: [GOOGLE_RULE] },
   },
   {
     name: 'cimd',

@@ -36,6 +36,7 @@ const JUDGED: Record<string, string[]> = {
   'key-rotation': ['CLI-REFRESH-001'],
   'pre-registered': ['CLI-REG-002', 'CLI-REG-004'],
   'idp-issuer-trailing-slash': ['CLI-ASM-001', 'CLI-REG-002'],
+  'idp-endpoints-on-other-hosts': ['CLI-ASM-002', 'CLI-ASM-003', 'CLI-PKCE-002', 'CLI-REG-002'],
   cimd: ['CLI-REG-003'],
   'forged-state': ['CLI-STATE-002'],
   'wrong-iss': ['CLI-ISS-001'],

@@ -22,6 +22,7 @@ const RUNS: Record<string, string[]> = {
   'prm-root-only': ['forget-resource-metadata'],
   'prm-named-url-only': ['', 'forget-resource-metadata'],
   'bridged-client-id': ['same-origin-token-endpoint'],
+  'idp-endpoints-on-other-hosts': ['--refetch-metadata'],
 }
 
 const reports = new Map<string, ScenarioReport>()
@@ -46,7 +47,12 @@ beforeAll(async () => {
     stacks.push(stack)
     facts.set(name, stack.facts)
     for (const fault of faults) {
-      const command = fault ? `${HAND} --fault ${fault}` : HAND
+      // A fault, or (starting with --) a behaviour that is none.
+      const command = fault.startsWith('--')
+        ? `${HAND} ${fault}`
+        : fault
+          ? `${HAND} --fault ${fault}`
+          : HAND
       reports.set(`${fault}@${name}`, await runOnStack(stack, command, { timeoutMs: 90_000 }))
     }
     await stack.stop()
@@ -101,6 +107,14 @@ describe('the client judge', () => {
     expect(flow?.message).toMatch(
       /not reached: .*token endpoint .*another origin.*interop finding, not a breach/,
     )
+  })
+
+  it('passes CLI-ASM-001 for a client that reads the metadata it found twice, as the Inspector CLI does (it failed: "only right after … failed")', () => {
+    const r = report('idp-endpoints-on-other-hosts', '--refetch-metadata')
+    const read = r.log.filter((e) => e.url.endsWith('/.well-known/openid-configuration'))
+    expect(read.map((e) => e.status)).toEqual([200, 200])
+    expect(result(r, 'CLI-ASM-001')?.status, failed(r).join('; ')).toBe('passed')
+    expect(failed(r)).toEqual([])
   })
 
   it('quotes the error message of a client that crashed, not its last stack frame', () => {

@@ -23,23 +23,54 @@ export interface Router<T> {
  * path's candidates are itself and each of its element boundaries, longest first.
  */
 export function createRouter<T>(entries: readonly RouteEntry<T>[]): Router<T> {
-  const exact = new Map<string, RouteEntry<T>>()
-  for (const e of entries) if (e.type === 'Exact' && !exact.has(e.value)) exact.set(e.value, e)
-  // For one key, the entry the longest-prefix rule picks: the longest value (`/mcp/` before
-  // `/mcp`), then configuration order (the sort is stable).
-  const prefixes = new Map<string, RouteEntry<T>>()
-  let root: RouteEntry<T> | undefined
-  const sorted = entries
-    .filter((e) => e.type === 'PathPrefix')
-    .sort((a, b) => b.value.length - a.value.length)
-  for (const e of sorted) {
-    if (e.value === '/') {
-      root ??= e
-      continue
+  const builder = new RouterBuilder<T>()
+  for (const e of entries) builder.add(e)
+  return builder.build()
+}
+
+/**
+ * A router built one entry at a time, in configuration order, so that a caller walking thousands
+ * of routes can give the event loop turns between its additions (`../compile.ts`): each
+ * {@link add} costs a map lookup, and {@link build} costs nothing more, where sorting every prefix
+ * in one call was one of a large reload's longest stalls (docs/reliability.md, "Large
+ * configurations"). The router it builds is {@link createRouter}'s for the same entries.
+ */
+export class RouterBuilder<T> {
+  readonly #exact = new Map<string, RouteEntry<T>>()
+  readonly #prefixes = new Map<string, RouteEntry<T>>()
+  #root: RouteEntry<T> | undefined
+  #built = false
+
+  /** Adds the next entry (configuration order: on a tie, the first added wins). */
+  add(e: RouteEntry<T>): void {
+    if (this.#built) throw new Error('RouterBuilder.add after build: the router is already built')
+    if (e.type === 'Exact') {
+      if (!this.#exact.has(e.value)) this.#exact.set(e.value, e)
+      return
     }
+    if (e.value === '/') {
+      this.#root ??= e
+      return
+    }
+    // For one key, the entry the longest-prefix rule picks: the longest value (`/mcp/` before
+    // `/mcp`), then configuration order.
     const key = e.value.endsWith('/') ? e.value.slice(0, -1) : e.value
-    if (!prefixes.has(key)) prefixes.set(key, e)
+    const held = this.#prefixes.get(key)
+    if (!held || e.value.length > held.value.length) this.#prefixes.set(key, e)
   }
+
+  /** The router over the entries added; the builder takes no more after it. */
+  build(): Router<T> {
+    this.#built = true
+    return matcher(this.#exact, this.#prefixes, this.#root)
+  }
+}
+
+function matcher<T>(
+  exact: ReadonlyMap<string, RouteEntry<T>>,
+  prefixes: ReadonlyMap<string, RouteEntry<T>>,
+  root: RouteEntry<T> | undefined,
+): Router<T> {
   return {
     match(path) {
       const e = exact.get(path)

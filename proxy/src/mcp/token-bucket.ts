@@ -85,7 +85,9 @@ export class TokenBuckets {
     const full = bucket.tokens >= this.spec.maxTokens
     return {
       tokens: bucket.tokens,
-      nextFillMs: full ? 0 : Math.max(0, bucket.filledAt + this.spec.fillIntervalMs - now),
+      // The elapsed time first: `filledAt + interval - now` on a fractional clock can come out a
+      // hair above the interval, which a whole-second header rounds up.
+      nextFillMs: full ? 0 : Math.max(0, this.spec.fillIntervalMs - (now - bucket.filledAt)),
     }
   }
 

@@ -110,6 +110,14 @@ export class TaskRegistry {
     return () => this.#background.delete(id)
   }
 
+  /**
+   * A counter that moves whenever work begins: a connection, a request or a background task
+   * (telemetry/memory-trim.ts reads it to tell an idle gateway).
+   */
+  activity(): number {
+    return this.#ids
+  }
+
   /** Number of requests in flight across all listeners. */
   inFlight(): number {
     let n = 0

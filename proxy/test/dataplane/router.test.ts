@@ -1,9 +1,11 @@
 /**
  * createRouter (proxy/src/dataplane/router.ts): Gateway API path precedence — an `Exact` match
  * beats any prefix, the longest prefix wins, and a `PathPrefix` matches whole path elements only.
+ * RouterBuilder: the same table, built one entry at a time (a large reload adds them between turns
+ * of the event loop).
  */
 import { describe, expect, it } from 'vitest'
-import { createRouter, type RouteEntry } from '../../src/dataplane/router.js'
+import { createRouter, type RouteEntry, RouterBuilder } from '../../src/dataplane/router.js'
 
 const prefix = (value: string, target = value): RouteEntry<string> => ({
   type: 'PathPrefix',
@@ -128,5 +130,45 @@ describe('createRouter at scale', () => {
     expect(router.match('/t5/other')).toBeUndefined()
     // Matching reads no entry: it looks its candidates up.
     expect(walked).toEqual([])
+  })
+})
+
+describe('RouterBuilder', () => {
+  it('picks the longer of two prefixes for one element, whichever was added first', () => {
+    for (const entries of [
+      [prefix('/mcp', 'short'), prefix('/mcp/', 'long')],
+      [prefix('/mcp/', 'long'), prefix('/mcp', 'short')],
+    ]) {
+      const builder = new RouterBuilder<string>()
+      for (const e of entries) builder.add(e)
+      const router = builder.build()
+      expect(router.match('/mcp/x')?.entry.target).toBe('long')
+      expect(router.match('/mcp')?.entry.target).toBe('long')
+    }
+  })
+
+  it('keeps the first added of equal entries: Exact, PathPrefix and the prefix /', () => {
+    const builder = new RouterBuilder<string>()
+    for (const e of [
+      exact('/a', 'exact first'),
+      prefix('/b', 'prefix first'),
+      prefix('/', 'root first'),
+      exact('/a', 'exact second'),
+      prefix('/b', 'prefix second'),
+      prefix('/', 'root second'),
+    ])
+      builder.add(e)
+    const router = builder.build()
+    expect(router.match('/a')?.entry.target).toBe('exact first')
+    expect(router.match('/b/c')?.entry.target).toBe('prefix first')
+    expect(router.match('/z')?.entry.target).toBe('root first')
+  })
+
+  it('takes no entry after build, so that a built router never changes under its requests', () => {
+    const builder = new RouterBuilder<string>()
+    builder.add(prefix('/a'))
+    const router = builder.build()
+    expect(() => builder.add(prefix('/b'))).toThrow(/after build/)
+    expect(router.match('/b')).toBeUndefined()
   })
 })

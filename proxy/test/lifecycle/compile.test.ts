@@ -47,6 +47,30 @@ policies:
   )
 }
 
+/** `n` routes (`r0` … ) under one policy whose `targetRefs` names each of them. */
+function manyRoutes(n: number) {
+  const one = parseConfig(
+    `gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
+routes:
+  r: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: / } } ], backendRefs: [ { name: b } ] } ] }
+policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic: { authorization: { policy: { matchExpressions: [ 'jwt.sub == "alice"' ] } } }
+`,
+    'compile.yaml',
+    {},
+  )
+  const names = Array.from({ length: n }, (_, i) => `r${i}`)
+  const p = one.policies.p as (typeof one.policies)[string]
+  return {
+    ...one,
+    routes: Object.fromEntries(names.map((name) => [name, one.routes.r])),
+    policies: { p: { ...p, targetRefs: names.map((name) => ({ ...p.targetRefs[0], name })) } },
+  } as typeof one
+}
+
 describe('compile', () => {
   it('returns every issue with its path instead of throwing: a CEL error and an unreadable CA bundle', async () => {
     const result = await compile(configWith(join(dir, 'missing.pem'), 'jwtt.sub == "alice"'))
@@ -144,6 +168,81 @@ policies:
       expect(snapshot.routesOf.get('default')).toHaveLength(n)
     } finally {
       await retireSnapshot(snapshot, undefined)
+    }
+  })
+
+  it('on a reload, compares a policy naming 10,000 routes with the previous one a turn every 250 references, and keeps it only when equal', async () => {
+    const n = 10_000
+    const config = manyRoutes(n)
+    const services = { logging: createLogging({ filter: 'off' }), tasks: new TaskRegistry() }
+    const previous = await buildSnapshot(await compileOrThrow(config), services)
+    const p = config.policies.p as (typeof config.policies)[string]
+    // The same policy, as a reload reads it: equal, not the same objects.
+    const again = { ...config, policies: { p: structuredClone(p) } } as typeof config
+    const { result: kept, turns } = await turnsDuring(async () =>
+      buildSnapshot(await compileOrThrow(again), services, previous),
+    )
+    // One reference changed (the last): the comparison must read every one.
+    const moved = {
+      ...config,
+      policies: {
+        p: {
+          ...p,
+          targetRefs: p.targetRefs.map((r, i) => (i === n - 1 ? { ...r, name: 'r0' } : r)),
+        },
+      },
+    } as typeof config
+    const changed = await buildSnapshot(await compileOrThrow(moved), services, previous)
+    try {
+      // The four walks of the first build, and the comparison of the 10,000 references: compared
+      // in one call, it was a stall of its own (docs/reliability.md).
+      expect(turns).toBeGreaterThanOrEqual((5 * n) / 250)
+      expect(kept.policies.get('p')).toBe(previous.policies.get('p'))
+      expect(changed.policies.get('p')).not.toBe(previous.policies.get('p'))
+    } finally {
+      await retireSnapshot(changed, previous)
+      await retireSnapshot(kept, previous)
+      await retireSnapshot(previous, undefined)
+    }
+  })
+
+  it("on a reload, keeps a route's MCP stage (its rate-limit buckets) exactly when its policy is equal, targetRefs included", async () => {
+    const read = () =>
+      parseConfig(
+        `gateways: { default: { port: 3000 } }
+backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
+routes:
+  r: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: /r } } ], backendRefs: [ { name: b } ] } ] }
+  s: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: /s } } ], backendRefs: [ { name: b } ] } ] }
+policies:
+  p:
+    targetRefs: [ { name: r } ]
+    traffic: { localRateLimit: [ { name: calls, maxTokens: 1, fillInterval: 1m, key: jwt.sub } ] }
+`,
+        'compile.yaml',
+        {},
+      )
+    const config = read()
+    const services = { logging: createLogging({ filter: 'off' }), tasks: new TaskRegistry() }
+    const previous = await buildSnapshot(await compileOrThrow(config), services)
+    const p = config.policies.p as (typeof config.policies)[string]
+    // The same file read again: equal, not the same objects (`Duration`s included).
+    const equal = read()
+    const retargeted = {
+      ...config,
+      policies: { p: { ...p, targetRefs: [...p.targetRefs, { ...p.targetRefs[0], name: 's' }] } },
+    } as typeof config
+    const kept = await buildSnapshot(await compileOrThrow(equal), services, previous)
+    const changed = await buildSnapshot(await compileOrThrow(retargeted), services, previous)
+    try {
+      const stage = previous.mcpOfRoute.get('r')?.stage
+      expect(stage).toBeDefined()
+      expect(kept.mcpOfRoute.get('r')?.stage).toBe(stage)
+      expect(changed.mcpOfRoute.get('r')?.stage).not.toBe(stage)
+    } finally {
+      await retireSnapshot(changed, previous)
+      await retireSnapshot(kept, previous)
+      await retireSnapshot(previous, undefined)
     }
   })
 })

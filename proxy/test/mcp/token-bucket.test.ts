@@ -23,6 +23,17 @@ describe('TokenBuckets', () => {
     expect(b.peek('k')).toEqual({ tokens: 3, nextFillMs: 0 })
   })
 
+  it('says a whole interval until the next fill, not a float above it, on a fractional clock', () => {
+    // performance.now() is fractional: (t + 60000) - t is 60000.000000000015 at this t, which the
+    // RateLimit header rounded up to t=61 for a 60 s window.
+    const t = 76311.55038844315
+    const b = new TokenBuckets(
+      { maxTokens: 1, tokensPerFill: 1, fillIntervalMs: 60_000 },
+      { now: () => t },
+    )
+    expect(b.take('k')).toEqual({ tokens: 0, nextFillMs: 60_000 })
+  })
+
   it('keeps keys apart', () => {
     const c = clock()
     const b = new TokenBuckets({ maxTokens: 1, tokensPerFill: 1, fillIntervalMs: 1000 }, c)

@@ -2,6 +2,7 @@
 import { authorization } from './authorization.js'
 import { authorization2026 } from './authorization-2026.js'
 import { discovery } from './discovery.js'
+import { endpoints } from './endpoints.js'
 import { legacy } from './legacy.js'
 import { requestMetadata } from './request-metadata.js'
 import { session } from './session.js'
@@ -14,6 +15,7 @@ export type { ClientCheckContext, ClientRequirement } from './types.js'
 export const CLIENT_CATALOGUE: readonly ClientRequirement[] = [
   ...session.filter((r) => r.id.startsWith('CLI-FLOW')),
   ...discovery,
+  ...endpoints,
   ...legacy,
   ...authorization,
   ...authorization2026,

@@ -93,13 +93,17 @@ export function trafficDiagram(t: ScenarioTraffic): SequenceDiagram {
     if (failed.has(id)) bySeq.set(seq, [...(bySeq.get(seq) ?? []), id])
   }
   const onAStep = new Set([...bySeq.values()].flat())
+  const origin = (side: Recorded['side']) => t.traffic.find((e) => e.side === side)?.url.origin
   const steps: DiagramStep[] = t.traffic.map((e) => {
     const detail = detailOf(e)
+    // A request to another host of the same party (the Google-shaped IdP's token host) shows
+    // that host: its path alone would read as the lane's.
+    const host = e.url.origin === origin(e.side) ? '' : e.url.origin
     return {
       seq: e.seq,
       to: e.side,
       method: e.method,
-      path: pathOf(e.url),
+      path: `${host}${pathOf(e.url)}`,
       ...(detail ? { detail } : {}),
       status: e.status,
       ...(e.reshaped ? { note: redactText(e.reshaped) } : {}),
@@ -114,7 +118,6 @@ export function trafficDiagram(t: ScenarioTraffic): SequenceDiagram {
       failed,
     ),
   }
-  const origin = (side: Recorded['side']) => t.traffic.find((e) => e.side === side)?.url.origin
   const gateway = origin('gateway')
   const idp = origin('idp')
   return {

@@ -39,6 +39,9 @@ export const CAUGHT_BY: Record<string, { scenario: string; id: string }> = {
   'keep-issuer-slash': { scenario: 'idp-issuer-trailing-slash', id: 'CLI-ASM-001' },
   // Refusing the right metadata (issuer "<origin>/" compared as "<origin>"): never gets through.
   'issuer-without-slash': { scenario: 'idp-issuer-trailing-slash', id: 'CLI-FLOW-001' },
+  // Endpoints built from the issuer, not taken from the metadata (Google's are on other hosts).
+  'authorize-at-issuer': { scenario: 'idp-endpoints-on-other-hosts', id: 'CLI-ASM-002' },
+  'token-at-issuer': { scenario: 'idp-endpoints-on-other-hosts', id: 'CLI-ASM-003' },
   // MCP 2026-07-28 (the client speaks it when MCP_CONFORMANCE_PROTOCOL_VERSION says so)
   'accept-missing-iss': { scenario: 'iss-missing', id: 'CLI-ISS-003' },
   'iss-only-when-advertised': { scenario: 'iss-unadvertised', id: 'CLI-ISS-004' },

@@ -44,6 +44,8 @@ const FAULTS = [
   'skip-legacy-metadata',
   'keep-issuer-slash',
   'issuer-without-slash',
+  'authorize-at-issuer',
+  'token-at-issuer',
   // 2026-07-28 (when MCP_CONFORMANCE_PROTOCOL_VERSION says so, unless noted)
   'accept-missing-iss',
   'iss-only-when-advertised',
@@ -90,6 +92,11 @@ const MODERN = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === '2026-07-28'
  * cached registration. The same request twice must not be judged as state or challenge reuse.
  */
 const PROBE = argv.includes('--probe-authorization')
+/**
+ * Not a fault: read the authorization-server metadata it found once more, as the Inspector CLI
+ * 2.12 does. A second read of a document that answered is no attempt out of the spec's order.
+ */
+const REFETCH = argv.includes('--refetch-metadata')
 const b64 = (n: number) => randomBytes(n).toString('base64url')
 
 type Json = Record<string, unknown>
@@ -204,6 +211,7 @@ async function discover(params: Record<string, string>): Promise<void> {
   for (const url of candidates) {
     meta = await getJson(url)
     metaOrigin = new URL(url).origin
+    if (meta && REFETCH) meta = await getJson(url)
     if (meta) break
   }
   if (!meta) throw new Error('no authorization-server metadata found')
@@ -297,7 +305,11 @@ async function token(form: Record<string, string>): Promise<void> {
   }
   if (!client.secret && !has('no-client-id')) body.set('client_id', client.id)
   if (!has('no-resource')) body.set('resource', resourceParam())
-  const endpoint = String(meta.token_endpoint)
+  // RFC 8414 §2: the metadata names the token endpoint, which may be on another host.
+  const named = String(meta.token_endpoint)
+  const endpoint = has('token-at-issuer')
+    ? `${new URL(String(meta.issuer)).origin}${new URL(named).pathname}`
+    : named
   if (has('same-origin-token-endpoint') && metaOrigin && new URL(endpoint).origin !== metaOrigin)
     throw new Error(
       `refusing to send the code to ${endpoint}: not on the origin of the authorization-server metadata (${metaOrigin})`,
@@ -317,7 +329,12 @@ async function authorize(scope: string): Promise<void> {
   const verifier = has('reused-verifier') && firstVerifier ? firstVerifier : b64(32)
   firstVerifier ??= verifier
   const state = has('static-state') ? 'state' : b64(32)
-  const url = new URL(String(meta.authorization_endpoint))
+  // RFC 8414 §2: the metadata names the authorization endpoint, on any path.
+  const url = new URL(
+    has('authorize-at-issuer')
+      ? `${String(meta.issuer).replace(/\/$/, '')}/authorize`
+      : String(meta.authorization_endpoint),
+  )
   const params: Record<string, string> = {
     response_type: 'code',
     client_id: client.id,
@@ -337,7 +354,12 @@ async function authorize(scope: string): Promise<void> {
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v)
   if (PROBE) await (await idpFetch(url.href)).body?.cancel()
   const res = await idpFetch(url.href)
-  const back = new URL(res.headers.get('location') ?? 'about:blank')
+  const location = res.headers.get('location')
+  if (location === null)
+    throw new Error(
+      `authorization endpoint ${url.origin}${url.pathname}: HTTP ${res.status}, no redirect`,
+    )
+  const back = new URL(location)
   if (!has('no-state-check') && back.searchParams.get('state') !== state)
     throw new Error('state mismatch')
   const iss = back.searchParams.get('iss')

@@ -71,6 +71,16 @@ describe('trafficDiagram', () => {
     expect(steps[2]?.note).toBe('iss as the gateway')
   })
 
+  it("shows the host of a request to another of the IdP's hosts (its token host), the lane's by path only", () => {
+    const entries = flow()
+    const token = entries[3]
+    if (!token) throw new Error('no token request in the fixture')
+    token.url = new URL('http://127.0.0.1:9301/token')
+    const steps = trafficDiagram(traffic({ traffic: entries })).steps
+    expect(steps[3]?.path).toBe('http://127.0.0.1:9301/token')
+    expect(steps[2]?.path).toMatch(/^\/authorize\?/)
+  })
+
   it("marks the step a failure's evidence is, and puts a failure no request shows on the client's end", () => {
     const d = trafficDiagram(traffic())
     expect(
