@@ -20,7 +20,9 @@ import type { BrokerStore, StoreGroup, StoreNamespace, StoreValue } from './type
  * against an owner (StoreGroup). ARGV: value, ttl ms, max entries, and the owner's bound. Returns
  * 1 stored, or, when full, the negated milliseconds until the earliest entry expires (at most -1).
  * An owner at its bound first loses its own least recently stored entries (expired ones, gone
- * already, are dropped from its set on the way).
+ * already, are dropped from its set on the way); the owner's set is scored by the time of storing
+ * in microseconds, since entries stored in the same millisecond would tie and a sorted set orders
+ * ties by member, not by arrival.
  */
 const PUT = `
 local t = redis.call('TIME')
@@ -40,7 +42,7 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), KEYS[1])
 if KEYS[3] then
-  redis.call('ZADD', KEYS[3], now, KEYS[1])
+  redis.call('ZADD', KEYS[3], tonumber(t[1]) * 1000000 + tonumber(t[2]), KEYS[1])
   redis.call('PEXPIRE', KEYS[3], ARGV[2])
 end
 return 1

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 
 /** The schema version this code writes; older files are migrated at open, newer ones refused. */
-export const SQLITE_SCHEMA_VERSION = 2
+export const SQLITE_SCHEMA_VERSION = 3
 /** The part of node:sqlite's `StatementSync` used here. */
 export interface Statement {
   run(...params: (string | number | null)[]): { changes: number | bigint }
@@ -91,6 +91,12 @@ const MIGRATIONS: Record<number, string> = {
   2: `
     ALTER TABLE entries ADD COLUMN grp TEXT;
     CREATE INDEX entries_group ON entries (ns, grp, expires_at) WHERE grp IS NOT NULL;
+  `,
+  // The order entries were stored in: an owner at its bound loses its least recently stored
+  // entries, and entries stored in the same millisecond have the same expiry (the table has no
+  // rowid to tell them apart; ties on expires_at came back in key order).
+  3: `
+    ALTER TABLE entries ADD COLUMN stored INTEGER NOT NULL DEFAULT 0;
   `,
 }
 

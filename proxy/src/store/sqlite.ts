@@ -41,6 +41,8 @@ export interface SqliteStoreOptions {
 export class SqliteStore implements BrokerStore {
   readonly #o: SqliteStoreOptions
   readonly #now: () => number
+  /** The order of the last put (the `stored` column): ties of the millisecond clock broken. */
+  #stored = 0
   readonly #db: Database
   readonly #counts = new Map<StoreNamespace, number>()
   readonly #timer: NodeJS.Timeout
@@ -71,7 +73,7 @@ export class SqliteStore implements BrokerStore {
         'SELECT 1 AS x FROM entries WHERE ns = ? AND key = ? AND expires_at > ?',
       ),
       upsert: this.#db.prepare(
-        'INSERT INTO entries (ns, key, value, expires_at, grp) VALUES (?, ?, ?, ?, ?) ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, grp = excluded.grp',
+        'INSERT INTO entries (ns, key, value, expires_at, grp, stored) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, grp = excluded.grp, stored = excluded.stored',
       ),
       take: this.#db.prepare(
         'DELETE FROM entries WHERE ns = ? AND key = ? RETURNING value, expires_at',
@@ -89,9 +91,12 @@ export class SqliteStore implements BrokerStore {
       ),
       // The owner's expired entries, and its least recently stored live ones beyond the bound.
       groupTrim: this.#db.prepare(
-        'DELETE FROM entries WHERE ns = ? AND key IN (SELECT key FROM entries WHERE ns = ? AND grp = ? AND expires_at <= ? UNION ALL SELECT key FROM (SELECT key FROM entries WHERE ns = ? AND grp = ? AND expires_at > ? ORDER BY expires_at LIMIT ?))',
+        'DELETE FROM entries WHERE ns = ? AND key IN (SELECT key FROM entries WHERE ns = ? AND grp = ? AND expires_at <= ? UNION ALL SELECT key FROM (SELECT key FROM entries WHERE ns = ? AND grp = ? AND expires_at > ? ORDER BY stored LIMIT ?))',
       ),
     }
+    this.#stored = Number(
+      this.#db.prepare('SELECT COALESCE(MAX(stored), 0) AS s FROM entries').get()?.s ?? 0,
+    )
     for (const ns of STORE_NAMESPACES) {
       const row = this.#db.prepare('SELECT COUNT(*) AS n FROM entries WHERE ns = ?').get(ns)
       this.#counts.set(ns, Number(row?.n ?? 0))
@@ -134,7 +139,15 @@ export class SqliteStore implements BrokerStore {
     }
     this.#run(() => {
       const existed = this.#q.get.get(ns, key) !== undefined
-      this.#q.upsert.run(ns, key, json, now + Math.ceil(ttlMs), group ? group.id : null)
+      this.#stored += 1
+      this.#q.upsert.run(
+        ns,
+        key,
+        json,
+        now + Math.ceil(ttlMs),
+        group ? group.id : null,
+        this.#stored,
+      )
       if (!existed) this.#counts.set(ns, this.size(ns) + 1)
     })
   }

@@ -41,6 +41,25 @@ describe.skipIf(skip !== undefined)(`SqliteStore${skip ? ` (skipped: ${skip})` :
     await b.close()
   })
 
+  it('an owner at its bound loses its least recently stored entries when all were stored in the same millisecond, and after a reopen', async () => {
+    // Regression: the owner's trim ordered by expiry alone, so entries stored in one millisecond
+    // (the same expiry) came back in key order: m10…m19 went before m2.
+    const path = file()
+    const mallory = { id: 'mallory', max: 3 }
+    const a = new SqliteStore({ path, maxEntries: 100, now: () => 1_000_000 })
+    for (let i = 0; i < 12; i++) await a.put('session', `m${i}`, i, 60_000, mallory)
+    const kept = async (s: SqliteStore, n: number) =>
+      (await Promise.all(Array.from({ length: n }, (_, i) => s.get('session', `m${i}`)))).flatMap(
+        (v, i) => (v === undefined ? [] : [i]),
+      )
+    expect(await kept(a, 12)).toEqual([9, 10, 11])
+    await a.close()
+    const b = new SqliteStore({ path, maxEntries: 100, now: () => 1_000_000 })
+    await b.put('session', 'm12', 12, 60_000, mallory)
+    expect(await kept(b, 13)).toEqual([10, 11, 12])
+    await b.close()
+  })
+
   it('sweeps at most SWEEP_BATCH expired rows per namespace per run', async () => {
     let now = 0
     const s = new SqliteStore({ path: file(), maxEntries: 10 * SWEEP_BATCH, now: () => now })
