@@ -10,6 +10,7 @@ import type { GatehouseConfig } from '../../src/config/schema.js'
 import { loadConfigSources } from '../../src/config/sources.js'
 import { PART_ENTRIES, packConfig, unpackConfig } from '../../src/config/transfer.js'
 import { turnsDuring } from '../event-loop-turns.js'
+import { oneRouteConfig } from './many-routes.js'
 
 const EXAMPLE = new URL('../../../examples/standalone/gatehouse.yaml', import.meta.url).pathname
 const MANIFESTS = new URL('../../../examples/kubernetes/mcp-auth.yaml', import.meta.url).pathname
@@ -82,15 +83,7 @@ describe('packConfig / unpackConfig', () => {
   })
 
   it('sends a policy naming 1,000 routes with its targetRefs in parts, and gives it back whole, in order, frozen', async () => {
-    const one = parseConfig(`gateways: { default: { port: 3000 } }
-backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
-routes:
-  r: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: / } } ], backendRefs: [ { name: b } ] } ] }
-policies:
-  p:
-    targetRefs: [ { name: r } ]
-    traffic: { authorization: { policy: { matchExpressions: [ 'jwt.sub == "alice"' ] } } }
-`)
+    const one = oneRouteConfig()
     const p = one.policies.p as GatehouseConfig['policies'][string]
     const ref = p.targetRefs[0] as (typeof p.targetRefs)[number]
     const refs = Array.from({ length: 1_000 }, (_, i) => ({ ...ref, name: `r${i}` }))

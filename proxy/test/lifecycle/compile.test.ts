@@ -18,6 +18,7 @@ import {
 } from '../../src/lifecycle/compile.js'
 import { createLogging } from '../../src/telemetry/logging.js'
 import { TaskRegistry } from '../../src/telemetry/tasks.js'
+import { manyRoutes } from '../config/many-routes.js'
 import { turnsDuring } from '../event-loop-turns.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-compile-'))
@@ -45,30 +46,6 @@ policies:
     'compile.yaml',
     {},
   )
-}
-
-/** `n` routes (`r0` … ) under one policy whose `targetRefs` names each of them. */
-function manyRoutes(n: number) {
-  const one = parseConfig(
-    `gateways: { default: { port: 3000 } }
-backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
-routes:
-  r: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: / } } ], backendRefs: [ { name: b } ] } ] }
-policies:
-  p:
-    targetRefs: [ { name: r } ]
-    traffic: { authorization: { policy: { matchExpressions: [ 'jwt.sub == "alice"' ] } } }
-`,
-    'compile.yaml',
-    {},
-  )
-  const names = Array.from({ length: n }, (_, i) => `r${i}`)
-  const p = one.policies.p as (typeof one.policies)[string]
-  return {
-    ...one,
-    routes: Object.fromEntries(names.map((name) => [name, one.routes.r])),
-    policies: { p: { ...p, targetRefs: names.map((name) => ({ ...p.targetRefs[0], name })) } },
-  } as typeof one
 }
 
 describe('compile', () => {
@@ -132,27 +109,8 @@ describe('buildSnapshot', () => {
   })
 
   it('gives the event loop a turn every 250 routes in each walk over 10,000 routes under one policy', async () => {
-    const one = parseConfig(
-      `gateways: { default: { port: 3000 } }
-backends: { b: { static: { host: 127.0.0.1, port: 9 } } }
-routes:
-  r: { allowUnauthenticated: true, rules: [ { matches: [ { path: { type: PathPrefix, value: / } } ], backendRefs: [ { name: b } ] } ] }
-policies:
-  p:
-    targetRefs: [ { name: r } ]
-    traffic: { authorization: { policy: { matchExpressions: [ 'jwt.sub == "alice"' ] } } }
-`,
-      'compile.yaml',
-      {},
-    )
     const n = 10_000
-    const names = Array.from({ length: n }, (_, i) => `r${i}`)
-    const p = one.policies.p as (typeof one.policies)[string]
-    const config = {
-      ...one,
-      routes: Object.fromEntries(names.map((name) => [name, one.routes.r])),
-      policies: { p: { ...p, targetRefs: names.map((name) => ({ ...p.targetRefs[0], name })) } },
-    } as typeof one
+    const config = manyRoutes(n)
     const compiled = await compileOrThrow(config)
     const { result: snapshot, turns } = await turnsDuring(() =>
       buildSnapshot(compiled, {
