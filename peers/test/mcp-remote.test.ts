@@ -3,39 +3,20 @@
  * completed in Chromium. In the seed's pass-through mode it refuses the gateway as its
  * authorization server (RFC 8414 §3.3; docs/design/broker.md).
  */
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumPath, hasChromium, launchChromium } from '../../ci/chromium.js'
+import { expect, it } from 'vitest'
 import { runMcpRemote } from '../src/mcp-remote.js'
-import { type DemoStack, startDemoStack } from '../src/stack.js'
+import { describeWithChromium } from './chromium-rig.js'
 import { broker, passThrough } from './modes.js'
 
-const SUITE = hasChromium()
-  ? 'mcp-remote over stdio'
-  : `mcp-remote over stdio (skipped: no Chromium at ${chromiumPath()}; npm run setup:test-tools)`
-
-describe.skipIf(!hasChromium())(SUITE, () => {
-  let browser: Browser
-  const stacks: DemoStack[] = []
-
-  beforeAll(async () => {
-    browser = await launchChromium()
-  }, 60_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    for (const s of stacks) await s.stop()
-  })
-
+describeWithChromium('mcp-remote over stdio', (rig) => {
   it('broker mode: alice signs in (consent, IdP form) and lists the tools and calls echo over stdio; bob gets 403', async () => {
-    const stack = await startDemoStack({ configure: broker })
-    stacks.push(stack)
-    const alice = await runMcpRemote({ mcpUrl: stack.mcpUrl, user: 'alice', browser })
+    const stack = await rig.stack({ configure: broker })
+    const alice = await runMcpRemote({ mcpUrl: stack.mcpUrl, user: 'alice', browser: rig.browser })
     expect(alice.error).toBeUndefined()
     expect(alice.tools).toContain('echo')
     expect(alice.echo).toBe('hello through mcp-remote')
     expect(alice.authorizations).toBe(1)
-    const bob = await runMcpRemote({ mcpUrl: stack.mcpUrl, user: 'bob', browser })
+    const bob = await runMcpRemote({ mcpUrl: stack.mcpUrl, user: 'bob', browser: rig.browser })
     expect(bob.tools).toEqual([])
     expect(bob.authorizations).toBeGreaterThanOrEqual(1)
     expect(bob.error).toContain('status: 403')
@@ -43,9 +24,12 @@ describe.skipIf(!hasChromium())(SUITE, () => {
   }, 240_000)
 
   it("pass-through, issuerMode Provider: exits refusing the metadata, whose issuer is the IdP's (RFC 8414 §3.3)", async () => {
-    const stack = await startDemoStack({ configure: passThrough('Provider') })
-    stacks.push(stack)
-    const outcome = await runMcpRemote({ mcpUrl: stack.mcpUrl, user: 'alice', browser })
+    const stack = await rig.stack({ configure: passThrough('Provider') })
+    const outcome = await runMcpRemote({
+      mcpUrl: stack.mcpUrl,
+      user: 'alice',
+      browser: rig.browser,
+    })
     expect(outcome.error).toContain('IssuerMismatchError')
     expect(outcome.error).toContain('RFC 8414 §3.3')
     expect(outcome.authorizations).toBe(0)
