@@ -16,10 +16,6 @@ import {
   JwksSourceSchema,
   JwtAuthenticationSchema,
   JwtProviderSchema,
-  McpAuthSchema,
-  McpUpstreamSchema,
-  OriginValidationSchema,
-  ResourceMetadataSchema,
 } from './schema/authentication.js'
 import { type BrokerRedisStoreSchema, BrokerSchema } from './schema/broker.js'
 import { name } from './schema/common.js'
@@ -37,6 +33,12 @@ import {
   RouteFilterSchema,
   RouteRuleSchema,
 } from './schema/listeners.js'
+import {
+  McpAuthSchema,
+  McpUpstreamSchema,
+  OriginValidationSchema,
+  ResourceMetadataSchema,
+} from './schema/mcp-auth.js'
 import { OpaqueTokensSchema } from './schema/opaque-tokens.js'
 import {
   AuthorizationSchema,

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (a configuration into the runtime snapshot: compiled, built, retired): kept whole.
 /**
  * Translation of the validated configuration into the runtime snapshot the dataplane reads:
  * routers per gateway, upstream pools, compiled CORS filters and compiled auth policies.

@@ -1,3 +1,4 @@
+// Over 300 lines but one job (translating the Kubernetes resources into one configuration): kept whole.
 /**
  * Kubernetes resources → the standalone configuration (docs/design/kubernetes.md: a translation in `config/`, never
  * a second pipeline). GatewayBackend → `backends`, BackendTLSPolicy → `backends.<name>.tls`,

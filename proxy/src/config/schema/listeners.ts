@@ -1,3 +1,4 @@
+// Over 300 lines but one job (the schema of where traffic comes in and where it goes): kept whole.
 /**
  * Where traffic comes in and where it goes: `gateways` (listeners), `backends` (the seed's
  * GatewayBackend with its BackendTLSPolicy folded in) and `routes` (HTTPRoute, the seed's

@@ -4,8 +4,9 @@
  * transformations, and the MCP-aware sections (per-tool authorization, rate limits).
  */
 import { z } from 'zod'
-import { JwtAuthenticationSchema, RouteOriginValidationSchema } from './authentication.js'
+import { JwtAuthenticationSchema } from './authentication.js'
 import { duration, name } from './common.js'
+import { RouteOriginValidationSchema } from './mcp-auth.js'
 
 /** What a policy attaches to (an HTTPRoute). */
 export const TargetRefSchema = z.strictObject({
