@@ -12,14 +12,13 @@ import { type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { GatehouseConfigInput } from '../../src/config/schema.js'
 import {
   isBindableSessionId,
   MemorySessionBindings,
   principalOf,
 } from '../../src/dataplane/session-binding.js'
-import { authConfig } from '../auth/config.js'
 import { startTinyIdp, type TinyIdp } from '../auth/tiny-idp.js'
+import { startAuthedAndOpen } from '../authed-and-open.js'
 import { simpleConfig, startTestGatehouse, type TestGatehouse } from '../helpers.js'
 
 let idp: TinyIdp
@@ -32,30 +31,7 @@ let open: string
 beforeAll(async () => {
   idp = await startTinyIdp()
   backend = await startMcpBackend()
-  const config = authConfig({ idpPort: idp.port, backendPort: backend.port, issuer: idp.issuer })
-  config.gateways = {
-    default: { port: 3000, address: '127.0.0.1' },
-    open: { port: 3001, address: '127.0.0.1' },
-  }
-  const mcp = config.routes?.mcp
-  if (!mcp) throw new Error('no mcp route')
-  mcp.parentRefs = [{ name: 'default' }]
-  config.routes = {
-    mcp,
-    open: {
-      parentRefs: [{ name: 'open' }],
-      allowUnauthenticated: true,
-      rules: [
-        {
-          matches: [{ path: { type: 'PathPrefix', value: '/mcp' } }],
-          backendRefs: [{ name: 'mcp-backend' }],
-        },
-      ],
-    },
-  }
-  gh = await startTestGatehouse(config as GatehouseConfigInput)
-  authed = gh.gateways.find((g) => g.name === 'default')?.url ?? ''
-  open = gh.gateways.find((g) => g.name === 'open')?.url ?? ''
+  ;({ gh, authed, open } = await startAuthedAndOpen(idp, backend.port))
 })
 afterAll(async () => {
   await gh.stop('done')

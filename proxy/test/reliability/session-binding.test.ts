@@ -10,10 +10,9 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { GatehouseConfigInput } from '../../src/config/schema.js'
-import { authConfig } from '../auth/config.js'
 import { startTinyIdp, type TinyIdp } from '../auth/tiny-idp.js'
-import { startTestGatehouse, type TestGatehouse } from '../helpers.js'
+import { startAuthedAndOpen } from '../authed-and-open.js'
+import type { TestGatehouse } from '../helpers.js'
 
 let idp: TinyIdp
 let backend: Server
@@ -39,31 +38,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r))
   const backendPort = (backend.address() as AddressInfo).port
-  const config = authConfig({ idpPort: idp.port, backendPort, issuer: idp.issuer })
-  config.gateways = {
-    default: { port: 3000, address: '127.0.0.1' },
-    open: { port: 3001, address: '127.0.0.1' },
-  }
-  const mcp = config.routes?.mcp
-  if (!mcp) throw new Error('no mcp route')
-  mcp.parentRefs = [{ name: 'default' }]
-  config.routes = {
-    mcp,
-    open: {
-      parentRefs: [{ name: 'open' }],
-      // Served without authentication on purpose: the anonymous sessions of the attack.
-      allowUnauthenticated: true,
-      rules: [
-        {
-          matches: [{ path: { type: 'PathPrefix', value: '/mcp' } }],
-          backendRefs: [{ name: 'mcp-backend' }],
-        },
-      ],
-    },
-  }
-  gh = await startTestGatehouse(config as GatehouseConfigInput)
-  authed = gh.gateways.find((g) => g.name === 'default')?.url ?? ''
-  open = gh.gateways.find((g) => g.name === 'open')?.url ?? ''
+  ;({ gh, authed, open } = await startAuthedAndOpen(idp, backendPort))
 })
 afterAll(async () => {
   await gh.stop('done')
