@@ -12,12 +12,12 @@
 import {
   CIMD_CLIENT_METADATA_URL,
   CIMD_DOCUMENT,
+  type ClientScenario,
   RESOURCE_SERVER,
   SEED_SCOPES,
   SIGN_IN,
   STANDARDS_IDP,
 } from './scenario-shapes.js'
-import type { ClientScenario } from './scenarios.js'
 import { reshapers } from './shapers.js'
 import { currentReshapers } from './shapers-2026.js'
 

@@ -3,13 +3,12 @@
  * real-world shape of the MCP authorization flow, with the recorders' reshaping where the shape is
  * one the reference proxy deliberately does not produce. docs/client-testing.md explains each.
  */
-import type { MockIdpOptions } from '@gatehouse/mock-idp'
-import type { Shaper } from './recorder.js'
 import {
   AUTH0_RULE,
   BRIDGED,
   CIMD_CLIENT_METADATA_URL,
   CIMD_DOCUMENT,
+  type ClientScenario,
   GOOGLE_RULE,
   MISMATCHED_RESOURCE,
   NAMED_PRM_PATH,
@@ -22,128 +21,15 @@ import {
 } from './scenario-shapes.js'
 import { CURRENT_SCENARIOS } from './scenarios-2026.js'
 import { reshapers } from './shapers.js'
-import type { SpecRevision } from './spec-revision.js'
 
-/** What a correct client does in a scenario. */
-export type Outcome =
-  /** Reaches the MCP server with a token and exits 0. */
-  | 'complete'
-  /** Must not get through (a forged answer, a scope it can never get); ends by itself. */
-  | 'refuse'
-  /** Either: refuse the forged answer, then possibly start over and complete. */
-  | 'any'
+// The types a scenario is written in live with its building blocks (scenario-shapes.ts), so that
+// scenarios-2026.ts and scenario-shapes.ts import nothing from this module.
+export type { ClientScenario, GatewayShape, Outcome, Registration } from './scenario-shapes.js'
 
-/** How the client gets a client id in a scenario (MCP 2025-11-25, Client Registration). */
-export type Registration = 'dcr' | 'pre-registered' | 'cimd'
-
-/** The gateway's policy in a scenario. */
-export interface GatewayShape {
-  /** `BridgedIdp`: the gateway serves AS metadata and registration; else the IdP does. */
-  bridged: boolean
-  /** With `bridged`: answer registration with the IdP's demo client id (`mcp.clientId`). */
-  clientId: boolean
-  /** The token audience accepted: the IdP server's (`api://default`) or the resource (RFC 8707). */
-  audience: 'server' | 'resource'
-  scopesSupported: string[]
-  /** Named in the 403 `insufficient_scope` challenge (`mcp.requiredScopes`). */
-  requiredScopes?: string[]
-  /** CEL rules over the token's claims. */
-  rules: string[]
-  /** `clockSkew` of the provider; default gatehouse's (60 s). */
-  clockSkew?: string
-  /**
-   * With `bridged`: the `issuer` of the AS metadata the gateway serves — `Gateway` (`<base>/mcp`,
-   * the identifier the client derives from PRM, so RFC 8414 §3.3 holds) or `Provider` (the
-   * seed's default, the IdP's issuer: metadata a client MUST NOT use, RFC 8414 §3.3).
-   */
-  issuerMode?: 'Provider' | 'Gateway'
-  /**
-   * Tokens of the IdP's second authorization server (`/oauth2/second`) are accepted too: the
-   * authorization-server migration (MCP 2026-07-28, Authorization Server Binding).
-   */
-  secondAuthServer?: boolean
-}
-
-/** What a scenario's shapers may do to the stack while the client runs. */
-export interface StackHandles {
-  /** The IdP's authorization endpoint path. */
-  authorizePath: string
-  /** The IdP as the recorders reach it, `http://127.0.0.1:<port>` (not recorded). */
-  idpUpstream: string
-  /** The IdP's issuer as the client sees it (the IdP recorder's origin, `/oauth2/default`). */
-  idpIssuer: string
-  /** The IdP's registration endpoint path (RFC 7591; open in the scenarios that use it). */
-  registrationPath: string
-  /** The gateway as the recorders reach it, `http://127.0.0.1:<port>` (not recorded). */
-  gatewayUpstream: string
-  /** The second authorization server's issuer (`secondAuthServer` scenarios), as the client sees it. */
-  secondIssuer?: string
-  /** Rotates the IdP's signing key, dropping the old one. */
-  rotateKeys(): Promise<void>
-  /** Restarts gatehouse (same configuration, same port): it fetches the key set anew. */
-  restartGateway(): Promise<void>
-}
-
-/** A client-mode scenario. */
-export interface ClientScenario {
-  /** Stable name, kebab-case (`--scenario`, report groups, baseline `<name>/<ID>`). */
-  name: string
-  /**
-   * `MCP_CONFORMANCE_SCENARIO`: the official MCP conformance scenario whose client behaviour this
-   * one needs, so clients written for that suite run unchanged.
-   */
-  clientScenario: string
-  /**
-   * `MCP_CONFORMANCE_PROTOCOL_VERSION`: the spec version the official suite (0.1.16) lists for
-   * {@link clientScenario} (`conformance/test/client/scenarios.test.ts` holds them in step).
-   */
-  protocolVersion: string
-  /**
-   * The MCP revision whose rules the scenario judges: `2026-07-28` (the current revision),
-   * `2025-11-25` (back-compat, run by default with it) or `2025-03-26` (run only when asked for,
-   * by `--spec-version 2025-03-26` or by name, as the official suite's `auth` suite leaves it
-   * out). A `2026-07-28` scenario tells the client that revision (`protocolVersion`).
-   */
-  revision: SpecRevision
-  /**
-   * Getting through needs a behaviour the spec only recommends (step-up: "Clients SHOULD respond
-   * to these errors…"): CLI-FLOW-003 (SHOULD) judges it instead of CLI-FLOW-001 (MUST); or only
-   * allows (refresh: MAY), and then CLI-FLOW-004 (MUST) judges only what comes before it: an
-   * access token obtained and sent to the MCP server.
-   */
-  throughBy?: 'SHOULD' | 'MAY'
-  /** One line. */
-  title: string
-  outcome: Outcome
-  registration: Registration
-  idp: Omit<MockIdpOptions, 'publicUrl' | 'port' | 'host' | 'https' | 'testMode'>
-  gateway: GatewayShape
-  /**
-   * The 2025-03-26 shape (MCP 2025-03-26, Server Metadata Discovery): no protected-resource
-   * metadata, the MCP server's origin is the authorization server — with RFC 8414 metadata at
-   * `<origin>/.well-known/oauth-authorization-server` (`metadata`, endpoints under `/oauth/`) or
-   * without any (`defaults`: `/authorize`, `/token`, `/register`). The gateway recorder plays
-   * that authorization server in front of the IdP.
-   */
-  legacy?: 'metadata' | 'defaults'
-  /**
-   * The only client authentication method the authorization server supports at its token
-   * endpoint: its metadata lists only this (RFC 8414 §2) and registration gives every client
-   * this method (RFC 7591 §3.2.1: the server may replace requested values).
-   */
-  tokenAuthMethod?: TokenAuthMethod
-  /** Builds the recorders' shapers for one run (fresh state per run). */
-  shapers?(h: StackHandles): { gateway?: Shaper; idp?: Shaper }
-}
-
-/** Client authentication at the token endpoint (RFC 7591 §2, `token_endpoint_auth_method`). */
-export type TokenAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
-
-/** The path of the 2025-03-26 authorization server's endpoints in a {@link ClientScenario.legacy} scenario. */
-export const LEGACY_ENDPOINTS = {
-  metadata: { authorize: '/oauth/authorize', token: '/oauth/token', register: '/oauth/register' },
-  defaults: { authorize: '/authorize', token: '/token', register: '/register' },
-} as const
+// The 2025-03-26 endpoints' paths, the handles a shaper gets and the token endpoint's client
+// authentication live with the reshapers that use them: shapers.ts imports nothing from this
+// module, so the two do not import each other.
+export { LEGACY_ENDPOINTS, type StackHandles, type TokenAuthMethod } from './shapers.js'
 
 /** The client id and secret of the pre-registered scenario (the official suite's values). */
 export const PRE_REGISTERED = {

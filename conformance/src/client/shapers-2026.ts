@@ -6,7 +6,7 @@
  */
 import { decodeJwt } from 'jose'
 import type { Shaper } from './recorder.js'
-import type { StackHandles } from './scenarios.js'
+import type { StackHandles } from './shapers.js'
 import { composeShapers, forward, isAsMetadata, isMcpWithToken, PRM_PATH } from './shapers.js'
 import { bearerOf } from './traffic.js'
 

@@ -5,8 +5,36 @@
  */
 import { decodeJwt } from 'jose'
 import type { Shaper, Synthetic } from './recorder.js'
-import { LEGACY_ENDPOINTS, type StackHandles, type TokenAuthMethod } from './scenarios.js'
 import { bearerOf, type Recorded } from './traffic.js'
+
+/** What a scenario's shapers may do to the stack while the client runs. */
+export interface StackHandles {
+  /** The IdP's authorization endpoint path. */
+  authorizePath: string
+  /** The IdP as the recorders reach it, `http://127.0.0.1:<port>` (not recorded). */
+  idpUpstream: string
+  /** The IdP's issuer as the client sees it (the IdP recorder's origin, `/oauth2/default`). */
+  idpIssuer: string
+  /** The IdP's registration endpoint path (RFC 7591; open in the scenarios that use it). */
+  registrationPath: string
+  /** The gateway as the recorders reach it, `http://127.0.0.1:<port>` (not recorded). */
+  gatewayUpstream: string
+  /** The second authorization server's issuer (`secondAuthServer` scenarios), as the client sees it. */
+  secondIssuer?: string
+  /** Rotates the IdP's signing key, dropping the old one. */
+  rotateKeys(): Promise<void>
+  /** Restarts gatehouse (same configuration, same port): it fetches the key set anew. */
+  restartGateway(): Promise<void>
+}
+
+/** Client authentication at the token endpoint (RFC 7591 §2, `token_endpoint_auth_method`). */
+export type TokenAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
+
+/** The path of the 2025-03-26 authorization server's endpoints in a `ClientScenario.legacy` scenario. */
+export const LEGACY_ENDPOINTS = {
+  metadata: { authorize: '/oauth/authorize', token: '/oauth/token', register: '/oauth/register' },
+  defaults: { authorize: '/authorize', token: '/token', register: '/register' },
+} as const
 
 /** The well-known prefix of protected-resource metadata (RFC 9728 §3). */
 export const PRM_PATH = '/.well-known/oauth-protected-resource'
