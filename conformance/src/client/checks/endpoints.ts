@@ -8,7 +8,7 @@
  */
 import { CheckSkipped, must } from '../../types.js'
 import { withoutQuery } from '../flow.js'
-import type { Progress } from '../refusal.js'
+import type { StackFacts } from '../scenario-stack.js'
 import type { ClientScenario } from '../scenarios.js'
 import { formOf, type Recorded } from '../traffic.js'
 import { type ClientRequirement, current, MCP } from './types.js'
@@ -29,50 +29,53 @@ const isAuthorization = (e: Recorded) =>
 /** A token request (RFC 6749 §4.1.3, §6), wherever it was sent. */
 const isTokenRequest = (e: Recorded) => e.method === 'POST' && formOf(e).has('grant_type')
 
-/** Skips a check whose request the run never sent, with the run's cause. */
-function reached(sent: readonly Recorded[], what: string, progress: Progress): void {
-  if (sent.length === 0)
-    throw new CheckSkipped(`not reached: ${progress.cause ?? `the client sent no ${what}`}`)
+/**
+ * The requirement that every request `isRequest` picks out went to the URL `endpointOf` reads from
+ * the stack's facts (the metadata's endpoint); skipped with the run's cause when none was sent.
+ */
+function sentToMetadataEndpoint(
+  id: string,
+  text: string,
+  request: { name: string; method: string; is: (e: Recorded) => boolean },
+  endpoint: { name: string; of: (facts: StackFacts) => string },
+): ClientRequirement {
+  return {
+    id,
+    level: 'MUST',
+    source: SOURCE,
+    quote: QUOTE,
+    text,
+    appliesTo: shaped,
+    check({ flow, facts, progress, evidence }) {
+      const sent = flow.entries.filter(request.is)
+      if (sent.length === 0)
+        throw new CheckSkipped(
+          `not reached: ${progress.cause ?? `the client sent no ${request.name}`}`,
+        )
+      const url = endpoint.of(facts)
+      const astray = sent.find((e) => withoutQuery(e.url) !== url)
+      evidence(astray)
+      must(
+        astray === undefined,
+        `${request.name}s at ${url}, the metadata's ${endpoint.name}`,
+        `${request.method} ${astray ? withoutQuery(astray.url) : ''} → ${astray?.status}`,
+      )
+    },
+  }
 }
 
 /** The endpoint requirements. */
 export const endpoints: ClientRequirement[] = [
-  {
-    id: 'CLI-ASM-002',
-    level: 'MUST',
-    source: SOURCE,
-    quote: QUOTE,
-    text: 'The client sends its authorization requests to the authorization_endpoint its authorization-server metadata names (which may be on another path or host than the issuer), not to a URL it builds from the issuer.',
-    appliesTo: shaped,
-    check({ flow, facts, progress, evidence }) {
-      const sent = flow.entries.filter(isAuthorization)
-      reached(sent, 'authorization request', progress)
-      const astray = sent.find((e) => withoutQuery(e.url) !== facts.authorizeUrl)
-      evidence(astray)
-      must(
-        astray === undefined,
-        `authorization requests at ${facts.authorizeUrl}, the metadata's authorization_endpoint`,
-        `GET ${astray ? withoutQuery(astray.url) : ''} → ${astray?.status}`,
-      )
-    },
-  },
-  {
-    id: 'CLI-ASM-003',
-    level: 'MUST',
-    source: SOURCE,
-    quote: QUOTE,
-    text: 'The client sends its token requests to the token_endpoint its authorization-server metadata names (which may be on another host than the issuer), not to a URL it builds from the issuer.',
-    appliesTo: shaped,
-    check({ flow, facts, progress, evidence }) {
-      const sent = flow.entries.filter(isTokenRequest)
-      reached(sent, 'token request', progress)
-      const astray = sent.find((e) => withoutQuery(e.url) !== facts.tokenUrl)
-      evidence(astray)
-      must(
-        astray === undefined,
-        `token requests at ${facts.tokenUrl}, the metadata's token_endpoint`,
-        `POST ${astray ? withoutQuery(astray.url) : ''} → ${astray?.status}`,
-      )
-    },
-  },
+  sentToMetadataEndpoint(
+    'CLI-ASM-002',
+    'The client sends its authorization requests to the authorization_endpoint its authorization-server metadata names (which may be on another path or host than the issuer), not to a URL it builds from the issuer.',
+    { name: 'authorization request', method: 'GET', is: isAuthorization },
+    { name: 'authorization_endpoint', of: (facts) => facts.authorizeUrl },
+  ),
+  sentToMetadataEndpoint(
+    'CLI-ASM-003',
+    'The client sends its token requests to the token_endpoint its authorization-server metadata names (which may be on another host than the issuer), not to a URL it builds from the issuer.',
+    { name: 'token request', method: 'POST', is: isTokenRequest },
+    { name: 'token_endpoint', of: (facts) => facts.tokenUrl },
+  ),
 ]
