@@ -4,6 +4,8 @@
  * cache, issuer, audience, lifetime with clock skew, algorithms and signature.
  */
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
@@ -131,6 +133,26 @@ describe('TokenVerifier (unit, static keys)', () => {
     const b = await v.verify(token)
     expect(a.ok && b.ok).toBe(true)
     if (a.ok && b.ok) expect(b.claims).toBe(a.claims)
+  })
+
+  it('holds memory for the tokens it cached, not for its 10,000-token bound up front', async () => {
+    // Regression: the cache allocated its arrays for 10,000 entries when built, about 370 KiB
+    // per verifier (so per JWT policy) before a single token was seen.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    setFlagsFromString('--no-expose-gc')
+    const token = await idp.sign()
+    const held: TokenVerifier[] = []
+    gc()
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 50; i++) {
+      const v = await verifierFor()
+      expect((await v.verify(token)).ok).toBe(true)
+      held.push(v)
+    }
+    gc()
+    const perVerifierKiB = (process.memoryUsage().heapUsed - before) / held.length / 1024
+    expect(perVerifierKiB).toBeLessThan(64)
   })
 
   it.each([
