@@ -3,9 +3,10 @@
  * (RFC 9068 §2.2) and an unknown critical extension says so (RFC 7515 §4.1.11); as a unit, the
  * cache, issuer, audience, lifetime with clock skew, algorithms and signature.
  */
-import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
+
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { KeySet } from '../../src/auth/jwks.js'
