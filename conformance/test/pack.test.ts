@@ -118,10 +118,12 @@ describe('the packed conformance package', () => {
 })
 
 describe('gatehouse-conformance, installed in an empty folder', () => {
-  it('--version prints the package version', { timeout: 60_000 }, async () => {
+  it('--version prints the package version, run as the README says: npx gatehouse-conformance', {
+    timeout: 60_000,
+  }, async () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'conformance/package.json'), 'utf8'))
       .version as string
-    const r = await pkg.conformance(['--version'])
+    const r = await pkg.npx(['--version'])
     expect(r.stdout.trim()).toBe(version)
     expect(r.code).toBe(0)
   })

@@ -35,6 +35,13 @@ const traceparents: string[] = []
 /** The content type of each export the collector received. */
 const exports: string[] = []
 let collector: Server
+/** The variables this file sets, and their values before it did. */
+const OTEL_ENV = [
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_SERVICE_NAME',
+] as const
+const saved: Partial<Record<(typeof OTEL_ENV)[number], string>> = {}
 let backend: Server
 
 beforeAll(async () => {
@@ -54,6 +61,7 @@ beforeAll(async () => {
     sendJson(res, 200, { jsonrpc: '2.0', id: 1, result: {} })
   })
   const collectorPort = await listen(collector)
+  for (const name of OTEL_ENV) saved[name] = process.env[name]
   Object.assign(process.env, {
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${collectorPort}/v1/traces`,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -61,6 +69,12 @@ beforeAll(async () => {
   })
 })
 afterAll(async () => {
+  // Put back: a gatehouse a later file starts in this process (a worker shared between files,
+  // `isolate: false`) must not find this file's collector in its environment.
+  for (const name of OTEL_ENV) {
+    if (saved[name] === undefined) delete process.env[name]
+    else process.env[name] = saved[name]
+  }
   await new Promise((r) => collector.close(r))
   await new Promise((r) => backend.close(r))
 })
