@@ -20,8 +20,8 @@ interface Job {
 
 async function work({ text, repeat }: Job): Promise<string[]> {
   const { parseAllDocuments } = await import('yaml')
-  const { fastDocumentValues } = await import('../proxy/src/config/yaml-fast.js')
-  const { configSourceOf } = await import('../proxy/src/config/sources.js')
+  const { fastDocumentValues } = await import('@gatehouse/proxy/config/yaml-fast')
+  const { configSourceOf } = await import('@gatehouse/proxy/config/sources')
   const usage = (): number => {
     const u =
       (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.() ??
