@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { ConfigError, type ConfigIssue, type ErrorCode } from '../errors.js'
 import type { ResourceFindings } from './kubernetes/findings.js'
+import { configDigest } from './load.js'
 import type { ConfigInput } from './read-input.js'
 import {
   type ConfigSource,
@@ -25,7 +26,7 @@ import {
   loadConfigSources,
   type SourceOptions,
 } from './sources.js'
-import { type PackedConfig, packConfig, packedDigest, unpackConfig } from './transfer.js'
+import { type PackedConfig, packConfig, unpackConfig } from './transfer.js'
 import { configWarnings } from './warnings.js'
 
 /** Marks the `workerData` of a configuration load, so that the module serves only such a worker. */
@@ -231,11 +232,10 @@ async function serve(request: LoadRequest): Promise<LoadReply> {
   let reply: LoadReply
   try {
     const source = await loadConfigSources(request.paths, request.options)
-    const config = packConfig(source.config)
     reply = {
       ok: true,
-      config,
-      digest: packedDigest(config),
+      config: packConfig(source.config),
+      digest: configDigest(source.config),
       paths: source.paths,
       inputs: source.inputs,
       format: source.format,

@@ -5,6 +5,7 @@
  * freeze. Every problem found is reported at once, each with the path of the offending field, its
  * line and what to do, and never the text of the file (docs/reliability.md).
  */
+import { createHash } from 'node:crypto'
 import { type Document, isMap, isSeq, LineCounter, parseDocument } from 'yaml'
 import { ConfigError, type ConfigIssue } from '../errors.js'
 import { checkReferences } from './cross-references.js'
@@ -124,4 +125,13 @@ export function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v)
   }
   return value
+}
+
+/**
+ * A digest of a validated configuration (SHA-256 of its JSON, where a `Duration` is its text):
+ * what the running proxy compares to tell that a reload changed nothing, made by the load
+ * (`./load-thread.ts`) rather than by a walk of both configurations on the event loop.
+ */
+export function configDigest(config: Readonly<GatehouseConfig>): string {
+  return createHash('sha256').update(JSON.stringify(config)).digest('base64url')
 }

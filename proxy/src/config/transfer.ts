@@ -11,7 +11,6 @@
  * JSON is what the configuration already is to its digest (`configDigest`); the only values it
  * does not carry as they are, the {@link Duration}s, travel as their paths and are put back.
  */
-import { createHash } from 'node:crypto'
 import { Duration } from './duration.js'
 import { deepFreeze } from './load.js'
 import type { GatehouseConfig } from './schema.js'
@@ -70,25 +69,6 @@ export function packConfig(config: Readonly<GatehouseConfig>): PackedConfig {
     }
   }
   return { head: JSON.stringify(head), parts, durations }
-}
-
-/**
- * A digest of a validated configuration (SHA-256 of its {@link PackedConfig}: its JSON in parts,
- * where a `Duration` is its text, and where the `Duration`s were): what the running proxy compares
- * to tell that a reload changed nothing. The load thread makes it from the parts it sends
- * ({@link packedDigest}; a second `JSON.stringify` of the whole configuration there was 0.3 s of
- * CPU at 10,000 routes), the running proxy from its configuration at start.
- */
-export function configDigest(config: Readonly<GatehouseConfig>): string {
-  return packedDigest(packConfig(config))
-}
-
-/** {@link configDigest} of a configuration already packed. */
-export function packedDigest(packed: PackedConfig): string {
-  const hash = createHash('sha256')
-  hash.update(`${packed.head}\u0000${JSON.stringify(packed.durations)}`)
-  for (const part of packed.parts) hash.update(`\u0000${part.length}\u0000${part.join('\u0000')}`)
-  return hash.digest('base64url')
 }
 
 /**
