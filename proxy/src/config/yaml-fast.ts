@@ -109,7 +109,7 @@ function hasUntaken(events: readonly Event[], text: string): boolean {
     }
     if (e.type === EVENT_ID.ALIAS || e.anchorStart !== -1 || e.tagStart !== -1) return true
     const parent = open.at(-1)
-    const isKey = parent !== undefined && parent.map && parent.children % 2 === 0
+    const isKey = parent?.map === true && parent.children % 2 === 0
     if (parent) parent.children++
     if (e.type === EVENT_ID.SCALAR) {
       if (isKey) {
