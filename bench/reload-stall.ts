@@ -8,7 +8,9 @@
  * answered it, the longest gap between two request completions while it ran (the stall clients
  * see), how many requests completed during it, gatehouse's own longest event-loop delay
  * (`nodejs_eventloop_lag_max_seconds` on `/metrics`, scraped just before and after, so that it
- * covers the reload) and its RSS after. Nothing here asserts speed.
+ * covers the reload), its RSS after, and its CPU time over the reload from /proc (all threads, the
+ * main thread, and the threads the reload started: the load thread on the first reload), the
+ * figure that carries least of a shared machine's load. Nothing here asserts speed.
  *
  * Options: `--routes 1000,10000,20000` (default), `--loops 4` (concurrent request loops),
  * `--prof <dir>` (run gatehouse under `--cpu-prof`, profile written to `<dir>` at exit; the top
@@ -118,6 +120,8 @@ interface Row {
   completed: number
   lagMs: number | undefined
   rssMiB: number | undefined
+  /** gatehouse's CPU over the reload, all threads; of it the main thread's and the new threads' (the load thread, started by the first reload). */
+  cpu: { all: number; main: number; started: number } | undefined
   /** The reload's window on the monotonic clock (µs), which `.cpuprofile` times share on Linux. */
   window: [number, number]
 }
@@ -198,6 +202,45 @@ function explain(profile: FullProfile, window: [number, number]): string[] {
   ]
 }
 
+/** CPU time (ms) of each thread of process `pid`, from /proc (Linux); `undefined` elsewhere. */
+function threadCpu(pid: number | undefined): Map<string, number> | undefined {
+  if (pid === undefined || !existsSync(`/proc/${pid}/task`)) return undefined
+  const out = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      // After the command name in parentheses: fields 3…; utime and stime are fields 14 and 15.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10) // clock ticks of 10 ms
+    } catch {}
+  }
+  return out
+}
+
+/** The CPU each thread spent between two {@link threadCpu} readings. */
+function cpuBetween(
+  pid: number | undefined,
+  before: Map<string, number> | undefined,
+  after: Map<string, number> | undefined,
+): Row['cpu'] {
+  if (!before || !after || pid === undefined) return undefined
+  let all = 0
+  let started = 0
+  for (const [tid, ms] of after) {
+    const delta = ms - (before.get(tid) ?? 0)
+    all += delta
+    if (!before.has(tid)) started += delta
+  }
+  return { all, main: (after.get(String(pid)) ?? 0) - (before.get(String(pid)) ?? 0), started }
+}
+
+/** `all / main / started` in seconds, or `—`. */
+function cpuText(cpu: Row['cpu']): string {
+  if (!cpu) return '—'
+  const s = (ms: number) => (ms / 1000).toFixed(2)
+  return `${s(cpu.all)} / ${s(cpu.main)} / ${s(cpu.started)} s`
+}
+
 async function measureOne(n: number, upPort: number): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-reload-stall-'))
   const file = join(dir, 'gatehouse.yaml')
@@ -239,7 +282,9 @@ async function measureOne(n: number, upPort: number): Promise<Row> {
     writeFileSync(file, stallConfig(n, port, admin, upPort, 61))
     const t = performance.now()
     const from = Number(process.hrtime.bigint() / 1000n)
+    const cpuBefore = threadCpu(gh.pid)
     const reload = await call(admin, 'POST', '/reload')
+    const cpuAfter = threadCpu(gh.pid)
     const to = Number(process.hrtime.bigint() / 1000n)
     const reloadMs = performance.now() - t
     const end = performance.now()
@@ -258,6 +303,7 @@ async function measureOne(n: number, upPort: number): Promise<Row> {
       completed,
       lagMs: lag === undefined ? undefined : lag * 1000,
       rssMiB: rss === undefined ? undefined : rss / 1024 / 1024,
+      cpu: cpuBetween(gh.pid, cpuBefore, cpuAfter),
       window: [from, to],
     }
   } finally {
@@ -278,7 +324,7 @@ for (const n of (values.routes ?? '').split(',').map(Number)) {
   rows.push(row)
   const f = (v: number | undefined) => (v === undefined ? '—' : v.toFixed(0))
   console.log(
-    `| ${n} | ${row.result} | ${f(row.reloadMs)} ms | ${f(row.stallMs)} ms | ${f(row.quietMs)} ms | ${row.completed} | ${f(row.lagMs)} ms | ${f(row.rssMiB)} MiB |`,
+    `| ${n} | ${row.result} | ${f(row.reloadMs)} ms | ${f(row.stallMs)} ms | ${f(row.quietMs)} ms | ${row.completed} | ${f(row.lagMs)} ms | ${f(row.rssMiB)} MiB | ${cpuText(row.cpu)} |`,
   )
   if (values.prof) {
     const d = join(values.prof, String(n))
@@ -311,12 +357,12 @@ const [l1, l5] = loadavg()
 console.log(`
 ## bench:reload-stall — ${new Date().toISOString()}, ${values.node === process.execPath ? `Node ${process.version}` : values.node}, ${cpus().length} cores (shared machine, load average ${l1?.toFixed(1)} / ${l5?.toFixed(1)}), ${values.loops} request loops, ${values.dist}
 
-| routes | POST /reload | reload | longest gap between request completions | same, 2 s without a reload | requests completed during the reload | gatehouse's longest event-loop delay | RSS after |
-|---|---|---:|---:|---:|---:|---:|---:|
+| routes | POST /reload | reload | longest gap between request completions | same, 2 s without a reload | requests completed during the reload | gatehouse's longest event-loop delay | RSS after | gatehouse CPU over the reload: all threads / main / load thread |
+|---|---|---:|---:|---:|---:|---:|---:|---:|
 ${rows
   .map(
     (r) =>
-      `| ${r.routes} | ${r.result} | ${r.reloadMs.toFixed(0)} ms | ${r.stallMs.toFixed(0)} ms | ${r.quietMs.toFixed(0)} ms | ${r.completed} | ${r.lagMs?.toFixed(0) ?? '—'} ms | ${r.rssMiB?.toFixed(0) ?? '—'} MiB |`,
+      `| ${r.routes} | ${r.result} | ${r.reloadMs.toFixed(0)} ms | ${r.stallMs.toFixed(0)} ms | ${r.quietMs.toFixed(0)} ms | ${r.completed} | ${r.lagMs?.toFixed(0) ?? '—'} ms | ${r.rssMiB?.toFixed(0) ?? '—'} MiB | ${cpuText(r.cpu)} |`,
   )
   .join('\n')}
 `)

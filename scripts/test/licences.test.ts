@@ -26,6 +26,8 @@ const ALLOWED = new Set([
   'BlueOak-1.0.0',
   'CC0-1.0',
   'Zlib',
+  // argparse, js-yaml's CLI dependency (docs/design/dependencies.md, "js-yaml").
+  'PSF-2.0',
 ])
 
 interface LockEntry {

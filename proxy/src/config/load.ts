@@ -55,24 +55,26 @@ export function parseConfig(
   }
   const read = documentValue(doc)
   if ('issue' in read) throw new ConfigError('GW_ERR_CONFIG_PARSE', [read.issue], file)
-  return validateDocument(read.value ?? {}, doc, lc, file)
+  return validateDocument(read.value ?? {}, { doc, lines: lc }, file)
 }
 
 /**
  * Validates the value of a parsed standalone document (`${ENV}` already substituted), each issue
- * given the line of its field in `doc`.
+ * given the line of its field in `where.doc`. `where` is read only for an issue: a document the
+ * fast path read (`./yaml-fast.ts`) is parsed by `yaml` only then.
  */
 export function validateDocument(
   value: unknown,
-  doc: Document,
-  lines: LineCounter,
+  where: { readonly doc: Document; readonly lines: LineCounter },
   file?: string,
 ): Readonly<GatehouseConfig> {
   return validateConfig(
     value ?? {},
     (i) => ({
       ...i,
-      message: i.message + yamlPathOf(doc, lines, i.path.replace(/\[(\d+)\]/g, '.$1').split('.')),
+      message:
+        i.message +
+        yamlPathOf(where.doc, where.lines, i.path.replace(/\[(\d+)\]/g, '.$1').split('.')),
     }),
     file,
   )

@@ -89,7 +89,7 @@ export function configSourceOf(
   if (sorted.resources.length === 0 && sorted.fragments.length === 1 && only) {
     // A standalone file, read as it always was (its own line numbers, its own messages), from
     // the document parsed above: parsing it twice doubled the cost of a large file.
-    const config = validateDocument(only.value, only.doc, only.lines, only.file)
+    const config = validateDocument(only.value, only, only.file)
     return {
       config,
       paths,

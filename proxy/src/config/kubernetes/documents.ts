@@ -13,19 +13,24 @@ import { type Document, isMap, isSeq, LineCounter, parseAllDocuments } from 'yam
 import { ConfigError, type ConfigIssue } from '../../errors.js'
 import { substituteScalars } from '../env.js'
 import { documentIssues, documentValue, yamlOptions } from '../yaml.js'
+import { fastDocumentValues } from '../yaml-fast.js'
 import { isForeignKind } from './foreign-kinds.js'
 
 /** One parsed YAML document and where it came from. */
 export interface SourceDocument {
   /** The file it was read from. */
-  file: string
+  readonly file: string
   /** The whole file's text. */
-  text: string
+  readonly text: string
   /** Its position among the file's documents (0-based). */
-  index: number
-  /** The parsed document (for line numbers). */
-  doc: Document
-  lines: LineCounter
+  readonly index: number
+  /**
+   * The parsed document (for line numbers). When the value came from the fast path
+   * (`../yaml-fast.ts`), `yaml` parses the file the first time this is read: only a load that
+   * reports an issue pays for it.
+   */
+  readonly doc: Document
+  readonly lines: LineCounter
   /** Its value, `${ENV}` substituted. */
   value: unknown
 }
@@ -68,6 +73,8 @@ export function parseDocuments(
   file: string,
   env: NodeJS.ProcessEnv = process.env,
 ): SourceDocument[] {
+  const fast = fastDocumentValues(text)
+  if (fast) return fastSourceDocuments(text, file, fast)
   const lines = new LineCounter()
   const docs = parseAllDocuments(text, yamlOptions(lines))
   const list = Array.isArray(docs) ? docs : []
@@ -99,6 +106,39 @@ export function parseDocuments(
     out.push({ file, text, index, doc, lines, value })
   })
   if (issues.length > 0) throw new ConfigError('GW_ERR_CONFIG_INVALID', issues, file)
+  return out
+}
+
+/**
+ * The documents of a file the fast path read (no `${ENV}` in it, no issue in it): their values as
+ * read, their `yaml` documents parsed on first use, once for the file.
+ */
+function fastSourceDocuments(text: string, file: string, values: unknown[]): SourceDocument[] {
+  let parsed: { docs: Document[]; lines: LineCounter } | undefined
+  const slow = () => {
+    if (!parsed) {
+      const lines = new LineCounter()
+      parsed = { docs: parseAllDocuments(text, yamlOptions(lines)) as Document[], lines }
+    }
+    return parsed
+  }
+  const out: SourceDocument[] = []
+  values.forEach((value, index) => {
+    if (value === null || value === undefined) return
+    out.push({
+      file,
+      text,
+      index,
+      value,
+      get doc() {
+        // Same count and order of documents as `yaml` reads (the equivalence test holds it).
+        return slow().docs[index] as Document
+      },
+      get lines() {
+        return slow().lines
+      },
+    })
+  })
   return out
 }
 
