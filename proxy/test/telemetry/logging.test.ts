@@ -51,6 +51,40 @@ describe('createLogging', () => {
     expect(lines[0]).not.toContain('safe-line')
   })
 
+  it('writes a safe line whole exactly as pino writes it: same fields, same order', () => {
+    const { lines, destination } = capture()
+    const logging = createLogging({ destination })
+    const line = {
+      gateway: 'default',
+      route: null,
+      path: '/mcp "quoted"\ttab \u2028 é',
+      status: 200,
+      durationMs: 1.234,
+      upstreamMs: Number.NaN,
+      client: undefined,
+      mcp: { method: 'tools/call', id: 7, tool: 'echo' },
+      denied: ['tool:x'],
+      hidden: {},
+    }
+    logging.logger('proxy::access').info(safeLine({ ...line }), 'request')
+    logging.safeLines('proxy::access').write(line, 'request')
+    expect(lines).toHaveLength(2)
+    const [viaPino, whole] = lines.map((l) => l.replace(/"time":"[^"]+"/, '"time":""'))
+    expect(whole).toBe(viaPino)
+  })
+
+  it('reports safe lines enabled as the module filter says, also after a change', () => {
+    const logging = createLogging({ destination: capture().destination })
+    const access = logging.safeLines('proxy::access')
+    expect(access.enabled).toBe(true)
+    logging.setFilter('info,proxy::access=off')
+    expect(access.enabled).toBe(false)
+    logging.setFilter('warn')
+    expect(access.enabled).toBe(false)
+    logging.setFilter('warn,proxy::access=info')
+    expect(access.enabled).toBe(true)
+  })
+
   it('stamps every line with the ISO time of its millisecond', () => {
     const { lines, destination } = capture()
     const log = createLogging({ destination }).logger('proxy::access')
