@@ -46,6 +46,7 @@ import {
 import {
   figureMatrix,
   goalMatrix,
+  memoryGoalMatrix,
   nodeBinary,
   parseList,
   parsePlacements,
@@ -320,6 +321,13 @@ async function main(): Promise<void> {
     `| under ${connections} connections | ${results.map((r) => mib(r.rss.loaded)).join(' | ')} |`,
     `| ${values.settle} s after | ${results.map((r) => mib(r.rss.after)).join(' | ')} |`,
     '',
+    ...memoryGoalMatrix(
+      columns,
+      results.map((r) => r.rss),
+      connections,
+      values.settle,
+    ),
+    '',
     'Other ratios (CPU per request, within each round):',
     '',
     ...columns.map(
@@ -329,9 +337,10 @@ async function main(): Promise<void> {
   ]
   report(
     `side by side: ${duration}s per target × ${rounds} interleaved rounds (medians), ${connections} connections, ${columns.join('; ')}`,
-    'Shared 2-core machine where other agents were running: absolute figures move with their load; compare the ratios, which are measured within one run. Pinned: proxies on CPU 0, load and upstream on CPU 1 (`taskset`); unpinned: nothing pinned. CPU is that of the whole process tree serving the target (`/proc/<pid>/stat` of it and its descendants).',
+    'Absolute figures move with whatever else runs on the machine (its load average before and after each way is below); the ratios are measured within one run. Pinned: proxies on CPU 0, load and upstream on CPU 1 (`taskset`); unpinned: nothing pinned. CPU is that of the whole process tree serving the target (`/proc/<pid>/stat` of it and its descendants).',
     lines,
     values.write,
+    `Node targets on the Node of each way, load generator on Node ${process.version}`,
   )
   if (errors > 0) {
     process.stderr.write(`bench: ${errors} requests failed or answered non-2xx; see the table\n`)

@@ -212,8 +212,8 @@ const rows = values.scenarios === '' ? [] : await growthRows().finally(stopProce
 if (rows.length > 0) {
   sections.push(`## bench:scale, per request — ${date}, Node ${values.node}, ${cpus().length} cores
 
-Shared 2-core machine where other agents were running: compare the ratios within this run (each
-size against its scenario's smallest), not absolute times. Load average (1, 5, 15 min) before:
+Absolute times move with whatever else runs on the machine (its load average is given here):
+compare the ratios within this run (each size against its scenario's smallest). Load average (1, 5, 15 min) before:
 ${loadBefore}; after: ${loadavg()
     .map((l) => l.toFixed(2))
     .join(
@@ -234,7 +234,7 @@ from its run).
 if (values.reload) {
   const lines = await reloadRows(numbers(values.routes).filter((n) => n > 1))
   const load = loadavg()[0]?.toFixed(0)
-  sections.push(`## bench:scale — ${date}, Node ${process.version}, ${cpus().length} cores (shared machine, load average ${load})
+  sections.push(`## bench:scale — ${date}, Node ${process.version}, ${cpus().length} cores (load average ${load})
 
 | routes | file | load | reload | longest event-loop stall during the reload | RSS after | peak RSS so far |
 |---|---|---|---|---|---|---|
