@@ -24,7 +24,9 @@
  * Options: --duration <s> per target and round (default 10), --connections <n> (default 50),
  * --rounds <n> (default 3), --nodes <list> (default 22,24; `current` is the Node running this),
  * --ways <list> (default pinned,unpinned on 2+ CPUs), --settle <s> (default 30), --warmup <n>
- * requests per target once before the rounds (default 5000), --write
+ * requests per target once before the rounds (default 5000), --rewarm <s> of load before each
+ * measurement (default 2: the target's connections and pools warm again after the others' turns),
+ * --write
  */
 import { type ChildProcess, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
@@ -62,7 +64,7 @@ import { selfCheck } from './self-check.js'
 import { BENCH_ISSUER, type BenchSigner, benchSigner } from './token.js'
 
 const values = benchOptions(
-  { duration: 10, connections: 50, rounds: 3, settle: 30, warmup: 5000 },
+  { duration: 10, connections: 50, rounds: 3, settle: 30, warmup: 5000, rewarm: 2 },
   {
     nodes: '22,24',
     ways: availableParallelism() >= 2 ? 'pinned,unpinned' : 'unpinned',
@@ -228,7 +230,7 @@ async function measureWay(
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]))
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
-        const s = await measure(t, duration, connections)
+        const s = await measure({ ...t, warmupSeconds: values.rewarm }, duration, connections)
         samples.get(t.name)?.push(s)
         if (t.pid === pid(gatehouse)) rss.loaded = Math.max(rss.loaded, s.rss)
         process.stderr.write(
