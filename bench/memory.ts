@@ -16,7 +16,7 @@
  * 2+ CPUs). Loopback only; bounded in count (`--streams`) and time. Needs `ulimit -n` of at least
  * twice the streams plus 1,000 (each proxy holds a client and an upstream socket per stream) and
  * says so otherwise. Options: --streams <n>, --rounds <n> (time to first event, default 10),
- * --pin <0|1>, --write.
+ * --pin <0|1>, --node <major> (the gateway's runtime, default 22), --write.
  */
 import { spawnSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -27,13 +27,19 @@ import { startMcpBackend } from '@gatehouse/mock-mcp'
 import { freePort } from '@gatehouse/support'
 import { parse, stringify } from 'yaml'
 import { median } from './cpu.js'
+import { nodeBinary } from './matrix.js'
 import { ensurePeers, haproxyConfig, nginxConfig } from './peers.js'
 import { openEventStream, startProcess, stopProcess, stopProcesses } from './processes.js'
 import { benchOptions, report } from './report.js'
 import { perStreamKiB, type RssSample, recovered, treeRss } from './rss.js'
 import { BENCH_ISSUER, benchSigner } from './token.js'
 
-const values = benchOptions({ streams: 5000, rounds: 10, pin: availableParallelism() >= 2 ? 1 : 0 })
+const values = benchOptions({
+  streams: 5000,
+  rounds: 10,
+  node: 22,
+  pin: availableParallelism() >= 2 ? 1 : 0,
+})
 const STREAMS = values.streams
 const CHECKPOINT = Math.min(2000, STREAMS)
 const pinned = values.pin === 1
@@ -41,6 +47,11 @@ const proxyCpus = { cpus: pinned ? '0' : undefined }
 const loadCpus = { cpus: pinned ? '1' : undefined }
 const here = new URL('.', import.meta.url).pathname
 const root = new URL('..', import.meta.url).pathname
+/**
+ * The gateway's runtime (`--node`, default 22), started directly: under the machine's Node 20,
+ * `gatehouse.js` would relaunch itself on Node 22 and the process tree would count both.
+ */
+const gatewayNode = nodeBinary(String(values.node), root, process.execPath)
 const tsx = join(root, 'node_modules/.bin/tsx')
 const MIB = 1024 * 1024
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -198,7 +209,7 @@ async function demoIdleRss(): Promise<{ started: number; afterRequests: number }
     const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-bench-demo-')), 'gatehouse.yaml')
     writeFileSync(file, stringify(config))
     const gh = await startProcess(
-      process.execPath,
+      gatewayNode,
       [join(root, 'proxy/bin/gatehouse.js'), '-f', file],
       /gatehouse listening/,
       { ...proxyCpus, env: { IDP_ISSUER: idp.issuer } },
@@ -252,7 +263,7 @@ async function main(): Promise<void> {
     }),
   )
   const gh = await startProcess(
-    process.execPath,
+    gatewayNode,
     [join(root, 'proxy/bin/gatehouse.js'), '-f', ghFile],
     /gatehouse listening/,
     proxyCpus,

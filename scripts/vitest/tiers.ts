@@ -52,6 +52,7 @@ export const INTEGRATION = [
   'proxy/test/admin/ui/app/{api,oauth-flow,oauth-mcp-step}.test.ts',
   'proxy/test/auth/{discovery,fetch,jwks.refresh,jwks,online-check,opaque-token,origin-pools}.test.ts',
   'proxy/test/auth/policy.test.ts',
+  'proxy/test/auth/shared-verification.test.ts',
   'proxy/test/auth/oauth-endpoints/{endpoints,registration-body}.test.ts',
   'proxy/test/auth/{transformation,verify.failures,verify.keys,verify}.test.ts',
   'proxy/test/broker/{authorize.flood,authorize,callback,client-metadata,consent}.test.ts',

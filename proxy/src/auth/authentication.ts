@@ -17,6 +17,7 @@ import type { DiscoveryCache } from './discovery.js'
 import { KeySet, loadStaticJwks } from './jwks.js'
 import { OpaqueTokenValidator } from './opaque-token.js'
 import type { OriginPools } from './origin-pools.js'
+import { sharedVerification } from './shared-verification.js'
 import type { AuthContext, AuthStageRequest } from './types.js'
 import { type ProviderVerifyConfig, TokenVerifier } from './verify.js'
 
@@ -60,15 +61,18 @@ export class JwtAuthentication {
     this.#challenge = challenge
     this.#log = ctx.logging.logger('proxy::auth::jwt')
     const jwksLog = ctx.logging.logger('proxy::auth::jwks')
-    const providers: ProviderVerifyConfig[] = jwt.providers.map((p, i) => ({
-      issuer: p.issuer,
-      audiences: p.audiences,
-      clockSkewSec: Math.round(p.clockSkew.ms / 1000),
-      keys: keySetOf(policy, p, i, ctx, jwksLog, discoveryOf),
-    }))
-    this.keySets = providers.map((p) => p.keys)
-    this.#verifier = new TokenVerifier(providers)
-    this.#issuers = new Set(providers.map((p) => p.issuer))
+    const { keySets, verifier } = sharedVerification(ctx, jwt.providers, () => {
+      const providers: ProviderVerifyConfig[] = jwt.providers.map((p, i) => ({
+        issuer: p.issuer,
+        audiences: p.audiences,
+        clockSkewSec: Math.round(p.clockSkew.ms / 1000),
+        keys: keySetOf(policy, p, i, ctx, jwksLog, discoveryOf),
+      }))
+      return { keySets: providers.map((p) => p.keys), verifier: new TokenVerifier(providers) }
+    })
+    this.keySets = keySets
+    this.#verifier = verifier
+    this.#issuers = new Set(jwt.providers.map((p) => p.issuer))
     this.opaque = jwt.opaqueTokens ? opaqueValidatorOf(policy, jwt.opaqueTokens, ctx) : undefined
   }
 

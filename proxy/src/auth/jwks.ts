@@ -105,6 +105,8 @@ export class KeySet {
   readonly #changeListeners = new Set<() => void>()
   /** The `jwks_uri` last read from discovery (a `discovery` source). */
   #jwksUri: string | undefined
+  /** Policies holding this key set: 1, its builder's, plus one per {@link share}. */
+  #holders = 1
 
   constructor(issuer: string, source: KeySource, log: pino.Logger, tasks: TaskRegistry) {
     this.#issuer = issuer
@@ -186,8 +188,17 @@ export class KeySet {
     await Promise.race([first, new Promise((r) => setTimeout(r, FIRST_FETCH_WAIT_MS).unref())])
   }
 
-  /** Stops the refresh loop. */
+  /**
+   * One more holder (a policy sharing this key set, `./shared-verification.ts`): the refresh
+   * loop then stops only when every holder called {@link stop}.
+   */
+  share(): void {
+    this.#holders++
+  }
+
+  /** Stops the refresh loop once no holder is left (the one that built it, and each {@link share}). */
   stop(): void {
+    if (--this.#holders > 0) return
     this.#document.stop()
   }
 

@@ -45,8 +45,10 @@ export class OpaqueTokenCache<T> {
    * @param refusalTtlMs - the longest a refusal is remembered (`refusalCacheDuration`); default 0
    */
   constructor(max: number, maxTtlMs: number, refusalTtlMs = 0) {
-    this.#entries = new LRUCache({ max })
-    this.#refusals = new LRUCache({ max })
+    // `maxSize` with every entry counted 1, not `max`: lru-cache allocates its arrays for all of
+    // `max` up front; this way they grow with the entries (docs/design/performance.md).
+    this.#entries = new LRUCache({ maxSize: max, sizeCalculation: () => 1 })
+    this.#refusals = new LRUCache({ maxSize: max, sizeCalculation: () => 1 })
     this.#maxTtlMs = maxTtlMs
     this.#refusalTtlMs = refusalTtlMs
   }

@@ -32,7 +32,8 @@ export class IdpCallLimit {
 
   constructor(options: IdpCallLimitOptions) {
     this.#o = { maxSources: 10_000, now: Date.now, ...options }
-    this.#windows = new LRUCache({ max: this.#o.maxSources })
+    // Sized by its entries, not allocated for all `maxSources` up front (as in opaque-cache.ts).
+    this.#windows = new LRUCache({ maxSize: this.#o.maxSources, sizeCalculation: () => 1 })
   }
 
   /** Calls running now. */

@@ -87,9 +87,13 @@ interface CachedVerification {
 /** Verifies tokens against one or more providers, with a per-token result cache. */
 export class TokenVerifier {
   readonly #providers: ProviderVerifyConfig[]
-  // Each entry lives until its token's exp (lru-cache checks the TTL on read).
+  // Each entry lives until its token's exp (lru-cache checks the TTL on read). Bounded by
+  // `maxSize` with every entry counted 1, not by `max`: with `max`, lru-cache allocates its index
+  // and TTL arrays for all 10,000 entries up front (about 370 KiB per verifier, so per JWT policy,
+  // before a single token: docs/design/performance.md); with `maxSize` they grow with the entries.
   readonly #cache = new LRUCache<string, CachedVerification>({
-    max: CACHE_MAX,
+    maxSize: CACHE_MAX,
+    sizeCalculation: () => 1,
     ttlAutopurge: false,
   })
 

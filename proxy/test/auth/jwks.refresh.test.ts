@@ -205,6 +205,19 @@ describe('KeySet: the refresh loop', () => {
     await after(24 * HOUR, 3)
   })
 
+  it('shared by two holders: keeps refreshing after one stops, stops after both', async () => {
+    // Regression for shared key sets (auth/shared-verification.ts): a policy that stops must not
+    // stop the refresh loop of a key set another policy still verifies with.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const ks = remote(120_000)
+    ks.share()
+    await ks.start()
+    ks.stop()
+    await after(120_000, 2)
+    ks.stop()
+    await after(24 * HOUR, 2)
+  })
+
   it("keeps keys at most 24 hours, whatever the IdP's max-age says", async () => {
     idp.keysAnswer({
       headers: { 'cache-control': 'max-age=31536000', 'content-type': 'application/json' },

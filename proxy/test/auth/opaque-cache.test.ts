@@ -4,6 +4,8 @@
  * own TTL, the size bound, refusals never remembered, and one validation per token in flight.
  */
 import { createHash } from 'node:crypto'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { OpaqueTokenCache, tokenKey } from '../../src/auth/opaque-cache.js'
 
@@ -93,6 +95,24 @@ describe('OpaqueTokenCache', () => {
     await cache.get('b', b.validate)
     expect(a.calls.n).toBe(1)
     expect(b.calls.n).toBe(2)
+  })
+
+  it('holds memory for what it remembers, not for its size up front', async () => {
+    // Regression: both memories allocated their arrays for `cacheSize` entries when built.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    setFlagsFromString('--no-expose-gc')
+    const held: OpaqueTokenCache<string>[] = []
+    gc()
+    const before = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+    for (let i = 0; i < 50; i++) {
+      const cache = new OpaqueTokenCache<string>(10_000, 60_000, 60_000)
+      await cache.get('a', counting(60_000, 'a').validate)
+      held.push(cache)
+    }
+    gc()
+    const after = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+    expect((after - before) / held.length / 1024).toBeLessThan(32)
   })
 
   it('runs one validation for concurrent requests with the same token (single flight)', async () => {

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { IdpCallLimit } from '../../src/auth/opaque-limit.js'
 
@@ -24,6 +26,24 @@ describe('IdpCallLimit', () => {
     expect(l.take('b')).toMatchObject({ ok: true })
     clock.t = 10_000
     expect(l.take('a')).toMatchObject({ ok: true })
+  })
+
+  it('holds memory for the sources it saw, not for maxSources up front', () => {
+    // Regression: the window cache allocated its arrays for 10,000 sources when built.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    setFlagsFromString('--no-expose-gc')
+    const held: IdpCallLimit[] = []
+    gc()
+    const before = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+    for (let i = 0; i < 50; i++) {
+      const { l } = limit()
+      expect(l.take('a')).toMatchObject({ ok: true })
+      held.push(l)
+    }
+    gc()
+    const after = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+    expect((after - before) / held.length / 1024).toBeLessThan(32)
   })
 
   it('counts calls whose address is unknown as one source', () => {

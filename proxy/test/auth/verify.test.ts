@@ -3,6 +3,9 @@
  * (RFC 9068 §2.2) and an unknown critical extension says so (RFC 7515 §4.1.11); as a unit, the
  * cache, issuer, audience, lifetime with clock skew, algorithms and signature.
  */
+
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { initializeRequest, type McpBackend, startMcpBackend } from '@gatehouse/mock-mcp'
 import { SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -131,6 +134,26 @@ describe('TokenVerifier (unit, static keys)', () => {
     const b = await v.verify(token)
     expect(a.ok && b.ok).toBe(true)
     if (a.ok && b.ok) expect(b.claims).toBe(a.claims)
+  })
+
+  it('holds memory for the tokens it cached, not for its 10,000-token bound up front', async () => {
+    // Regression: the cache allocated its arrays for 10,000 entries when built, about 370 KiB
+    // per verifier (so per JWT policy) before a single token was seen.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    setFlagsFromString('--no-expose-gc')
+    const token = await idp.sign()
+    const held: TokenVerifier[] = []
+    gc()
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 50; i++) {
+      const v = await verifierFor()
+      expect((await v.verify(token)).ok).toBe(true)
+      held.push(v)
+    }
+    gc()
+    const perVerifierKiB = (process.memoryUsage().heapUsed - before) / held.length / 1024
+    expect(perVerifierKiB).toBeLessThan(64)
   })
 
   it.each([
