@@ -87,6 +87,8 @@ export interface Target {
    * state (rate-limit key, cached token) exists before the measurement.
    */
   warmupRequests?: number
+  /** Seconds of warm-up load before the measurement when {@link warmupRequests} is not given (2). */
+  warmupSeconds?: number
 }
 
 export interface Sample {
@@ -125,7 +127,7 @@ export async function measure(t: Target, duration: number, connections: number):
   // warm-up: JIT, pools, verification cache
   await autocannon(
     t.warmupRequests === undefined
-      ? { ...opts, duration: 2 }
+      ? { ...opts, duration: t.warmupSeconds ?? 2 }
       : { ...opts, amount: t.warmupRequests },
   )
   const before = treeCpuUs(t.pid)

@@ -106,3 +106,47 @@ export function figureMatrix(
     ),
   ]
 }
+
+/** gatehouse's tree RSS in one way, in bytes: before any load, highest under it, `settle` s after. */
+export interface WayRss {
+  before: number
+  loaded: number
+  after: number
+}
+
+/** docs/design/performance.md: RSS under the load at most this (MiB; the goal names Node 22). */
+export const LOADED_RSS_MAX_MIB = 150
+/** docs/design/performance.md: RSS back within this share of the RSS before the load. */
+export const SETTLED_RSS_TOLERANCE = 0.1
+
+/**
+ * docs/design/performance.md's memory goals judged in each way (columns): RSS under the load
+ * ≤ {@link LOADED_RSS_MAX_MIB} MiB, and back within {@link SETTLED_RSS_TOLERANCE} of the RSS
+ * before the load `settle` s after it.
+ */
+export function memoryGoalMatrix(
+  columns: readonly string[],
+  rss: readonly WayRss[],
+  connections: number,
+  settle: number,
+): string[] {
+  const mib = (b: number) => b / (1024 * 1024)
+  const loaded = (r: WayRss) => {
+    const v = mib(r.loaded)
+    if (v <= LOADED_RSS_MAX_MIB) return `${v.toFixed(0)} MiB met`
+    return `${v.toFixed(0)} MiB **missed** (+${((v / LOADED_RSS_MAX_MIB - 1) * 100).toFixed(0)} %)`
+  }
+  const settled = (r: WayRss) => {
+    const growth = r.after / r.before - 1
+    const shown = `${mib(r.after).toFixed(0)} MiB, ${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(0)} %`
+    return r.after <= r.before * (1 + SETTLED_RSS_TOLERANCE)
+      ? `${shown} met`
+      : `${shown} **missed**`
+  }
+  return [
+    `| goal (gatehouse RSS, process tree) | ${columns.join(' | ')} |`,
+    `|---|${columns.map(() => '---:').join('|')}|`,
+    `| under ${connections} connections ≤ ${LOADED_RSS_MAX_MIB} MiB (stated for Node 22) | ${rss.map(loaded).join(' | ')} |`,
+    `| ${settle} s after the load, within ${SETTLED_RSS_TOLERANCE * 100} % of before | ${rss.map(settled).join(' | ')} |`,
+  ]
+}

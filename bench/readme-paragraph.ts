@@ -87,8 +87,8 @@ const CPU_GOALS: ReadonlyArray<[string, string]> = [
 export function performanceParagraph(results: string): string {
   const all = sections(results)
   const out = [
-    'Performance, from the latest runs in [bench/RESULTS.md](bench/RESULTS.md) (a shared 2-core',
-    'machine: ratios measured within one run are what to compare, absolute figures move with its load):',
+    'Performance, from the latest runs in [bench/RESULTS.md](bench/RESULTS.md) (a shared 2-core machine,',
+    'its load average given: ratios measured within one run are what to compare, absolute figures move with its load):',
   ]
   const cpu = latest(all, (s) =>
     s.title.includes('side by side') && row(s.body, CPU_GOALS[0]?.[0] ?? '') ? s : undefined,
@@ -147,6 +147,28 @@ export function performanceParagraph(results: string): string {
       .map((c) => c.trim())
     return last ? { size: num(last[1]), kib: num(last[8]), ratio: num(last[3]) } : undefined
   })
+  const routes = latest(all, (s) => {
+    if (!s.title.includes('bench:scale, per request')) return undefined
+    const cells = (l: string) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim())
+    const rows = s.body
+      .split('\n')
+      .filter((l) => l.startsWith('| routes, PathPrefix |'))
+      .map(cells)
+    const most = rows.at(-1)
+    return most && rows.length > 1 && num(most[1]) > 1
+      ? { size: num(most[1]), ratio: num(most[3]), p99: num(most[5]) }
+      : undefined
+  })
+  if (routes) {
+    const { size, ratio, p99 } = routes.value
+    out.push(
+      `${size.toLocaleString('en-US')} PathPrefix routes cost ${ratio.toFixed(2)}× the CPU per request of one route (goal ≤ 1.1×) and ${p99.toFixed(2)}× its p99 (${routes.section.date}).`,
+    )
+  }
   if (users) {
     const { size, kib, ratio } = users.value
     out.push(

@@ -43,7 +43,7 @@ export function benchOptions<K extends string, S extends string = never>(
 
 /**
  * Prints a benchmark's report; with `write`, appends it to bench/RESULTS.md as
- * `## <date> — <title>, Node <version>, <n> cores`, then `note`, then the report, and rewrites the
+ * `## <date> — <title>, <runtime>, <n> cores` (`runtime` by default the Node running this), then `note`, then the report, and rewrites the
  * README's performance paragraph from it (bench/readme.ts).
  */
 export function report(
@@ -51,11 +51,12 @@ export function report(
   note: string,
   lines: readonly string[],
   write: boolean,
+  runtime = `Node ${process.version}`,
 ): void {
   const text = lines.join('\n')
   console.log(text)
   if (!write) return
-  const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${title}, Node ${process.version}, ${cpus().length} cores\n\n${note}\n\n`
+  const header = `\n## ${new Date().toISOString().slice(0, 10)} — ${title}, ${runtime}, ${cpus().length} cores\n\n${note}\n\n`
   appendFileSync(join(new URL('.', import.meta.url).pathname, 'RESULTS.md'), `${header}${text}\n`)
   writeReadmeParagraph()
 }

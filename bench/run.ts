@@ -24,7 +24,9 @@
  * Options: --duration <s> per target and round (default 10), --connections <n> (default 50),
  * --rounds <n> (default 3), --nodes <list> (default 22,24; `current` is the Node running this),
  * --ways <list> (default pinned,unpinned on 2+ CPUs), --settle <s> (default 30), --warmup <n>
- * requests per target once before the rounds (default 5000), --write
+ * requests per target once before the rounds (default 5000), --rewarm <s> of load before each
+ * measurement (default 2: the target's connections and pools warm again after the others' turns),
+ * --write
  */
 import { type ChildProcess, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
@@ -46,6 +48,7 @@ import {
 import {
   figureMatrix,
   goalMatrix,
+  memoryGoalMatrix,
   nodeBinary,
   parseList,
   parsePlacements,
@@ -61,7 +64,7 @@ import { selfCheck } from './self-check.js'
 import { BENCH_ISSUER, type BenchSigner, benchSigner } from './token.js'
 
 const values = benchOptions(
-  { duration: 10, connections: 50, rounds: 3, settle: 30, warmup: 5000 },
+  { duration: 10, connections: 50, rounds: 3, settle: 30, warmup: 5000, rewarm: 2 },
   {
     nodes: '22,24',
     ways: availableParallelism() >= 2 ? 'pinned,unpinned' : 'unpinned',
@@ -227,7 +230,7 @@ async function measureWay(
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]))
     for (let round = 0; round < rounds; round++) {
       for (const t of targets) {
-        const s = await measure(t, duration, connections)
+        const s = await measure({ ...t, warmupSeconds: values.rewarm }, duration, connections)
         samples.get(t.name)?.push(s)
         if (t.pid === pid(gatehouse)) rss.loaded = Math.max(rss.loaded, s.rss)
         process.stderr.write(
@@ -320,6 +323,13 @@ async function main(): Promise<void> {
     `| under ${connections} connections | ${results.map((r) => mib(r.rss.loaded)).join(' | ')} |`,
     `| ${values.settle} s after | ${results.map((r) => mib(r.rss.after)).join(' | ')} |`,
     '',
+    ...memoryGoalMatrix(
+      columns,
+      results.map((r) => r.rss),
+      connections,
+      values.settle,
+    ),
+    '',
     'Other ratios (CPU per request, within each round):',
     '',
     ...columns.map(
@@ -329,9 +339,10 @@ async function main(): Promise<void> {
   ]
   report(
     `side by side: ${duration}s per target × ${rounds} interleaved rounds (medians), ${connections} connections, ${columns.join('; ')}`,
-    'Shared 2-core machine where other agents were running: absolute figures move with their load; compare the ratios, which are measured within one run. Pinned: proxies on CPU 0, load and upstream on CPU 1 (`taskset`); unpinned: nothing pinned. CPU is that of the whole process tree serving the target (`/proc/<pid>/stat` of it and its descendants).',
+    'Shared 2-core machine: absolute figures move with whatever else runs on it (its load average before and after each way is below); the ratios are measured within one run. Pinned: proxies on CPU 0, load and upstream on CPU 1 (`taskset`); unpinned: nothing pinned. CPU is that of the whole process tree serving the target (`/proc/<pid>/stat` of it and its descendants).',
     lines,
     values.write,
+    `Node targets on the Node of each way, load generator on Node ${process.version}`,
   )
   if (errors > 0) {
     process.stderr.write(`bench: ${errors} requests failed or answered non-2xx; see the table\n`)

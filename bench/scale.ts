@@ -212,8 +212,8 @@ const rows = values.scenarios === '' ? [] : await growthRows().finally(stopProce
 if (rows.length > 0) {
   sections.push(`## bench:scale, per request — ${date}, Node ${values.node}, ${cpus().length} cores
 
-Shared 2-core machine where other agents were running: compare the ratios within this run (each
-size against its scenario's smallest), not absolute times. Load average (1, 5, 15 min) before:
+Shared 2-core machine: absolute times move with whatever else runs on it (its load average is given here):
+compare the ratios within this run (each size against its scenario's smallest). Load average (1, 5, 15 min) before:
 ${loadBefore}; after: ${loadavg()
     .map((l) => l.toFixed(2))
     .join(

@@ -3,6 +3,7 @@ import type { GoalVerdict } from '../cpu.js'
 import {
   figureMatrix,
   goalMatrix,
+  memoryGoalMatrix,
   nodeBinary,
   parseList,
   parsePlacements,
@@ -88,5 +89,26 @@ describe('figureMatrix', () => {
     const figures: Record<string, number[]> = { a: [1.234, Number.NaN], b: [10, 20] }
     const lines = figureMatrix('µs', ['a', 'b'], ['x', 'y'], (t, c) => figures[t]?.[c] ?? 0, 1)
     expect(lines.slice(2)).toEqual(['| a | 1.2 | – |', '| b | 10.0 | 20.0 |'])
+  })
+})
+
+describe('memoryGoalMatrix', () => {
+  const MiB = 1024 * 1024
+  it('judges RSS under load against 150 MiB and the settled RSS against 10 % above before', () => {
+    const rows = memoryGoalMatrix(
+      ['Node 22, pinned', 'Node 24, unpinned'],
+      [
+        { before: 100 * MiB, loaded: 150 * MiB, after: 110 * MiB },
+        { before: 100 * MiB, loaded: 196 * MiB, after: 122 * MiB },
+      ],
+      50,
+      30,
+    )
+    expect(rows).toEqual([
+      '| goal (gatehouse RSS, process tree) | Node 22, pinned | Node 24, unpinned |',
+      '|---|---:|---:|',
+      '| under 50 connections ≤ 150 MiB (stated for Node 22) | 150 MiB met | 196 MiB **missed** (+31 %) |',
+      '| 30 s after the load, within 10 % of before | 110 MiB, +10 % met | 122 MiB, +22 % **missed** |',
+    ])
   })
 })

@@ -76,6 +76,21 @@ Load average (1, 5, 15 min) before the run: 14.95, 16.26, 12.88; after each way:
     )
   })
 
+  it('gives the CPU per request of the most routes against one route, from bench:scale', () => {
+    const text = performanceParagraph(`
+## bench:scale, per request — 2026-11-05, Node 22, 2 cores
+
+| what grows | size | CPU µs/request | × smallest | p99 ms | × smallest | req/s | RSS MiB | KiB per added unit |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| routes, PathPrefix | 1 | 100.0 | 1.00 | 5 | 1.00 | 9000 | 80 | – |
+| routes, PathPrefix | 10000 | 104.0 | 1.04 | 6 | 1.20 | 8800 | 250 | 17.0 |
+| routes, Exact | 1 | 100.0 | 1.00 | 5 | 1.00 | 9000 | 80 | – |
+`)
+    expect(text).toContain(
+      '10,000 PathPrefix routes cost 1.04× the CPU per request of one route (goal ≤ 1.1×) and 1.20× its p99 (2026-11-05).',
+    )
+  })
+
   it('is written between the markers, replacing the previous one', () => {
     const readme = `# x\n\n${START}\nold\n${END}\n\nrest\n`
     const next = withParagraph(readme, 'new')

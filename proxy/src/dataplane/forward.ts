@@ -168,21 +168,22 @@ async function send(
 ): Promise<Sent> {
   const { req, res } = input
   if (body && !Buffer.isBuffer(body)) continueBody(req, res)
+  const headers = upstreamHeaders(
+    req.headers,
+    req.socket.remoteAddress,
+    input.stripAuthorization,
+    input.requestHeaders,
+  )
+  // W3C Trace Context: the gateway's span is the backend's parent (replaces the client's). Added
+  // to the fresh object rather than spread into another: most requests have no span.
+  const propagation = input.trace?.propagation?.()
+  if (propagation) Object.assign(headers, propagation)
   try {
     const response = await dispatcher.request({
       origin: input.upstream.origin,
       method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
       path: input.pathAndQuery,
-      headers: {
-        ...upstreamHeaders(
-          req.headers,
-          req.socket.remoteAddress,
-          input.stripAuthorization,
-          input.requestHeaders,
-        ),
-        // W3C Trace Context: the gateway's span is the backend's parent (replaces the client's).
-        ...input.trace?.propagation?.(),
-      },
+      headers,
       body,
       signal,
       headersTimeout: Math.max(1, Math.round(timeLeftMs)),

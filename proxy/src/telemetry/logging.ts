@@ -133,6 +133,23 @@ export interface Logging {
   setFilter(text: string): string
   /** The current filter, canonical text. */
   filter(): string
+  /** The writer of `module`'s info lines built from safe fields (see {@link SafeLines}). */
+  safeLines(module: LogModule): SafeLines
+}
+
+/**
+ * Info lines of one module built from safe fields only (the access line, access-log.ts), written
+ * as pino would write them (same fields, same order: level, time, pid, name, module, the line's
+ * fields, msg) but serialised by one `JSON.stringify` of the whole line instead of pino's pass
+ * over each field, which was 2–3 % of a proxied request's CPU (docs/design/performance.md). Like a
+ * {@link safeLine}, the line skips the generic redaction: whoever writes one answers for
+ * redacting what a client chose in it.
+ */
+export interface SafeLines {
+  /** Whether the module's filter lets info lines through now (it changes at run time). */
+  readonly enabled: boolean
+  /** Writes `line` with message `msg`, whatever the filter says: check {@link enabled} first. */
+  write(line: Readonly<Record<string, unknown>>, msg: string): void
 }
 
 /**
@@ -158,15 +175,64 @@ export interface LoggingOptions {
   destination?: pino.DestinationStream
 }
 
+/** What {@link batchedLines} batches for: a sonic-boom (pino.destination), as far as it is used. */
+export interface LineSink {
+  write(text: string): boolean
+  flush(cb?: ((err?: Error) => void) | null): void
+  flushSync(): void
+}
+
+/**
+ * Lines handed to `sink` in batches of at least `minChars` characters, joined once. sonic-boom
+ * buffers lines itself (`minLength`), but measures the whole pending buffer (`Buffer.byteLength`)
+ * on every write: with 12 KiB pending that was 6–7 µs per access line, against 3.5 µs batched here
+ * (in-process, 2026-11-28; docs/design/performance.md). What is batched goes out before anything
+ * the sink flushes: its periodic and exit flushes (`flush`, `flushSync`, which pino calls when
+ * the process exits) write the batch first, so lines keep their order and none is left behind.
+ */
+export function batchedLines(sink: LineSink, minChars: number): pino.DestinationStream & LineSink {
+  let parts: string[] = []
+  let chars = 0
+  const drain = () => {
+    if (parts.length === 0) return
+    const text = parts.length === 1 ? (parts[0] as string) : parts.join('')
+    parts = []
+    chars = 0
+    sink.write(text)
+  }
+  const flush = sink.flush.bind(sink)
+  const flushSync = sink.flushSync.bind(sink)
+  sink.flush = (cb) => {
+    drain()
+    flush(cb)
+  }
+  sink.flushSync = () => {
+    drain()
+    flushSync()
+  }
+  return {
+    write(line) {
+      parts.push(line)
+      chars += line.length
+      if (chars >= minChars) drain()
+      return true
+    },
+    flush: (cb) => sink.flush(cb),
+    flushSync: () => sink.flushSync(),
+  }
+}
+
 /**
  * Standard output, written in batches: with the access log on there is a line per request, and a
  * write (a system call) per line costs more CPU than the request itself. Lines are written once
- * 12 KiB are pending (about 40 access lines; sonic-boom writes at most 16 KiB at once), or at the
- * latest every 200 ms; pino flushes what is left when the process exits. At 4 KiB the writes still
- * took about 2.5% of the CPU of a proxied request (profile of 2026-11-25, docs/design/performance.md).
+ * 12 KiB are pending (about 40 access lines; {@link batchedLines}), or at the latest every 200 ms
+ * (sonic-boom's periodic flush); pino flushes what is left when the process exits. At 4 KiB the
+ * writes still took about 2.5% of the CPU of a proxied request (profile of 2026-11-25,
+ * docs/design/performance.md).
  */
 function stdoutDestination(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 12 * 1024, periodicFlush: 200 })
+  const boom = pino.destination({ dest: 1, sync: false, minLength: 0, periodicFlush: 200 })
+  return batchedLines(boom, 12 * 1024)
 }
 
 /**
@@ -189,12 +255,15 @@ function isoTimeByMillisecond(): () => string {
 /** Creates the process's logging. @throws LogFilterError when the initial filter is invalid. */
 export function createLogging(options: LoggingOptions = {}): Logging {
   let current = parseLogFilter(options.filter ?? 'info')
+  const destination = options.destination ?? stdoutDestination()
+  const time = isoTimeByMillisecond()
+  const pid = process.pid
   const root = pino(
     {
       name: 'gatehouse',
       level: 'trace',
-      base: { pid: process.pid },
-      timestamp: isoTimeByMillisecond(),
+      base: { pid },
+      timestamp: time,
       formatters: {
         level: (label) => ({ level: label }),
         log: (object) =>
@@ -209,21 +278,38 @@ export function createLogging(options: LoggingOptions = {}): Logging {
         },
       },
     },
-    options.destination ?? stdoutDestination(),
+    destination,
   )
   const modules = new Map<string, pino.Logger>()
   const apply = (mod: string, log: pino.Logger) => {
     log.level = PINO_LEVEL[levelFor(current, mod)]
   }
+  const logger = (module: LogModule): pino.Logger => {
+    let log = modules.get(module)
+    if (!log) {
+      log = root.child({ module })
+      apply(module, log)
+      modules.set(module, log)
+    }
+    return log
+  }
   return {
-    logger(module) {
-      let log = modules.get(module)
-      if (!log) {
-        log = root.child({ module })
-        apply(module, log)
-        modules.set(module, log)
+    logger,
+    safeLines(module) {
+      const log = logger(module)
+      const head = `,"pid":${pid},"name":"gatehouse","module":${JSON.stringify(module)}`
+      return {
+        get enabled() {
+          return log.isLevelEnabled('info')
+        },
+        write(line, msg) {
+          const fields = JSON.stringify(line)
+          const body = fields.length > 2 ? `,${fields.slice(1, -1)}` : ''
+          destination.write(
+            `{"level":"info"${time()}${head}${body},"msg":${JSON.stringify(msg)}}\n`,
+          )
+        },
       }
-      return log
     },
     setFilter(text) {
       current = parseLogFilter(text)

@@ -10,9 +10,8 @@
  * built by access-log.ts from chosen fields, never from headers; it never holds a token.
  */
 import type { IncomingMessage } from 'node:http'
-import type { Logger } from 'pino'
 import { accessLine, type ShownText } from './access-log.js'
-import { safeLine } from './logging.js'
+import type { SafeLines } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { RequestSpans, Tracing } from './otel.js'
 import type { FinishedRequest, RequestTrace } from './trace-bus.js'
@@ -22,7 +21,7 @@ import type { McpSummary, TraceEventMap, TraceEventType } from './trace-events.j
 export interface ObservationSink {
   readonly metrics: Metrics
   readonly tracing: Tracing | undefined
-  readonly accessLog: Logger
+  readonly accessLog: SafeLines
   /** Client-chosen strings of access lines, redacted (with a memo shared by every request). */
   readonly shown: ShownText
 }
@@ -187,7 +186,7 @@ export class RequestObservation implements RequestTrace {
     this.#recordMcp(outcome.policy)
     this.#spans?.end(status)
     const log = this.#telemetry.accessLog
-    if (!log.isLevelEnabled('info')) return
+    if (!log.enabled) return
     const line = accessLine(
       {
         gateway: this.#gateway,
@@ -210,7 +209,7 @@ export class RequestObservation implements RequestTrace {
       },
       this.#telemetry.shown,
     )
-    log.info(safeLine(line), 'request')
+    log.write(line, 'request')
   }
 
   #recordMcp(outcome: FinishedRequest['outcome']['policy']): void {

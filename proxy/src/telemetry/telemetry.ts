@@ -4,9 +4,8 @@
  * {@link RequestObservation}.
  */
 import type { IncomingMessage } from 'node:http'
-import type { Logger } from 'pino'
 import { ShownText } from './access-log.js'
-import type { Logging } from './logging.js'
+import type { Logging, SafeLines } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { Tracing } from './otel.js'
 import { type ObservationSink, RequestObservation } from './request-observer.js'
@@ -16,13 +15,13 @@ import type { RequestTrace } from './trace-bus.js'
 export class Telemetry implements ObservationSink {
   readonly metrics: Metrics
   readonly tracing: Tracing | undefined
-  readonly accessLog: Logger
+  readonly accessLog: SafeLines
   readonly shown = new ShownText()
 
   constructor(options: { metrics: Metrics; logging: Logging; tracing?: Tracing | undefined }) {
     this.metrics = options.metrics
     this.tracing = options.tracing
-    this.accessLog = options.logging.logger('proxy::access')
+    this.accessLog = options.logging.safeLines('proxy::access')
   }
 
   /**

@@ -1,6 +1,16 @@
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { createLogging, safeLine } from '../../src/telemetry/logging.js'
+import {
+  batchedLines,
+  createLogging,
+  type LineSink,
+  safeLine,
+} from '../../src/telemetry/logging.js'
 
 const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl'
 
@@ -51,6 +61,40 @@ describe('createLogging', () => {
     expect(lines[0]).not.toContain('safe-line')
   })
 
+  it('writes a safe line whole exactly as pino writes it: same fields, same order', () => {
+    const { lines, destination } = capture()
+    const logging = createLogging({ destination })
+    const line = {
+      gateway: 'default',
+      route: null,
+      path: '/mcp "quoted"\ttab \u2028 é',
+      status: 200,
+      durationMs: 1.234,
+      upstreamMs: Number.NaN,
+      client: undefined,
+      mcp: { method: 'tools/call', id: 7, tool: 'echo' },
+      denied: ['tool:x'],
+      hidden: {},
+    }
+    logging.logger('proxy::access').info(safeLine({ ...line }), 'request')
+    logging.safeLines('proxy::access').write(line, 'request')
+    expect(lines).toHaveLength(2)
+    const [viaPino, whole] = lines.map((l) => l.replace(/"time":"[^"]+"/, '"time":""'))
+    expect(whole).toBe(viaPino)
+  })
+
+  it('reports safe lines enabled as the module filter says, also after a change', () => {
+    const logging = createLogging({ destination: capture().destination })
+    const access = logging.safeLines('proxy::access')
+    expect(access.enabled).toBe(true)
+    logging.setFilter('info,proxy::access=off')
+    expect(access.enabled).toBe(false)
+    logging.setFilter('warn')
+    expect(access.enabled).toBe(false)
+    logging.setFilter('warn,proxy::access=info')
+    expect(access.enabled).toBe(true)
+  })
+
   it('stamps every line with the ISO time of its millisecond', () => {
     const { lines, destination } = capture()
     const log = createLogging({ destination }).logger('proxy::access')
@@ -64,5 +108,76 @@ describe('createLogging', () => {
       expect(Date.parse(time)).toBeGreaterThanOrEqual(before)
       expect(Date.parse(time)).toBeLessThanOrEqual(after)
     }
+  })
+})
+
+describe('batchedLines', () => {
+  function sink(): LineSink & { got: string[] } {
+    const got: string[] = []
+    return {
+      got,
+      write(text) {
+        got.push(text)
+        return true
+      },
+      flush(cb) {
+        got.push('<flush>')
+        cb?.()
+      },
+      flushSync() {
+        got.push('<flushSync>')
+      },
+    }
+  }
+
+  it('hands the sink nothing below the batch size, then the pending lines joined in one write', () => {
+    const s = sink()
+    const out = batchedLines(s, 12)
+    out.write('abcd\n')
+    out.write('efgh\n')
+    expect(s.got).toEqual([])
+    out.write('ij\n')
+    out.write('k\n')
+    expect(s.got).toEqual(['abcd\nefgh\nij\n'])
+  })
+
+  it('writes the batch before the sink flushes, on its own timer or at exit, in order', () => {
+    const s = sink()
+    const out = batchedLines(s, 1024)
+    out.write('one\n')
+    s.flush(null) // sonic-boom's periodic flush calls its own flush
+    out.write('two\n')
+    s.flushSync() // pino's exit handler
+    out.write('three\n')
+    out.flushSync()
+    s.flushSync()
+    expect(s.got).toEqual([
+      'one\n',
+      '<flush>',
+      'two\n',
+      '<flushSync>',
+      'three\n',
+      '<flushSync>',
+      '<flushSync>',
+    ])
+  })
+
+  it('leaves no line behind in a real sonic-boom flushed at exit', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gatehouse-log-')), 'out.log')
+    const boom = pino.destination({ dest: file, sync: false, minLength: 0 })
+    await once(boom, 'ready')
+    const logging = createLogging({ destination: batchedLines(boom, 12 * 1024) })
+    const lines = logging.safeLines('proxy::access')
+    for (let i = 0; i < 1000; i++) lines.write({ i }, 'request')
+    logging.logger('proxy::config').warn('last')
+    boom.flushSync()
+    const written = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(written.map((l) => l.i ?? l.msg)).toEqual([
+      ...Array.from({ length: 1000 }, (_, i) => i),
+      'last',
+    ])
   })
 })
