@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { controlClient, createTestCertificates } from '@gatehouse/mock-idp'
-import { freePort } from '@gatehouse/support'
+import { freePorts } from '@gatehouse/support'
 import { type Fixtures, OPAQUE_SERVER } from './fixtures.js'
 import { type GatehouseProcess, type GatewayOptions, startGatehouse } from './gatehouse-process.js'
 import {
@@ -68,15 +68,18 @@ export async function startGateway(
   f: Fixtures,
   options: GatewayOptions = {},
 ): Promise<RunningGateway> {
-  const ports: Ports = {
-    gateway: await freePort(),
-    proxied: await freePort(),
-    scoped: await freePort(),
-    broker: await freePort(),
-    opaque: await freePort(),
-    admin: await freePort(),
-  }
-  const tls = await tlsListener(await freePort())
+  // Seven ports at once, all distinct: chosen one by one, two could be the same (freePorts).
+  const [gateway, proxied, scoped, broker, opaque, admin, tlsPort] = (await freePorts(7)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
+  const ports: Ports = { gateway, proxied, scoped, broker, opaque, admin }
+  const tls = await tlsListener(tlsPort)
   const gatehouse = await startGatehouse(
     gatehouseConfig(f, ports, options.extraOrigins, tls),
     options,

@@ -1,5 +1,5 @@
 /** A free TCP port on the loopback interface. */
-import { createServer } from 'node:net'
+import { createServer, type Server } from 'node:net'
 
 /**
  * A TCP port on 127.0.0.1 that nothing listened on a moment ago: bound with `listen(0)`, then
@@ -16,6 +16,36 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number }
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
+}
+
+/**
+ * `count` distinct {@link freePort}s: every port is held until all are chosen, then all are
+ * released. Chosen one after another and released each time, two could be the same port (the
+ * system hands a released ephemeral port out again), and a configuration naming both is refused
+ * ("already used by gateway …").
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = []
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer()
+      servers.push(server)
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(0, '127.0.0.1', () => resolve())
+      })
+    }
+    return servers.map((server) => (server.address() as { port: number }).port)
+  } finally {
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) =>
+            server.listening ? server.close(() => resolve()) : resolve(),
+          ),
+      ),
+    )
+  }
 }
 
 /** Whether `err` says a port was taken: `EADDRINUSE`, or a process's message saying so. */

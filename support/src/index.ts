@@ -5,7 +5,7 @@
  * kit — one in-memory OAuth client provider, one process launcher with clean-up, one gatehouse
  * configuration builder and launcher. No dependencies beyond Node's own modules.
  */
-export { freePort, isPortTaken, withFreePort } from './free-port.js'
+export { freePort, freePorts, isPortTaken, withFreePort } from './free-port.js'
 export {
   GATEHOUSE_BIN,
   type GatehouseConfigParts,
