@@ -8,14 +8,8 @@ import { createServer, type Server } from 'node:net'
  * instead, which cannot race.
  */
 export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve())
-  })
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
+  const [port] = await freePorts(1)
+  return port as number
 }
 
 /**
